@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs vsocksim's build dependencies from Debian 12's packages (idempotent,
+# quiet when everything is already there), then configures and builds.
+#   scripts/setup.sh            install + Release build into build/
+#   scripts/setup.sh --deps     install only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PKGS=(g++ cmake make pkg-config libsimgrid-dev libboost-graph-dev libyaml-cpp-dev
+      catch2 libcli11-dev libfmt-dev nlohmann-json3-dev libssl-dev gnuplot-nox git)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq >/dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+[ "${1:-}" = "--deps" ] && exit 0
+
+mkdir -p build
+if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" &&
+       cmake --build build -j "$(nproc)"; } > build/setup.log 2>&1; then
+  tail -40 build/setup.log >&2
+  echo "setup: build failed (full log: build/setup.log)" >&2
+  exit 1
+fi

@@ -1,0 +1,86 @@
+// Parameter declarations and resolved parameter values.
+//
+// Every component declares each of its parameters once, as a ParamSpec. The
+// experiment loader validates YAML against these declarations, `vsocksim
+// describe` prints them and docs/parameters.md is generated from them; the
+// component then reads its resolved, typed values from a Params map.
+// Nothing here knows YAML or any transport.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace vsim {
+
+enum class ParamKind {
+  Integer,  // whole number, unit in ParamSpec::unit (e.g. "iterations", "cycles")
+  Size,     // bytes: integer or string with B/KiB/MiB/GiB/kB/MB/GB
+  Number,   // real number
+  Boolean,  // true / false
+  Choice,   // one of ParamSpec::choices
+  Text,     // free text (labels)
+};
+
+const char* to_string(ParamKind k);
+
+struct ParamSpec {
+  std::string path;          // dotted key path, e.g. "hv_sock.sndbuf"
+  ParamKind kind = ParamKind::Integer;
+  std::string unit;          // "bytes", "cycles", "ns", "" ...
+  std::string default_text;  // default as the user would write it ("" = required)
+  double min = -std::numeric_limits<double>::infinity();  // inclusive range, numeric kinds
+  double max = std::numeric_limits<double>::infinity();
+  std::vector<std::string> choices;  // Choice: allowed words; Size: extra words (e.g. "default")
+  std::string doc;                   // one line
+};
+
+// A resolved value. Sizes and integers are int64_t, booleans bool, numbers
+// double, choices/text/size-words std::string.
+using Value = std::variant<bool, std::int64_t, double, std::string>;
+
+std::string value_to_string(const Value& v);
+
+// Fully resolved parameters of one run point, keyed by dotted path. Ordered
+// map: iteration order is deterministic.
+class Params {
+public:
+  void set(const std::string& path, Value v) { values_[path] = std::move(v); }
+  bool has(const std::string& path) const { return values_.count(path) != 0; }
+  const Value& get(const std::string& path) const;
+
+  std::int64_t integer(const std::string& path) const;  // Integer or Size
+  double number(const std::string& path) const;         // Number (or Integer, converted)
+  bool boolean(const std::string& path) const;
+  const std::string& text(const std::string& path) const;  // Choice, Text, or Size word
+  bool is_word(const std::string& path, const std::string& word) const;  // value is that string
+
+  const std::map<std::string, Value>& all() const { return values_; }
+
+private:
+  std::map<std::string, Value> values_;
+};
+
+// Thrown when a component asks for a parameter that is missing or of another
+// type: a programming error (exit 1), never a user error.
+struct ParamError : std::logic_error {
+  using std::logic_error::logic_error;
+};
+
+// All declarations, in declaration order, unique by path.
+class ParamRegistry {
+public:
+  void declare(ParamSpec spec);  // throws ParamError on a duplicate path
+  const ParamSpec* find(const std::string& path) const;
+  const std::vector<ParamSpec>& all() const { return specs_; }
+
+private:
+  std::vector<ParamSpec> specs_;
+  std::map<std::string, std::size_t> index_;
+};
+
+}  // namespace vsim

@@ -1,0 +1,40 @@
+#include "transports/hv_sock/params.hpp"
+
+namespace vsim::hv_sock {
+
+void declare_params(ParamRegistry& reg)
+{
+  auto size = [&](const char* path, const char* def, const char* doc) {
+    ParamSpec s{path, ParamKind::Size, "bytes", def};
+    s.min = 1;
+    s.max = 1ll << 30;
+    s.choices = {"default"};
+    s.doc = doc;
+    reg.declare(s);
+  };
+  size("hv_sock.sndbuf", "default",
+       "SO_SNDBUF set by the Linux side before connect (sizes the guest-to-host ring), or `default`");
+  size("hv_sock.rcvbuf", "default",
+       "SO_RCVBUF set by the Linux side before connect (sizes the host-to-guest ring), or `default`");
+  reg.declare({"hv_sock.ring_sizing", ParamKind::Choice, "", "sockopt", 0, 0, {"sockopt", "fixed"},
+               "`sockopt`: rings sized from SO_SNDBUF/SO_RCVBUF (2019 patch); `fixed`: both rings 6 pages as before"});
+  reg.declare({"hv_sock.send_loop", ParamKind::Boolean, "", "false", 0, 0, {},
+               "true: one hvs_stream_enqueue call writes packets until the message is done or the ring is full"});
+  reg.declare({"hv_sock.pending_send_size", ParamKind::Choice, "", "per_check", 0, 0, {"per_check", "once"},
+               "pending_send_sz protocol: set/clear on every space check (before June 2019) or set once at connect"});
+  ParamSpec host_pkt{"hv_sock.host_packet_size", ParamKind::Size, "bytes", "16KiB"};
+  host_pkt.min = 8;
+  host_pkt.max = 16 * 1024;
+  host_pkt.doc = "largest payload the Windows host puts in one VMBus packet (host MTU is 16 KiB; real value not public)";
+  reg.declare(host_pkt);
+  ParamSpec wmem{"hv_sock.sysctl_wmem_max", ParamKind::Size, "bytes", "212992"};
+  wmem.min = 4096;
+  wmem.max = 1ll << 30;
+  wmem.doc = "net.core.wmem_max: cap on the value SO_SNDBUF accepts (the kernel then doubles it)";
+  reg.declare(wmem);
+  wmem.path = "hv_sock.sysctl_rmem_max";
+  wmem.doc = "net.core.rmem_max: cap on the value SO_RCVBUF accepts (the kernel then doubles it)";
+  reg.declare(wmem);
+}
+
+}  // namespace vsim::hv_sock

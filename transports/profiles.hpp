@@ -1,0 +1,31 @@
+// Platform profiles: named, calibrated sets of cost parameters (`costs.*`).
+//
+// The transports' algorithms say "charge a 4 KiB copy_from_user"; the profile
+// says how many cycles that takes on the platform that was measured. Each
+// cost parameter is declared once here (unit, range, meaning); each profile
+// gives every one of them a value, with the calibration rows it was fitted on
+// recorded in docs/calibration.md.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/params.hpp"
+
+namespace vsim {
+
+struct PlatformProfile {
+  std::string name;
+  std::string transport;  // the transport it was calibrated for
+  std::string doc;
+  std::map<std::string, double> costs;  // key: path without the "costs." prefix
+};
+
+const std::vector<PlatformProfile>& platform_profiles();
+const PlatformProfile* find_profile(const std::string& name);
+
+// Declares every `costs.*` parameter (their defaults come from the profile).
+void declare_cost_params(ParamRegistry& reg);
+
+}  // namespace vsim
