@@ -1,0 +1,20 @@
+#include "app/registry.hpp"
+
+#include "transports/hv_sock/params.hpp"
+#include "transports/profiles.hpp"
+
+namespace vsim::app {
+
+const ParamRegistry& registry()
+{
+  static const ParamRegistry reg = [] {
+    ParamRegistry r;
+    declare_experiment_params(r);
+    hv_sock::declare_params(r);
+    declare_cost_params(r);
+    return r;
+  }();
+  return reg;
+}
+
+}  // namespace vsim::app
