@@ -1,3 +1,82 @@
-// placeholder: replaced by the experiment-level declarations
+// Experiment-level keys: labels, platform and transport choice, the workload,
+// the machine's CPU counts, simulation mode and report selection.
 #include "app/registry.hpp"
-namespace vsim::app { void declare_experiment_params(ParamRegistry&) {} }
+#include "transports/profiles.hpp"
+
+namespace vsim::app {
+
+namespace {
+
+ParamSpec spec(const char* path, ParamKind kind, const char* unit, const char* def)
+{
+  ParamSpec s;
+  s.path = path;
+  s.kind = kind;
+  s.unit = unit;
+  s.default_text = def;
+  return s;
+}
+
+ParamSpec choice(const char* path, const char* def, std::vector<std::string> choices, const char* doc)
+{
+  ParamSpec s = spec(path, ParamKind::Choice, "", def);
+  s.choices = std::move(choices);
+  s.doc = doc;
+  return s;
+}
+
+ParamSpec text(const char* path, const char* doc)
+{
+  ParamSpec s = spec(path, ParamKind::Text, "", "");
+  s.doc = doc;
+  return s;
+}
+
+ParamSpec ranged(const char* path, ParamKind kind, const char* unit, const char* def, double min, double max,
+                 const char* doc)
+{
+  ParamSpec s = spec(path, kind, unit, def);
+  s.min = min;
+  s.max = max;
+  s.doc = doc;
+  return s;
+}
+
+}  // namespace
+
+void declare_experiment_params(ParamRegistry& reg)
+{
+  std::vector<std::string> platforms;
+  for (const auto& p : platform_profiles())
+    platforms.push_back(p.name);
+
+  reg.declare(text("name", "experiment name in results; empty means the experiment file's name without extension"));
+  reg.declare(text("description", "free text copied into the results"));
+  reg.declare(choice("platform", "hyperv-2019", platforms,
+                     "calibrated platform profile: gives every `costs.*` parameter its default"));
+  reg.declare(choice("transport", "hv_sock", {"hv_sock", "virtio_vsock"},
+                     "socket transport between guest and host; must match the platform's"));
+  reg.declare(choice("direction", "guest_to_host", {"guest_to_host", "host_to_guest"},
+                     "`guest_to_host`: guest threads write, host threads read; `host_to_guest`: the reverse"));
+  reg.declare(ranged("seed", ParamKind::Integer, "", "1", 0, 9007199254740992.0 /* 2^53 */,
+                     "iteration i of a point draws its randomness from (seed, i) only"));
+  reg.declare(ranged("iterations", ParamKind::Integer, "runs", "10", 1, 1000,
+                     "runs per point; statistics (min/max/mean/median) are over these"));
+  reg.declare(ranged("workload.message_size", ParamKind::Size, "bytes", "64KiB", 1, 1ll << 30,
+                     "bytes per send() call"));
+  reg.declare(ranged("workload.total_bytes", ParamKind::Size, "bytes", "1GB", 1, 1e12,
+                     "bytes sent per connection per iteration"));
+  reg.declare(ranged("workload.connections", ParamKind::Integer, "connections", "1", 1, 64,
+                     "parallel connections, each with one writer and one reader thread"));
+  reg.declare(ranged("guest.vcpus", ParamKind::Integer, "vCPUs", "2", 1, 64,
+                     "guest vCPUs: interrupts go to vCPU 0; connection i's guest thread runs on vCPU (1+i) mod vcpus"));
+  reg.declare(ranged("host.cpus", ParamKind::Integer, "CPUs", "8", 1, 256, "host logical CPUs"));
+  reg.declare(choice("sim.mode", "fast", {"fast", "exact"},
+                     "`exact`: every operation synchronises with the engine; `fast`: threads run ahead where "
+                     "that cannot change results"));
+  ParamSpec metrics = text("report.metrics", "comma-separated metric names shown by the table format");
+  metrics.default_text = "throughput_MBps";
+  reg.declare(metrics);
+}
+
+}  // namespace vsim::app

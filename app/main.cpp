@@ -1,2 +1,188 @@
-// Placeholder entry point; replaced by the real command line.
-int main() { return 0; }
+// vsocksim command line: run, check, describe (see docs and
+// ../shared/spec/interface.md for the contract).
+//
+// Exit status: 0 success; 2 bad usage or bad experiment (nothing is written
+// under --output); 1 internal error (a model invariant or a crash).
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "app/compare.hpp"
+#include "app/describe.hpp"
+#include "app/experiment.hpp"
+#include "app/output.hpp"
+#include "app/registry.hpp"
+#include "app/results.hpp"
+#include "app/runner.hpp"
+#include "transports/simulate.hpp"
+
+namespace fs = std::filesystem;
+using namespace vsim;
+using namespace vsim::app;
+
+namespace {
+
+std::string join_args(int argc, char** argv)
+{
+  std::string s;
+  for (int i = 0; i < argc; ++i) {
+    if (i)
+      s += ' ';
+    s += argv[i];
+  }
+  return s;
+}
+
+std::vector<std::string> split_metrics(const std::string& text)
+{
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty())
+      out.push_back(item);
+  return out;
+}
+
+int cmd_check(const std::string& file, const std::vector<std::string>& sets)
+{
+  Experiment ex = load_experiment(file, sets, registry());
+  std::int64_t iterations = 0;
+  double bytes = 0;
+  double messages = 0;
+  for (const Point& p : ex.points) {
+    std::int64_t it = p.params.integer("iterations");
+    double b = static_cast<double>(p.params.integer("workload.total_bytes")) *
+               static_cast<double>(p.params.integer("workload.connections"));
+    iterations += it;
+    bytes += b * static_cast<double>(it);
+    messages += b / static_cast<double>(p.params.integer("workload.message_size")) * static_cast<double>(it);
+  }
+  std::cout << fmt::format("{}: ok: experiment '{}', {} point(s), {} simulation(s), {:.3g} GB and {:.3g} messages "
+                           "simulated in all; config sha256 {}\n",
+                           file, ex.name, ex.points.size(), iterations, bytes / 1e9, messages, ex.config_sha256);
+  return 0;
+}
+
+int cmd_run(const std::string& file, const std::vector<std::string>& sets, const std::string& format,
+            const std::string& output, unsigned jobs, bool quiet, const std::string& command_line)
+{
+  Experiment ex = load_experiment(file, sets, registry());
+  if (!output.empty())
+    check_output_dir(output);  // InputError before anything is created
+  std::vector<std::string> metrics = split_metrics(ex.base.text("report.metrics"));
+  for (const std::string& m : metrics)
+    if (!known_metric(m))
+      throw InputError(fmt::format("{}: error: report.metrics: unknown metric '{}' (allowed: {})", file, m,
+                                   known_metrics_list()));
+
+  // Published figures to compare with, read before anything runs.
+  std::string measurements_file;
+  std::vector<Measurement> measurements;
+  if (const std::string& rel = ex.base.text("validation.measurements"); !rel.empty()) {
+    measurements_file = (fs::path(file).parent_path() / rel).lexically_normal().string();
+    measurements = load_measurements(measurements_file, registry());
+  }
+
+  Manifest manifest = make_manifest(ex, command_line);
+  auto started = std::chrono::system_clock::now();
+  RunOptions opt;
+  opt.jobs = jobs;
+  opt.progress = !quiet;
+  std::vector<PointResult> results = run_points(ex, simulate_iteration, opt);
+  manifest.wall_started_utc = format_utc(started);
+  manifest.wall_seconds = std::chrono::duration<double>(std::chrono::system_clock::now() - started).count();
+
+  nlohmann::ordered_json json = to_json(ex, results, manifest);
+  std::optional<Comparison> comparison;
+  if (!measurements_file.empty()) {
+    comparison = compare(ex, results, measurements, measurements_file);
+    json["validation"] = comparison_json(*comparison);
+  }
+  if (!output.empty())
+    write_output_dir(output, json);
+  if (format == "json")
+    std::cout << json.dump(2) << '\n';
+  else if (format == "csv")
+    std::cout << to_csv(ex, results);
+  else {
+    std::cout << to_table(ex, results, metrics);
+    if (comparison)
+      std::cout << '\n' << comparison_table(*comparison);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+  CLI::App app{"vsocksim: deterministic simulator of VM socket transports (hv_sock, virtio-vsock)", "vsocksim"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "all commands' options");
+
+  std::string file, format = "table", output, topic;
+  std::vector<std::string> sets;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  bool quiet = false, markdown = false;
+
+  auto* run = app.add_subcommand("run", "run an experiment: every point of its sweep, every iteration");
+  run->add_option("file", file, "experiment file (YAML)")->required();
+  run->add_option("--set", sets, "override a key before the sweep is expanded: KEY=VALUE (repeatable)");
+  run->add_option("--format", format, "result format on stdout")
+      ->check(CLI::IsMember({"table", "json", "csv"}))
+      ->capture_default_str();
+  run->add_option("--output", output, "also write the results to this directory (per point, merged, manifest)");
+  run->add_option("--jobs", jobs, "simulations run at once (results are identical for any value)")
+      ->check(CLI::Range(1u, 1024u))
+      ->capture_default_str();
+  run->add_flag("--quiet,-q", quiet, "no progress lines on stderr");
+
+  auto* check = app.add_subcommand("check", "validate an experiment without simulating");
+  check->add_option("file", file, "experiment file (YAML)")->required();
+  check->add_option("--set", sets, "override a key: KEY=VALUE (repeatable)");
+
+  auto* describe = app.add_subcommand("describe", "list every parameter: path, type, unit, default, allowed, meaning");
+  describe->add_option("topic", topic, "a key prefix (hv_sock, workload, costs, ...) or 'platforms'");
+  describe->add_flag("--markdown", markdown, "Markdown reference (docs/parameters.md is made with this)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "vsocksim: error: " << e.what() << "\n(run 'vsocksim --help' for usage)\n";
+    return 2;
+  }
+
+  try {
+    if (*run)
+      return cmd_run(file, sets, format, output, jobs, quiet, join_args(argc, argv));
+    if (*check)
+      return cmd_check(file, sets);
+    if (*describe) {
+      std::cout << (markdown ? describe_markdown(registry()) : describe_text(registry(), topic));
+      return 0;
+    }
+  } catch (const InputError& e) {
+    std::cerr << e.what() << '\n';
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "vsocksim: internal error: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}

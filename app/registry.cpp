@@ -1,5 +1,6 @@
 #include "app/registry.hpp"
 
+#include "app/compare.hpp"
 #include "transports/hv_sock/params.hpp"
 #include "transports/profiles.hpp"
 
@@ -12,6 +13,7 @@ const ParamRegistry& registry()
     declare_experiment_params(r);
     hv_sock::declare_params(r);
     declare_cost_params(r);
+    declare_validation_params(r);
     return r;
   }();
   return reg;

@@ -1,0 +1,215 @@
+#include "app/describe.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "app/experiment.hpp"
+#include "app/units.hpp"
+#include "transports/profiles.hpp"
+
+namespace vsim::app {
+
+namespace {
+
+bool is_cost(const ParamSpec& spec) { return spec.path.rfind("costs.", 0) == 0; }
+
+// First path segment, or "" for top-level keys (name, seed, ...).
+std::string section_of(const std::string& path)
+{
+  const auto dot = path.find('.');
+  return dot == std::string::npos ? "" : path.substr(0, dot);
+}
+
+bool matches(const std::string& path, const std::string& topic)
+{
+  return topic.empty() || path == topic || path.rfind(topic + ".", 0) == 0;
+}
+
+std::string join(const std::vector<std::string>& items, const char* sep = ", ")
+{
+  std::string out;
+  for (const auto& s : items)
+    out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+std::string with_unit(double x, const std::string& unit)
+{
+  return unit.empty() ? format_number(x) : format_number(x) + " " + unit;
+}
+
+std::string type_text(const ParamSpec& spec)
+{
+  std::string t = to_string(spec.kind);
+  if (!spec.unit.empty())
+    t += " (" + spec.unit + ")";
+  return t;
+}
+
+std::string default_text(const ParamSpec& spec)
+{
+  if (is_cost(spec))
+    return "from the platform profile";
+  if (spec.default_text.empty())
+    return spec.kind == ParamKind::Text ? "(empty)" : "(required)";
+  return spec.default_text;
+}
+
+std::vector<std::string> topics(const ParamRegistry& reg)
+{
+  std::set<std::string> s = {"platforms"};
+  for (const auto& spec : reg.all())
+    s.insert(section_of(spec.path).empty() ? spec.path : section_of(spec.path));
+  return {s.begin(), s.end()};
+}
+
+void describe_param(std::string& out, const ParamSpec& spec)
+{
+  out += spec.path + "\n";
+  out += fmt::format("  type:    {}\n", type_text(spec));
+  out += fmt::format("  default: {}\n", default_text(spec));
+  if (const std::string allowed = allowed_values(spec); !allowed.empty())
+    out += fmt::format("  allowed: {}\n", allowed);
+  if (is_cost(spec))
+    for (const auto& profile : platform_profiles()) {
+      auto it = profile.costs.find(spec.path.substr(6));
+      out += fmt::format("  {}: {}\n", profile.name,
+                         it == profile.costs.end() ? "(missing)" : with_unit(it->second, spec.unit));
+    }
+  out += "  " + spec.doc + "\n\n";
+}
+
+void describe_platforms(std::string& out, const ParamRegistry& reg)
+{
+  for (const auto& profile : platform_profiles()) {
+    out += fmt::format("{}\n  transport: {}\n  {}\n", profile.name, profile.transport, profile.doc);
+    for (const auto& spec : reg.all())
+      if (is_cost(spec)) {
+        auto it = profile.costs.find(spec.path.substr(6));
+        out += fmt::format("  {:<36} {}\n", spec.path,
+                           it == profile.costs.end() ? "(missing)" : with_unit(it->second, spec.unit));
+      }
+    out += "\n";
+  }
+}
+
+// Markdown table cells must not contain a bare '|' or a newline.
+std::string cell(const std::string& s)
+{
+  std::string out;
+  for (char c : s)
+    out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
+  return out;
+}
+
+}  // namespace
+
+std::string format_number(double x)
+{
+  if (std::isfinite(x) && std::floor(x) == x && std::fabs(x) <= 9007199254740992.0)
+    return fmt::format("{}", static_cast<long long>(x));
+  return fmt::format("{}", x);
+}
+
+std::string allowed_values(const ParamSpec& spec)
+{
+  const bool lo = std::isfinite(spec.min), hi = std::isfinite(spec.max);
+  auto range = [&](auto&& fmt_one, const std::string& what) -> std::string {
+    if (lo && hi)
+      return fmt_one(spec.min) + " .. " + fmt_one(spec.max);
+    if (lo)
+      return ">= " + fmt_one(spec.min);
+    if (hi)
+      return "<= " + fmt_one(spec.max);
+    return what;
+  };
+  switch (spec.kind) {
+    case ParamKind::Integer:
+    case ParamKind::Number: {
+      const std::string r = range([](double x) { return format_number(x); },
+                                  spec.kind == ParamKind::Integer ? "any integer" : "any number");
+      return spec.unit.empty() ? r : r + " " + spec.unit;
+    }
+    case ParamKind::Size: {
+      std::string r = range([](double x) { return format_size(static_cast<std::int64_t>(std::max(0.0, x))); },
+                            "any size");
+      return spec.choices.empty() ? r : r + ", or " + join(spec.choices, ", or ");
+    }
+    case ParamKind::Boolean: return "true, false";
+    case ParamKind::Choice: return join(spec.choices);
+    case ParamKind::Text: return "";
+  }
+  return "";
+}
+
+std::string describe_text(const ParamRegistry& reg, const std::string& topic)
+{
+  std::string out;
+  if (topic == "platforms") {
+    describe_platforms(out, reg);
+    return out;
+  }
+  for (const auto& spec : reg.all())
+    if (matches(spec.path, topic))
+      describe_param(out, spec);
+  if (out.empty())
+    throw InputError(fmt::format("describe '{}': error: unknown topic (allowed: {})", topic, join(topics(reg))));
+  if (topic.empty()) {
+    out += "Platforms (vsocksim describe platforms):\n\n";
+    describe_platforms(out, reg);
+  }
+  return out;
+}
+
+std::string describe_markdown(const ParamRegistry& reg)
+{
+  std::string out =
+      "# Parameters\n\n"
+      "Generated from the parameter declarations (`app/describe.cpp`, `vsocksim describe`); do not edit.\n"
+      "Keys are dotted paths: `workload.message_size` is `message_size` under `workload:` in an experiment\n"
+      "file, or `--set workload.message_size=4KiB`. Sizes are integers (bytes) or a number with a unit: " +
+      size_units_list() + ".\n";
+  std::vector<std::string> sections;  // in order of first declaration
+  for (const auto& spec : reg.all())
+    if (std::find(sections.begin(), sections.end(), section_of(spec.path)) == sections.end())
+      sections.push_back(section_of(spec.path));
+  for (const auto& section : sections) {
+    out += fmt::format("\n## {}\n\n", section.empty() ? "Experiment" : "`" + section + ".*`");
+    if (section == "costs") {
+      out += "Defaults come from the chosen `platform` profile; an explicit `costs.X` overrides it.\n\n";
+      out += "| key | unit | allowed |";
+      for (const auto& p : platform_profiles())
+        out += " " + p.name + " |";
+      out += " meaning |\n|---|---|---|";
+      for (std::size_t i = 0; i < platform_profiles().size(); ++i)
+        out += "---|";
+      out += "---|\n";
+    } else {
+      out += "| key | type | default | allowed | meaning |\n|---|---|---|---|---|\n";
+    }
+    for (const auto& spec : reg.all()) {
+      if (section_of(spec.path) != section)
+        continue;
+      if (section == "costs") {
+        out += fmt::format("| `{}` | {} | {} |", spec.path, cell(spec.unit), cell(allowed_values(spec)));
+        for (const auto& p : platform_profiles()) {
+          auto it = p.costs.find(spec.path.substr(6));
+          out += " " + (it == p.costs.end() ? std::string("-") : format_number(it->second)) + " |";
+        }
+        out += " " + cell(spec.doc) + " |\n";
+      } else {
+        out += fmt::format("| `{}` | {} | {} | {} | {} |\n", spec.path, cell(type_text(spec)),
+                           cell(default_text(spec)), cell(allowed_values(spec)), cell(spec.doc));
+      }
+    }
+  }
+  out += "\n## Platforms\n\n| name | transport | description |\n|---|---|---|\n";
+  for (const auto& p : platform_profiles())
+    out += fmt::format("| `{}` | {} | {} |\n", p.name, p.transport, cell(p.doc));
+  return out;
+}
+
+}  // namespace vsim::app

@@ -1,0 +1,816 @@
+#include "app/experiment.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <openssl/evp.h>
+#include <yaml-cpp/yaml.h>
+
+#include "app/describe.hpp"
+#include "app/units.hpp"
+#include "transports/profiles.hpp"
+
+namespace vsim::app {
+
+namespace {
+
+// Transports with a simulation model; the others are accepted by the
+// `transport` choice but refused when a point would run them.
+const std::set<std::string> kImplementedTransports = {"hv_sock"};
+
+// Upper bound on the points of one sweep: a typo such as a 1000-value list
+// in a 4-axis grid should be an error, not an out-of-memory.
+constexpr std::size_t kMaxPoints = 100000;
+
+// ---------------------------------------------------------------------------
+// Where a value or key came from, for messages.
+
+struct Origin {
+  std::string file;      // display name of the file (empty: not from a file)
+  int line = 0;          // 1-based; 0 = no position
+  int column = 0;
+  std::string set_text;  // the --set entry, when it came from the command line
+
+  std::string prefix() const
+  {
+    if (!set_text.empty())
+      return fmt::format("--set '{}': error: ", set_text);
+    if (line > 0)
+      return fmt::format("{}:{}:{}: error: ", file, line, column);
+    if (!file.empty())
+      return fmt::format("{}: error: ", file);
+    return "error: ";
+  }
+  bool positioned() const { return !set_text.empty() || line > 0; }
+};
+
+Origin in_file(const std::string& file, int line = 0, int column = 0)
+{
+  Origin o;
+  o.file = file;
+  o.line = line;
+  o.column = column;
+  return o;
+}
+
+Origin in_set(const std::string& entry)
+{
+  Origin o;
+  o.set_text = entry;
+  return o;
+}
+
+[[noreturn]] void fail(const Origin& at, const std::string& key, const std::string& what)
+{
+  throw InputError(at.prefix() + (key.empty() ? "" : key + ": ") + what);
+}
+
+std::string with_allowed(const std::string& what, const std::string& allowed)
+{
+  return allowed.empty() ? what : what + " (allowed: " + allowed + ")";
+}
+
+std::string join(const std::vector<std::string>& items, const char* sep = ", ")
+{
+  std::string out;
+  for (const auto& s : items)
+    out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+// A value as given by the user (or a default), validated.
+struct Given {
+  Value value;
+  std::string raw;  // as written, e.g. "64KiB"
+  Origin at;
+};
+
+// A scalar to convert: the text and whether it was a plain (unquoted) YAML
+// scalar, which decides whether `12` is a number and `true` a boolean.
+struct Scalar {
+  std::string text;
+  bool plain = true;
+};
+
+// ---------------------------------------------------------------------------
+// Plain-scalar classification (YAML 1.2 core schema, decimal only).
+
+bool all_digits(std::string_view s)
+{
+  if (s.empty())
+    return false;
+  for (char c : s)
+    if (c < '0' || c > '9')
+      return false;
+  return true;
+}
+
+std::string_view unsigned_part(std::string_view s)
+{
+  if (!s.empty() && (s.front() == '-' || s.front() == '+'))
+    s.remove_prefix(1);
+  return s;
+}
+
+bool looks_integer(std::string_view s) { return all_digits(unsigned_part(s)); }
+
+// [-+]? ( .digits | digits ( . digits? )? ) ( [eE] [-+]? digits )?
+bool looks_float(std::string_view s)
+{
+  s = unsigned_part(s);
+  const std::size_t e = s.find_first_of("eE");
+  std::string_view mantissa = s.substr(0, e);
+  if (e != std::string_view::npos && !looks_integer(s.substr(e + 1)))
+    return false;
+  const std::size_t dot = mantissa.find('.');
+  if (dot == std::string_view::npos)
+    return all_digits(mantissa);
+  const std::string_view whole = mantissa.substr(0, dot), frac = mantissa.substr(dot + 1);
+  return (whole.empty() || all_digits(whole)) && (frac.empty() || all_digits(frac)) && !(whole.empty() && frac.empty());
+}
+
+std::optional<std::int64_t> to_int64(std::string_view s)
+{
+  if (!s.empty() && s.front() == '+')
+    s.remove_prefix(1);
+  std::int64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size())
+    return std::nullopt;
+  return v;
+}
+
+std::string got(const Scalar& s)
+{
+  return s.plain ? fmt::format("'{}'", s.text) : fmt::format("quoted text \"{}\"", s.text);
+}
+
+// ---------------------------------------------------------------------------
+// Converting one scalar against its declaration.
+
+class Converter {
+public:
+  Converter(const ParamSpec& spec, const Scalar& in, const Origin& at) : spec_(spec), in_(in), at_(at) {}
+
+  Value convert() const
+  {
+    switch (spec_.kind) {
+      case ParamKind::Integer: return integer();
+      case ParamKind::Size: return size();
+      case ParamKind::Number: return number();
+      case ParamKind::Boolean: return boolean();
+      case ParamKind::Choice: return choice();
+      case ParamKind::Text: return in_.text;
+    }
+    throw std::logic_error("unknown parameter kind");
+  }
+
+private:
+  [[noreturn]] void error(const std::string& what) const
+  {
+    fail(at_, spec_.path, with_allowed(what, allowed_values(spec_)));
+  }
+
+  void check_range(long double v) const
+  {
+    if (v < spec_.min || v > spec_.max)
+      error(fmt::format("{} is out of range", in_.text));
+  }
+
+  Value integer() const
+  {
+    if (!in_.plain || !looks_integer(in_.text))
+      error("expected an integer, got " + got(in_));
+    auto v = to_int64(in_.text);
+    if (!v)
+      error(fmt::format("{} is out of range", in_.text));
+    check_range(static_cast<long double>(*v));
+    return *v;
+  }
+
+  Value size() const
+  {
+    for (const auto& word : spec_.choices)
+      if (in_.text == word)
+        return in_.text;
+    std::int64_t bytes = 0;
+    if (in_.plain && looks_integer(in_.text)) {
+      auto v = to_int64(in_.text);
+      if (!v || *v < 0)
+        error(fmt::format("{} is out of range", in_.text));
+      bytes = *v;
+    } else {
+      const char first = in_.text.empty() ? ' ' : in_.text.front();
+      if (!(first >= '0' && first <= '9') && first != '.')
+        error("expected a size such as 64KiB, got " + got(in_));
+      std::string why;
+      auto v = parse_size(in_.text, &why);
+      if (!v)
+        fail(at_, spec_.path, why);
+      bytes = *v;
+    }
+    check_range(static_cast<long double>(bytes));
+    return bytes;
+  }
+
+  Value number() const
+  {
+    if (!in_.plain || !(looks_integer(in_.text) || looks_float(in_.text)))
+      error("expected a number, got " + got(in_));
+    std::string_view s = in_.text;
+    if (s.front() == '+')
+      s.remove_prefix(1);
+    double v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v))
+      error(fmt::format("{} is out of range", in_.text));
+    check_range(v);
+    return v;
+  }
+
+  Value boolean() const
+  {
+    if (in_.plain && (in_.text == "true" || in_.text == "false"))
+      return in_.text == "true";
+    error("expected true or false, got " + got(in_));
+  }
+
+  Value choice() const
+  {
+    for (const auto& c : spec_.choices)
+      if (in_.text == c)
+        return in_.text;
+    error(fmt::format("'{}' is not one of the choices", in_.text));
+  }
+
+  const ParamSpec& spec_;
+  const Scalar& in_;
+  const Origin& at_;
+};
+
+std::string node_kind(const YAML::Node& n)
+{
+  switch (n.Type()) {
+    case YAML::NodeType::Map: return "a map";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Scalar: return fmt::format("'{}'", n.Scalar());
+    default: return "no value";
+  }
+}
+
+const char* expected_kind(ParamKind k)
+{
+  switch (k) {
+    case ParamKind::Integer: return "an integer";
+    case ParamKind::Size: return "a size";
+    case ParamKind::Number: return "a number";
+    case ParamKind::Boolean: return "true or false";
+    case ParamKind::Choice: return "one of the choices";
+    case ParamKind::Text: return "text";
+  }
+  return "a value";
+}
+
+Given convert_node(const ParamSpec& spec, const YAML::Node& node, const Origin& at)
+{
+  if (!node.IsScalar())
+    fail(at, spec.path,
+         with_allowed(fmt::format("expected {}, got {}", expected_kind(spec.kind), node_kind(node)),
+                      allowed_values(spec)));
+  Scalar in{node.Scalar(), node.Tag() == "?"};
+  return Given{Converter(spec, in, at).convert(), in.text, at};
+}
+
+Value default_value(const ParamSpec& spec)
+{
+  if (spec.kind == ParamKind::Text)
+    return spec.default_text;
+  if (spec.default_text.empty())
+    throw std::logic_error("parameter '" + spec.path + "' has no default");
+  try {
+    Scalar in{spec.default_text, true};
+    return Converter(spec, in, Origin{}).convert();
+  } catch (const InputError& e) {
+    throw std::logic_error(fmt::format("bad default for '{}': {}", spec.path, e.what()));
+  }
+}
+
+bool is_cost(const std::string& path) { return path.rfind("costs.", 0) == 0; }
+
+// ---------------------------------------------------------------------------
+// Key paths: which dotted paths are parameters, which are groups of them.
+
+class KeyTree {
+public:
+  explicit KeyTree(const ParamRegistry& reg) : reg_(reg)
+  {
+    children_[""].insert("sweep");
+    children_["sweep"] = {"grid", "zip"};
+    for (const auto& spec : reg.all()) {
+      std::string parent;
+      std::size_t start = 0;
+      for (;;) {
+        const std::size_t dot = spec.path.find('.', start);
+        const std::string segment = spec.path.substr(start, dot - start);
+        children_[parent].insert(segment);
+        if (dot == std::string::npos)
+          break;
+        parent = spec.path.substr(0, dot);
+        start = dot + 1;
+      }
+    }
+  }
+
+  const ParamSpec* param(const std::string& path) const { return reg_.find(path); }
+  bool is_group(const std::string& path) const { return !path.empty() && children_.count(path) != 0; }
+  std::string children(const std::string& group) const
+  {
+    auto it = children_.find(group);
+    return it == children_.end() ? "" : join({it->second.begin(), it->second.end()});
+  }
+
+  // The group a path would belong to: its longest proper prefix that is a
+  // group, or "" for the top level.
+  std::string level_of(const std::string& path) const
+  {
+    for (std::size_t dot = path.rfind('.'); dot != std::string::npos && dot > 0; dot = path.rfind('.', dot - 1)) {
+      const std::string prefix = path.substr(0, dot);
+      if (is_group(prefix))
+        return prefix;
+    }
+    return "";
+  }
+
+  std::string unknown_key(const std::string& path) const
+  {
+    return with_allowed("unknown key", children(level_of(path)));
+  }
+
+  // For sweep keys, which must be parameters: the full paths under the level.
+  std::string sweepable_near(const std::string& path) const
+  {
+    const std::string level = is_group(path) ? path : level_of(path);
+    if (level.empty() || level == "sweep")
+      return "a parameter path, as listed by 'vsocksim describe'";
+    std::vector<std::string> paths;
+    for (const auto& spec : reg_.all())
+      if (spec.path.rfind(level + ".", 0) == 0)
+        paths.push_back(spec.path);
+    return join(paths);
+  }
+
+private:
+  const ParamRegistry& reg_;
+  std::map<std::string, std::set<std::string>> children_;
+};
+
+// ---------------------------------------------------------------------------
+// The loader: collects explicit values and sweep axes from the file and the
+// --set entries, then resolves and expands.
+
+enum class AxisKind { Grid, Zip };
+
+const char* axis_name(AxisKind k) { return k == AxisKind::Grid ? "sweep.grid" : "sweep.zip"; }
+
+struct Axis {
+  std::string key;
+  std::vector<Given> values;
+  Origin at;      // the list
+  Origin key_at;  // the key
+};
+
+class Loader {
+public:
+  Loader(const ParamRegistry& reg, std::string file) : tree_(reg), reg_(reg), file_(std::move(file)) {}
+
+  void read_file(const std::string& text)
+  {
+    std::vector<YAML::Node> docs;
+    try {
+      docs = YAML::LoadAll(text);
+    } catch (const YAML::Exception& e) {
+      fail(mark(e.mark), "", "invalid YAML: " + e.msg);
+    }
+    if (docs.empty() || (docs.size() == 1 && docs[0].IsNull()))
+      fail(in_file(file_, 1, 1), "", "the file is empty (allowed: a map of experiment keys, see 'vsocksim describe')");
+    if (docs.size() > 1)
+      fail(mark(docs[1].Mark()), "", "expected one YAML document, found another one here");
+    const YAML::Node& root = docs[0];
+    if (!root.IsMap())
+      fail(mark(root.Mark()), "",
+           fmt::format("the top level must be a map of keys, got {} (allowed: a map of experiment keys, see "
+                       "'vsocksim describe')",
+                       node_kind(root)));
+    walk_map(root, "");
+    check_zip_lengths();
+  }
+
+  void apply_set(const std::string& entry)
+  {
+    const Origin at = in_set(entry);
+    const std::size_t eq = entry.find('=');
+    if (eq == std::string::npos)
+      fail(at, entry, "missing '=' (allowed: KEY=VALUE, e.g. workload.message_size=4KiB)");
+    const std::string key = trim(entry.substr(0, eq));
+    if (key.empty())
+      fail(at, "", "missing key before '=' (allowed: KEY=VALUE, e.g. workload.message_size=4KiB)");
+    YAML::Node value;
+    try {
+      value = YAML::Load(entry.substr(eq + 1));
+    } catch (const YAML::Exception& e) {
+      fail(at, key, "invalid YAML value: " + e.msg);
+    }
+    if (auto kind = axis_kind_of(key)) {
+      set_axis(*kind, key.substr(std::strlen(axis_name(*kind)) + 1), value, at, at);
+    } else if (key == "sweep" || key == "sweep.grid" || key == "sweep.zip") {
+      fail(at, key, "set one sweep axis at a time (allowed: sweep.grid.KEY=[v1, v2], sweep.zip.KEY=[v1, v2])");
+    } else if (const ParamSpec* spec = tree_.param(key)) {
+      given_[key] = value_of(*spec, value, at);
+      remove_axis(grid_, key);
+      remove_axis(zip_, key);
+    } else if (tree_.is_group(key)) {
+      fail(at, key, with_allowed("a group of keys, not a key; set one of them", tree_.children(key)));
+    } else {
+      fail(at, key, tree_.unknown_key(key));
+    }
+  }
+
+  Experiment finish(const std::string& display_name)
+  {
+    Experiment ex;
+    ex.file = display_name;
+    stem_ = std::filesystem::path(display_name).stem().string();
+    ex.base = resolve(given_);
+    ex.name = ex.base.text("name");
+    for (const auto& a : grid_)
+      ex.grid_keys.push_back(a.key);
+    for (const auto& a : zip_)
+      ex.zip_keys.push_back(a.key);
+    expand(ex);
+    ex.canonical = canonical(ex.base);
+    ex.config_sha256 = sha256_hex(ex.canonical);
+    return ex;
+  }
+
+private:
+  static std::string trim(const std::string& s)
+  {
+    const auto b = s.find_first_not_of(" \t");
+    const auto e = s.find_last_not_of(" \t");
+    return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+  }
+
+  Origin mark(const YAML::Mark& m) const
+  {
+    if (m.is_null())
+      return in_file(file_);
+    return in_file(file_, m.line + 1, m.column + 1);
+  }
+
+  // A null value has no useful mark of its own: point at its key instead.
+  Origin mark_of(const YAML::Node& value, const Origin& key_at) const
+  {
+    return value.IsNull() || value.Mark().is_null() ? key_at : mark(value.Mark());
+  }
+
+  static std::optional<AxisKind> axis_kind_of(const std::string& path)
+  {
+    for (AxisKind k : {AxisKind::Grid, AxisKind::Zip}) {
+      const std::string prefix = std::string(axis_name(k)) + ".";
+      if (path.size() > prefix.size() && path.rfind(prefix, 0) == 0)
+        return k;
+    }
+    return std::nullopt;
+  }
+
+  Given value_of(const ParamSpec& spec, const YAML::Node& node, const Origin& at) const
+  {
+    if (node.IsNull())
+      fail(at, spec.path,
+           with_allowed(fmt::format("expected {}, got no value", expected_kind(spec.kind)), allowed_values(spec)));
+    return convert_node(spec, node, at);
+  }
+
+  // Each pair of a map; reports the second of two equal keys in one map.
+  template <class F>
+  void for_each_pair(const YAML::Node& map, const std::string& prefix, F&& f)
+  {
+    std::map<std::string, Origin> seen;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const YAML::Node& k = it->first;
+      const Origin key_at = mark(k.Mark());
+      const std::string shown_prefix = prefix.empty() ? "" : prefix + ".";
+      if (!k.IsScalar() || k.Scalar().empty())
+        fail(key_at, prefix, fmt::format("keys must be words, got {}", k.IsScalar() ? "an empty key" : node_kind(k)));
+      const std::string path = shown_prefix + k.Scalar();
+      auto [first, fresh] = seen.emplace(k.Scalar(), key_at);
+      if (!fresh)
+        fail(key_at, path, duplicate(first->second));
+      f(path, k.Scalar(), key_at, it->second);
+    }
+  }
+
+  static std::string duplicate(const Origin& first)
+  {
+    return fmt::format("duplicate key (first given at line {}, column {})", first.line, first.column);
+  }
+
+  void walk_map(const YAML::Node& map, const std::string& prefix)
+  {
+    for_each_pair(map, prefix, [&](const std::string& path, const std::string&, const Origin& key_at,
+                                   const YAML::Node& value) { take(path, key_at, value); });
+  }
+
+  void expect_map(const std::string& path, const Origin& key_at, const YAML::Node& value, const std::string& allowed)
+  {
+    if (!value.IsMap())
+      fail(mark_of(value, key_at), path,
+           with_allowed(fmt::format("expected a map of keys, got {}", node_kind(value)), allowed));
+  }
+
+  void take(const std::string& path, const Origin& key_at, const YAML::Node& value)
+  {
+    if (path == "sweep") {
+      expect_map(path, key_at, value, tree_.children(path));
+      walk_map(value, path);
+    } else if (path == "sweep.grid" || path == "sweep.zip") {
+      const AxisKind kind = path == "sweep.grid" ? AxisKind::Grid : AxisKind::Zip;
+      expect_map(path, key_at, value, "parameter paths mapped to lists of values");
+      for_each_pair(value, path, [&](const std::string&, const std::string& key, const Origin& at,
+                                     const YAML::Node& list) { add_axis(kind, key, list, at); });
+    } else if (auto kind = axis_kind_of(path)) {
+      add_axis(*kind, path.substr(std::strlen(axis_name(*kind)) + 1), value, key_at);
+    } else if (const ParamSpec* spec = tree_.param(path)) {
+      auto [first, fresh] = leaf_seen_.emplace(path, key_at);
+      if (!fresh)
+        fail(key_at, path, duplicate(first->second));
+      given_[path] = value_of(*spec, value, mark_of(value, key_at));
+    } else if (tree_.is_group(path)) {
+      expect_map(path, key_at, value, tree_.children(path));
+      walk_map(value, path);
+    } else {
+      fail(key_at, path, tree_.unknown_key(path));
+    }
+  }
+
+  // The parameter a sweep key names, or an error at the key.
+  const ParamSpec& sweep_param(AxisKind kind, const std::string& key, const Origin& key_at) const
+  {
+    const std::string shown = std::string(axis_name(kind)) + "." + key;
+    const ParamSpec* spec = tree_.param(key);
+    if (!spec)
+      fail(key_at, shown, with_allowed(fmt::format("'{}' is not a parameter", key), tree_.sweepable_near(key)));
+    return *spec;
+  }
+
+  Axis make_axis(AxisKind kind, const std::string& key, const YAML::Node& list, const Origin& key_at,
+                 const Origin& list_at) const
+  {
+    const ParamSpec& spec = sweep_param(kind, key, key_at);
+    const std::string shown = std::string(axis_name(kind)) + "." + key;
+    if (!list.IsSequence())
+      fail(list_at, shown, fmt::format("expected a list of values, got {}", node_kind(list)));
+    if (list.size() == 0)
+      fail(list_at, shown, "the list is empty (allowed: one or more values)");
+    Axis axis{key, {}, list_at, key_at};
+    for (const auto& element : list)
+      axis.values.push_back(value_of(spec, element, list_at.set_text.empty() ? mark_of(element, list_at) : list_at));
+    return axis;
+  }
+
+  // From the file: each key may appear once over grid and zip together.
+  void add_axis(AxisKind kind, const std::string& key, const YAML::Node& list, const Origin& key_at)
+  {
+    sweep_param(kind, key, key_at);
+    for (AxisKind other : {AxisKind::Grid, AxisKind::Zip})
+      for (const auto& a : axes(other))
+        if (a.key == key)
+          fail(key_at, std::string(axis_name(kind)) + "." + key,
+               other == kind ? duplicate(a.key_at)
+                             : fmt::format("already swept in {} at line {}, column {} (a key can be swept only once)",
+                                           axis_name(other), a.key_at.line, a.key_at.column));
+    axes(kind).push_back(make_axis(kind, key, list, key_at, mark_of(list, key_at)));
+  }
+
+  // From --set: replaces the axis in place, or appends it; removes the key
+  // from the other kind of axis.
+  void set_axis(AxisKind kind, const std::string& key, const YAML::Node& list, const Origin& key_at,
+                const Origin& list_at)
+  {
+    Axis axis = make_axis(kind, key, list, key_at, list_at);
+    if (kind == AxisKind::Zip)
+      for (const auto& other : zip_)
+        if (other.key != key)
+          check_zip_length(axis, other);
+    remove_axis(axes(kind == AxisKind::Grid ? AxisKind::Zip : AxisKind::Grid), key);
+    auto& mine = axes(kind);
+    for (auto& a : mine)
+      if (a.key == key) {
+        a = std::move(axis);
+        return;
+      }
+    mine.push_back(std::move(axis));
+  }
+
+  static void remove_axis(std::vector<Axis>& axes, const std::string& key)
+  {
+    std::erase_if(axes, [&](const Axis& a) { return a.key == key; });
+  }
+
+  std::vector<Axis>& axes(AxisKind k) { return k == AxisKind::Grid ? grid_ : zip_; }
+  const std::vector<Axis>& axes(AxisKind k) const { return k == AxisKind::Grid ? grid_ : zip_; }
+
+  // Every zip list must be as long as the first one; a --set list is checked
+  // against the others when it is set, so the error names the entry.
+  void check_zip_lengths() const
+  {
+    for (const auto& a : zip_)
+      check_zip_length(a, zip_.front());
+  }
+
+  static void check_zip_length(const Axis& a, const Axis& reference)
+  {
+    if (a.values.size() != reference.values.size())
+      fail(a.at, std::string("sweep.zip.") + a.key,
+           fmt::format("the list has {} value{} but sweep.zip.{} has {} (zip lists must have equal lengths)",
+                       a.values.size(), a.values.size() == 1 ? "" : "s", reference.key, reference.values.size()));
+  }
+
+  // Every declared key: the given value, else its default; costs.* default
+  // to the value in the point's platform profile.
+  Params resolve(const std::map<std::string, Given>& given) const
+  {
+    Params p;
+    for (const auto& spec : reg_.all()) {
+      if (auto it = given.find(spec.path); it != given.end())
+        p.set(spec.path, it->second.value);
+      else if (!is_cost(spec.path))
+        p.set(spec.path, default_value(spec));
+    }
+    const PlatformProfile* profile = find_profile(p.text("platform"));
+    if (!profile)
+      throw std::logic_error("platform '" + p.text("platform") + "' is a choice without a profile");
+    for (const auto& spec : reg_.all()) {
+      if (!is_cost(spec.path) || p.has(spec.path))
+        continue;
+      auto it = profile->costs.find(spec.path.substr(6));
+      if (it == profile->costs.end())
+        throw std::logic_error("platform profile '" + profile->name + "' has no value for " + spec.path);
+      p.set(spec.path, it->second);
+    }
+    if (p.text("name").empty())
+      p.set("name", stem_);
+    return p;
+  }
+
+  // Where the point's value of KEY came from (no position for a default).
+  static Origin origin_of(const std::map<std::string, Given>& given, const std::string& key)
+  {
+    auto it = given.find(key);
+    return it == given.end() ? Origin{} : it->second.at;
+  }
+
+  void check_point(const Params& p, const std::map<std::string, Given>& given) const
+  {
+    const std::string& transport = p.text("transport");
+    const Origin transport_at = origin_of(given, "transport");
+    if (!kImplementedTransports.count(transport))
+      fail(with_file(transport_at), "transport",
+           with_allowed(transport + " is not implemented yet",
+                        join({kImplementedTransports.begin(), kImplementedTransports.end()})));
+    const PlatformProfile* profile = find_profile(p.text("platform"));
+    if (profile->transport == transport)
+      return;
+    std::vector<std::string> compatible;
+    for (const auto& prof : platform_profiles())
+      if (prof.transport == transport)
+        compatible.push_back(prof.name);
+    Origin at = origin_of(given, "platform");
+    if (!at.positioned())
+      at = transport_at;
+    fail(with_file(at), "platform",
+         with_allowed(fmt::format("{} is calibrated for transport {}, not {}", profile->name, profile->transport,
+                                  transport),
+                      "with " + transport + ": " + (compatible.empty() ? "none yet" : join(compatible))));
+  }
+
+  Origin with_file(Origin at) const
+  {
+    if (at.set_text.empty() && at.file.empty())
+      at.file = file_;
+    return at;
+  }
+
+  void expand(Experiment& ex) const
+  {
+    const std::size_t zip_len = zip_.empty() ? 1 : zip_.front().values.size();
+    std::size_t total = zip_len;
+    for (const auto& a : grid_) {
+      total *= a.values.size();
+      if (total > kMaxPoints)
+        fail(a.key_at, std::string("sweep.grid.") + a.key,
+             fmt::format("the sweep has more than {} points (allowed: at most {})", kMaxPoints, kMaxPoints));
+    }
+    std::vector<std::size_t> pos(grid_.size(), 0);  // odometer over the grid, last key fastest
+    for (std::size_t index = 0; index < total; ++index) {
+      const std::size_t z = index / (total / zip_len);
+      std::size_t rest = index % (total / zip_len);
+      for (std::size_t g = grid_.size(); g-- > 0;) {
+        pos[g] = rest % grid_[g].values.size();
+        rest /= grid_[g].values.size();
+      }
+      std::map<std::string, Given> given = given_;
+      Point point{index, {}, {}};
+      for (const auto& a : zip_) {
+        given[a.key] = a.values[z];
+        point.label.emplace_back(a.key, a.values[z].raw);
+      }
+      for (std::size_t g = 0; g < grid_.size(); ++g) {
+        given[grid_[g].key] = grid_[g].values[pos[g]];
+        point.label.emplace_back(grid_[g].key, grid_[g].values[pos[g]].raw);
+      }
+      point.params = resolve(given);
+      check_point(point.params, given);
+      ex.points.push_back(std::move(point));
+    }
+  }
+
+  static nlohmann::json to_json(const Value& v)
+  {
+    return std::visit([](const auto& x) { return nlohmann::json(x); }, v);
+  }
+
+  std::string canonical(const Params& base) const
+  {
+    nlohmann::json j;
+    j["params"] = nlohmann::json::object();
+    for (const auto& [k, v] : base.all())
+      j["params"][k] = to_json(v);
+    for (AxisKind kind : {AxisKind::Grid, AxisKind::Zip}) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& a : axes(kind)) {
+        nlohmann::json values = nlohmann::json::array();
+        for (const auto& g : a.values)
+          values.push_back(to_json(g.value));
+        list.push_back({{"key", a.key}, {"values", values}});
+      }
+      j["sweep"][kind == AxisKind::Grid ? "grid" : "zip"] = list;
+    }
+    return j.dump();
+  }
+
+  static std::string sha256_hex(const std::string& text)
+  {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    if (EVP_Digest(text.data(), text.size(), digest, &len, EVP_sha256(), nullptr) != 1)
+      throw std::runtime_error("SHA-256 failed");
+    std::string hex;
+    for (unsigned int i = 0; i < len; ++i)
+      hex += fmt::format("{:02x}", digest[i]);
+    return hex;
+  }
+
+  KeyTree tree_;
+  const ParamRegistry& reg_;
+  std::string file_;
+  std::string stem_;
+  std::map<std::string, Given> given_;       // explicit values from the file and --set
+  std::map<std::string, Origin> leaf_seen_;  // parameter paths given in the file
+  std::vector<Axis> grid_, zip_;
+};
+
+}  // namespace
+
+Experiment load_experiment_text(const std::string& text, const std::string& display_name,
+                                const std::vector<std::string>& sets, const ParamRegistry& reg)
+{
+  Loader loader(reg, display_name);
+  loader.read_file(text);
+  for (const auto& entry : sets)
+    loader.apply_set(entry);
+  return loader.finish(display_name);
+}
+
+Experiment load_experiment(const std::string& path, const std::vector<std::string>& sets, const ParamRegistry& reg)
+{
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw InputError(fmt::format("{}: error: cannot read the file: {}", path, std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad())
+    throw InputError(fmt::format("{}: error: cannot read the file", path));
+  return load_experiment_text(text.str(), path, sets, reg);
+}
+
+}  // namespace vsim::app

@@ -1,0 +1,56 @@
+// Loading an experiment file: YAML -> validated, fully resolved parameters
+// for every point of its sweep.
+//
+// Every key is checked against the ParamRegistry declarations; every error is
+// one line naming the file, line and column (or the --set entry), the key
+// path, what is wrong and what is allowed:
+//   exp.yaml:3:17: error: workload.message_size: unknown unit 'KB' in '12 KB' (allowed: B, KiB, MiB, GiB, kB, MB, GB)
+//   --set 'seed=x': error: seed: expected an integer, got 'x' (allowed: 0 .. 9007199254740992)
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/params.hpp"
+
+namespace vsim::app {
+
+// A user error in an experiment file, a --set entry or a command argument.
+// what() is the complete, formatted one-line message (exit status 2).
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One point of the expanded sweep.
+struct Point {
+  std::size_t index;  // position in expansion order, 0-based
+  Params params;      // every declared key resolved
+  // (swept key path, value as the user wrote it), zip keys first, then grid
+  // keys, each in file order.
+  std::vector<std::pair<std::string, std::string>> label;
+};
+
+struct Experiment {
+  std::string file;                    // path as given
+  std::string name;                    // `name`, or the file's stem
+  Params base;                         // resolved values before sweep expansion (after --set)
+  std::vector<std::string> grid_keys;  // in order, first = outermost grid axis
+  std::vector<std::string> zip_keys;   // in order (empty if no zip)
+  std::vector<Point> points;           // zip axis outermost, then grid keys in order
+  std::string canonical;               // JSON (sorted keys) of base params + grid + zip lists
+  std::string config_sha256;           // hex SHA-256 of `canonical`
+};
+
+// Reads and validates FILE, applies the --set entries (each "KEY=VALUE") and
+// expands the sweep. Throws InputError.
+Experiment load_experiment(const std::string& path, const std::vector<std::string>& sets, const ParamRegistry& reg);
+
+// Same from text; display_name stands for the file in messages and gives the
+// default name (its stem).
+Experiment load_experiment_text(const std::string& text, const std::string& display_name,
+                                const std::vector<std::string>& sets, const ParamRegistry& reg);
+
+}  // namespace vsim::app

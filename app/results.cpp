@@ -1,0 +1,507 @@
+#include "app/results.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <numeric>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include <dlfcn.h>
+
+#include <boost/version.hpp>
+#include <fmt/format.h>
+#include <openssl/opensslv.h>
+#include <yaml-cpp/yaml.h>
+#include <xbt/base.h>  // simgrid/version.h needs its macros
+#include <simgrid/version.h>
+
+namespace vsim::app {
+namespace {
+
+// ---- versions ---------------------------------------------------------------
+
+// yaml-cpp's headers carry no version macro. The build may pass one
+// (VSIM_YAML_CPP_VERSION, from CMake's yaml-cpp_VERSION); otherwise the version
+// is read from the file name of the shared library that holds YAML::Load
+// (libyaml-cpp.so.0.7.0 -> "0.7.0"), or "unknown".
+std::string yaml_cpp_version()
+{
+#ifdef VSIM_YAML_CPP_VERSION
+  return VSIM_YAML_CPP_VERSION;
+#else
+  auto* load = static_cast<YAML::Node (*)(const std::string&)>(&YAML::Load);
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(load), &info) == 0 || info.dli_fname == nullptr)
+    return "unknown";
+  std::string path = info.dli_fname;
+  if (char* real = ::realpath(info.dli_fname, nullptr)) {
+    path = real;  // libyaml-cpp.so.0.7 -> libyaml-cpp.so.0.7.0
+    std::free(real);
+  }
+  static const std::string marker = "libyaml-cpp.so.";
+  auto pos = path.rfind(marker);
+  if (pos == std::string::npos || pos + marker.size() == path.size())
+    return "unknown";
+  return path.substr(pos + marker.size());
+#endif
+}
+
+std::map<std::string, std::string> dependency_versions()
+{
+  return {
+      {"boost", fmt::format("{}.{}.{}", BOOST_VERSION / 100000, BOOST_VERSION / 100 % 1000, BOOST_VERSION % 100)},
+      {"fmt", fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100)},
+      {"nlohmann_json", fmt::format("{}.{}.{}", NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR,
+                                    NLOHMANN_JSON_VERSION_PATCH)},
+      {"openssl", OPENSSL_VERSION_STR},
+      {"yaml-cpp", yaml_cpp_version()},
+  };
+}
+
+// ---- helpers ------------------------------------------------------------------
+
+nlohmann::ordered_json value_json(const Value& v)
+{
+  return std::visit([](const auto& x) { return nlohmann::ordered_json(x); }, v);
+}
+
+// Metric name -> values over the iterations that report it, in iteration order.
+std::map<std::string, std::vector<double>> metric_values(const PointResult& r)
+{
+  std::map<std::string, std::vector<double>> out;
+  for (const auto& it : r.iterations)
+    for (const auto& [name, value] : it)
+      out[name].push_back(value);
+  return out;
+}
+
+void check_results(const Experiment& ex, const std::vector<PointResult>& results)
+{
+  if (results.size() != ex.points.size())
+    throw std::invalid_argument(
+        fmt::format("{} point results for {} points", results.size(), ex.points.size()));
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (results[i].index != ex.points[i].index)
+      throw std::invalid_argument(fmt::format("point result {} has index {}, expected {}", i, results[i].index,
+                                              ex.points[i].index));
+}
+
+// The value text of one key at a point: its label, else its parameter.
+std::string key_text(const Point& p, const std::string& key)
+{
+  for (const auto& [k, v] : p.label)
+    if (k == key)
+      return v;
+  if (p.params.has(key))
+    return value_to_string(p.params.get(key));
+  return "";
+}
+
+std::string join(const std::vector<std::string>& parts, const char* sep)
+{
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i)
+      out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+// A sweep axis: all zip keys together, or one grid key.
+struct Axis {
+  std::vector<std::string> keys;
+  std::string name() const { return join(keys, ", "); }
+  std::string value(const Point& p) const
+  {
+    std::vector<std::string> v;
+    for (const auto& k : keys)
+      v.push_back(key_text(p, k));
+    return join(v, ", ");
+  }
+  std::string assignment(const Point& p) const  // "k1=v1, k2=v2"
+  {
+    std::vector<std::string> v;
+    for (const auto& k : keys)
+      v.push_back(k + "=" + key_text(p, k));
+    return join(v, ", ");
+  }
+};
+
+std::vector<Axis> sweep_axes(const Experiment& ex)
+{
+  std::vector<Axis> axes;
+  if (!ex.zip_keys.empty())
+    axes.push_back(Axis{ex.zip_keys});
+  for (const auto& k : ex.grid_keys)
+    axes.push_back(Axis{{k}});
+  return axes;
+}
+
+std::string csv_field(const std::string& s)
+{
+  if (s.find_first_of(",\"\r\n") == std::string::npos)
+    return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"')
+      out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// Exact: the shortest text that reads back as the same double.
+std::string exact_number(double v)
+{
+  return fmt::format("{}", v);
+}
+
+// Table cells: integers from 100 up, else 3 significant digits.
+std::string short_number(double v)
+{
+  if (std::isnan(v))
+    return "nan";
+  if (std::isinf(v))
+    return v > 0 ? "inf" : "-inf";
+  std::string s = std::fabs(v) >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v);
+  if (s == "-0")
+    s = "0";
+  return s;
+}
+
+std::string cell_text(const PointResult& r, const std::string& metric)
+{
+  std::vector<double> values;
+  for (const auto& it : r.iterations)
+    if (auto f = it.find(metric); f != it.end())
+      values.push_back(f->second);
+  if (values.empty())
+    return "-";
+  Stats s = summarize(std::move(values));
+  return short_number(s.min) + "/" + short_number(s.max) + "/" + short_number(s.mean) + "/" +
+         short_number(s.median);
+}
+
+// Display width of UTF-8 text: code points.
+std::size_t text_width(const std::string& s)
+{
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+// Left-aligned columns, three spaces apart, no trailing blanks.
+std::string render(const std::vector<std::vector<std::string>>& rows)
+{
+  std::vector<std::size_t> width;
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (width.size() <= c)
+        width.resize(c + 1, 0);
+      width[c] = std::max(width[c], text_width(row[c]));
+    }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (c)
+        line += "   ";
+      line += row[c];
+      if (c + 1 < row.size())
+        line.append(width[c] - text_width(row[c]), ' ');
+    }
+    while (!line.empty() && line.back() == ' ')
+      line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+// Distinct values in order of first appearance.
+void add_unique(std::vector<std::string>& list, const std::string& v)
+{
+  if (std::find(list.begin(), list.end(), v) == list.end())
+    list.push_back(v);
+}
+
+std::string iterations_text(const std::vector<PointResult>& results)
+{
+  std::set<std::size_t> counts;
+  for (const auto& r : results)
+    counts.insert(r.iterations.size());
+  if (counts.empty())
+    return "0 iterations";
+  std::size_t lo = *counts.begin(), hi = *counts.rbegin();
+  if (lo == hi)
+    return fmt::format("{} iteration{}", lo, lo == 1 ? "" : "s");
+  return fmt::format("{} to {} iterations", lo, hi);
+}
+
+}  // namespace
+
+// ---- statistics -----------------------------------------------------------------
+
+Stats summarize(std::vector<double> values)
+{
+  if (values.empty())
+    throw std::invalid_argument("summarize: no values");
+  for (double v : values)
+    if (std::isnan(v))
+      throw std::invalid_argument("summarize: NaN value");
+  std::sort(values.begin(), values.end());
+  Stats s;
+  s.min = values.front();
+  s.max = values.back();
+  // Summed in sorted order, so the mean does not depend on the input order.
+  long double sum = 0;
+  for (double v : values)
+    sum += v;
+  s.mean = std::clamp(static_cast<double>(sum / static_cast<long double>(values.size())), s.min, s.max);
+  std::size_t n = values.size();
+  s.median = n % 2 ? values[n / 2] : std::midpoint(values[n / 2 - 1], values[n / 2]);
+  return s;
+}
+
+// ---- manifest -------------------------------------------------------------------
+
+Manifest make_manifest(const Experiment& ex, const std::string& command_line)
+{
+  Manifest m;
+  m.version = VSIM_VERSION;
+  m.git_commit = VSIM_GIT_COMMIT;
+  m.config_sha256 = ex.config_sha256;
+  int major = 0, minor = 0, patch = 0;
+  sg_version_get(&major, &minor, &patch);  // the library actually running the simulations
+  m.simgrid_version = fmt::format("{}.{}.{}", major, minor, patch);
+  m.command_line = command_line;
+  m.seed = ex.base.has("seed") ? ex.base.integer("seed") : 0;
+  m.dependencies = dependency_versions();
+  return m;
+}
+
+std::string format_utc(std::chrono::system_clock::time_point t)
+{
+  std::time_t tt = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  ::gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// ---- JSON -----------------------------------------------------------------------
+
+nlohmann::ordered_json to_json(const Experiment& ex, const std::vector<PointResult>& results, const Manifest& m)
+{
+  using json = nlohmann::ordered_json;
+  check_results(ex, results);
+
+  json manifest = json::object();
+  manifest["version"] = m.version;
+  manifest["git_commit"] = m.git_commit;
+  manifest["config_sha256"] = m.config_sha256;
+  manifest["seed"] = m.seed;
+  manifest["simgrid_version"] = m.simgrid_version;
+  manifest["command_line"] = m.command_line;
+  json deps = json::object();
+  for (const auto& [name, version] : m.dependencies)
+    deps[name] = version;
+  manifest["dependencies"] = std::move(deps);
+  json wall = json::object();
+  wall["started_utc"] = m.wall_started_utc;
+  wall["seconds"] = m.wall_seconds;
+  manifest["wall"] = std::move(wall);
+
+  json points = json::array();
+  for (std::size_t i = 0; i < ex.points.size(); ++i) {
+    const Point& p = ex.points[i];
+    const PointResult& r = results[i];
+    json point = json::object();
+    point["index"] = p.index;
+    json params = json::object();
+    for (const auto& [key, value] : p.params.all())
+      params[key] = value_json(value);
+    point["params"] = std::move(params);
+    json label = json::object();
+    for (const auto& [key, text] : p.label)
+      label[key] = text;
+    point["label"] = std::move(label);
+    json metrics = json::object();
+    for (const auto& [name, values] : metric_values(r)) {
+      Stats s = summarize(values);
+      metrics[name] = json{{"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"median", s.median}};
+    }
+    point["metrics"] = std::move(metrics);
+    json iterations = json::array();
+    for (const auto& it : r.iterations) {
+      json one = json::object();
+      for (const auto& [name, value] : it)
+        one[name] = value;
+      iterations.push_back(std::move(one));
+    }
+    point["iterations"] = std::move(iterations);
+    points.push_back(std::move(point));
+  }
+
+  json out = json::object();
+  out["experiment"] = ex.name;
+  out["manifest"] = std::move(manifest);
+  out["points"] = std::move(points);
+  return out;
+}
+
+// ---- CSV ------------------------------------------------------------------------
+
+std::string to_csv(const Experiment& ex, const std::vector<PointResult>& results)
+{
+  check_results(ex, results);
+  std::vector<std::string> keys = ex.zip_keys;
+  keys.insert(keys.end(), ex.grid_keys.begin(), ex.grid_keys.end());
+
+  std::vector<std::string> header{"index"};
+  for (const auto& k : keys)
+    header.push_back(csv_field(k));
+  for (const char* h : {"metric", "min", "max", "mean", "median"})
+    header.push_back(h);
+  std::string out = join(header, ",") + "\n";
+
+  for (std::size_t i = 0; i < ex.points.size(); ++i) {
+    const Point& p = ex.points[i];
+    std::vector<std::string> prefix{std::to_string(p.index)};
+    for (const auto& k : keys)
+      prefix.push_back(csv_field(key_text(p, k)));
+    for (const auto& [name, values] : metric_values(results[i])) {
+      Stats s = summarize(values);
+      std::vector<std::string> row = prefix;
+      row.push_back(csv_field(name));
+      for (double v : {s.min, s.max, s.mean, s.median})
+        row.push_back(exact_number(v));
+      out += join(row, ",") + "\n";
+    }
+  }
+  return out;
+}
+
+// ---- table ----------------------------------------------------------------------
+
+std::string metric_unit(const std::string& metric)
+{
+  auto ends_with = [&](const std::string& suffix) {
+    return metric.size() >= suffix.size() && metric.compare(metric.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends_with("_MBps"))
+    return "MB/s";
+  if (ends_with("_seconds"))
+    return "s";
+  if (ends_with("_percent"))
+    return "%";
+  return "";
+}
+
+std::string to_table(const Experiment& ex, const std::vector<PointResult>& results,
+                     const std::vector<std::string>& metrics)
+{
+  check_results(ex, results);
+  std::vector<std::string> names = metrics;
+  if (names.empty()) {
+    std::set<std::string> all;
+    for (const auto& r : results)
+      for (const auto& it : r.iterations)
+        for (const auto& entry : it)
+          all.insert(entry.first);
+    names.assign(all.begin(), all.end());
+  }
+  const std::vector<Axis> axes = sweep_axes(ex);
+  const std::string over = iterations_text(results);
+
+  std::string out;
+  for (std::size_t mi = 0; mi < names.size(); ++mi) {
+    const std::string& metric = names[mi];
+    if (mi)
+      out += "\n";
+    std::string unit = metric_unit(metric);
+    out += fmt::format("{} — {}{}, min/max/avg/median over {}\n", ex.name, metric,
+                       unit.empty() ? "" : " (" + unit + ")", over);
+
+    if (axes.empty()) {
+      std::vector<std::vector<std::string>> rows{{metric}};
+      for (const auto& r : results)
+        rows.push_back({cell_text(r, metric)});
+      out += render(rows);
+      continue;
+    }
+
+    if (axes.size() == 1) {
+      std::vector<std::vector<std::string>> rows{{axes[0].name(), metric}};
+      std::vector<std::string> seen;
+      for (std::size_t i = 0; i < ex.points.size(); ++i) {
+        std::string v = axes[0].value(ex.points[i]);
+        if (std::find(seen.begin(), seen.end(), v) != seen.end())
+          continue;
+        seen.push_back(v);
+        rows.push_back({v, cell_text(results[i], metric)});
+      }
+      out += render(rows);
+      continue;
+    }
+
+    // Two or more axes: the last gives the columns, the one before the rows,
+    // every earlier one a separate table.
+    const Axis& row_axis = axes[axes.size() - 2];
+    const Axis& col_axis = axes[axes.size() - 1];
+    auto outer_key = [&](const Point& p) {
+      std::vector<std::string> v;
+      for (std::size_t a = 0; a + 2 < axes.size(); ++a)
+        v.push_back(axes[a].value(p));
+      return v;
+    };
+    std::vector<std::vector<std::string>> groups;  // outer values, first appearance
+    for (const auto& p : ex.points)
+      if (auto k = outer_key(p); std::find(groups.begin(), groups.end(), k) == groups.end())
+        groups.push_back(k);
+
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      std::vector<std::size_t> members;
+      for (std::size_t i = 0; i < ex.points.size(); ++i)
+        if (outer_key(ex.points[i]) == groups[g])
+          members.push_back(i);
+      if (g)
+        out += "\n";
+      if (axes.size() > 2) {
+        std::vector<std::string> title;
+        for (std::size_t a = 0; a + 2 < axes.size(); ++a)
+          title.push_back(axes[a].assignment(ex.points[members.front()]));
+        out += join(title, ", ") + "\n";
+      }
+      std::vector<std::string> row_values, col_values;
+      for (std::size_t i : members) {
+        add_unique(row_values, row_axis.value(ex.points[i]));
+        add_unique(col_values, col_axis.value(ex.points[i]));
+      }
+      std::vector<std::vector<std::string>> rows;
+      std::vector<std::string> head{row_axis.name() + " \\ " + col_axis.name()};
+      head.insert(head.end(), col_values.begin(), col_values.end());
+      rows.push_back(std::move(head));
+      for (const auto& rv : row_values) {
+        std::vector<std::string> row{rv};
+        for (const auto& cv : col_values) {
+          std::string cell = "-";
+          for (std::size_t i : members)
+            if (row_axis.value(ex.points[i]) == rv && col_axis.value(ex.points[i]) == cv) {
+              cell = cell_text(results[i], metric);
+              break;
+            }
+          row.push_back(std::move(cell));
+        }
+        rows.push_back(std::move(row));
+      }
+      out += render(rows);
+    }
+  }
+  return out;
+}
+
+}  // namespace vsim::app

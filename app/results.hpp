@@ -1,0 +1,62 @@
+// Statistics over iterations and the three output formats of a run: JSON (the
+// stable, documented result), CSV (one row per point and metric) and the human
+// table (one cell per point holding min/max/avg/median).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/experiment.hpp"
+#include "app/runner.hpp"
+
+namespace vsim::app {
+
+struct Stats {
+  double min, max, mean, median;  // median of an even count: mean of the two middle values
+};
+
+// Throws std::invalid_argument on an empty list or a NaN value. The result does
+// not depend on the order of the values.
+Stats summarize(std::vector<double> values);
+
+struct Manifest {
+  std::string version, git_commit, config_sha256, simgrid_version, command_line;
+  std::int64_t seed = 0;
+  std::map<std::string, std::string> dependencies;  // yaml-cpp, fmt, boost, nlohmann_json, openssl
+  double wall_seconds = 0;        // the only wall-clock facts; filled by the caller
+  std::string wall_started_utc;   // e.g. "2024-05-01T12:34:56Z"
+};
+
+// Everything but wall_*: version and commit of this build, the experiment's
+// config hash and seed (0 when the experiment has no "seed" key), the SimGrid
+// library version and the dependency versions this program was built with.
+Manifest make_manifest(const Experiment& ex, const std::string& command_line);
+
+// ISO 8601 UTC time, second precision ("2024-05-01T12:34:56Z"), for
+// Manifest::wall_started_utc.
+std::string format_utc(std::chrono::system_clock::time_point t);
+
+// The JSON result (see docs/interface): same inputs give the same dump(2),
+// byte for byte. `results` must hold one PointResult per point of ex.points, in
+// the same order (as run_points returns them).
+nlohmann::ordered_json to_json(const Experiment& ex, const std::vector<PointResult>& results, const Manifest& m);
+
+// Header `index,<swept keys...>,metric,min,max,mean,median` (zip keys, then grid
+// keys), one row per point per metric; numbers in the shortest form that reads
+// back exactly; RFC 4180 quoting where needed; "\n" line ends.
+std::string to_csv(const Experiment& ex, const std::vector<PointResult>& results);
+
+// The human tables: per metric of `metrics` (all metrics found when empty), one
+// table per combination of the outer sweep axes; cells "min/max/avg/median".
+std::string to_table(const Experiment& ex, const std::vector<PointResult>& results,
+                     const std::vector<std::string>& metrics);
+
+// Unit shown for a metric in the table header ("" when unknown).
+std::string metric_unit(const std::string& metric);
+
+}  // namespace vsim::app

@@ -1,0 +1,349 @@
+#include "app/runner.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <stdexcept>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace vsim::app {
+namespace {
+
+// ---- wire format child -> parent ------------------------------------------
+// 'M' then, per metric: u64 name length, name bytes, the 8 bytes of the double
+// (same machine, so native byte order). Or 'E' then the error message.
+
+void put_u64(std::string& out, std::uint64_t v)
+{
+  char b[sizeof v];
+  std::memcpy(b, &v, sizeof v);
+  out.append(b, sizeof v);
+}
+
+std::string encode_metrics(const Metrics& m)
+{
+  std::string out(1, 'M');
+  for (const auto& [name, value] : m) {
+    put_u64(out, name.size());
+    out += name;
+    char b[sizeof(double)];
+    std::memcpy(b, &value, sizeof value);
+    out.append(b, sizeof b);
+  }
+  return out;
+}
+
+bool decode_metrics(const std::string& in, Metrics& m)
+{
+  if (in.empty() || in[0] != 'M')
+    return false;
+  std::size_t pos = 1;
+  while (pos < in.size()) {
+    std::uint64_t len;
+    if (in.size() - pos < sizeof len)
+      return false;
+    std::memcpy(&len, in.data() + pos, sizeof len);
+    pos += sizeof len;
+    if (in.size() - pos < len || in.size() - pos - len < sizeof(double))
+      return false;
+    std::string name = in.substr(pos, len);
+    pos += len;
+    double v;
+    std::memcpy(&v, in.data() + pos, sizeof v);
+    pos += sizeof v;
+    m[std::move(name)] = v;
+  }
+  return true;
+}
+
+bool write_all(int fd, const std::string& s)
+{
+  std::size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return false;
+    }
+    off += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+std::string signal_text(int sig)
+{
+  const char* abbrev = ::sigabbrev_np(sig);
+  const char* descr = ::sigdescr_np(sig);
+  std::string s = abbrev ? fmt::format("killed by signal SIG{}", abbrev) : fmt::format("killed by signal {}", sig);
+  if (descr)
+    s += fmt::format(" ({})", descr);
+  return s;
+}
+
+// ---- child ------------------------------------------------------------------
+
+[[noreturn]] void child_main(int fd, const Params& params, std::uint32_t iteration, const IterationFn& fn)
+{
+  // Whatever the simulation prints must not reach the parent's stdout, which
+  // may carry the results.
+  ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  std::string out;
+  int code = 0;
+  try {
+    out = encode_metrics(fn(params, iteration));
+  } catch (const std::exception& e) {
+    out = std::string("E") + e.what();
+    code = 1;
+  } catch (...) {
+    out = "Eunknown exception";
+    code = 1;
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  if (!write_all(fd, out) && code == 0)
+    code = 3;
+  ::_exit(code);  // never the parent's atexit handlers or static destructors
+}
+
+// ---- parent -----------------------------------------------------------------
+
+struct Task {
+  std::size_t point;  // position in ex.points
+  std::uint32_t iteration;
+};
+
+struct Child {
+  pid_t pid;
+  int fd;
+  Task task;
+  std::string data;
+};
+
+int wait_for(pid_t pid)
+{
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR)
+      return -1;
+  }
+  return status;
+}
+
+// Kills and reaps every child still running when the run ends early (error or
+// exception); no zombie is left behind.
+struct Children {
+  std::vector<Child> running;
+  ~Children()
+  {
+    for (auto& c : running)
+      ::kill(c.pid, SIGKILL);
+    for (auto& c : running) {
+      ::close(c.fd);
+      wait_for(c.pid);
+    }
+  }
+};
+
+class Progress {
+public:
+  Progress(bool enabled, std::size_t total)
+      : enabled_(enabled && total > 0), tty_(::isatty(STDERR_FILENO) == 1), total_(total)
+  {
+    start_ = last_ = std::chrono::steady_clock::now();
+  }
+
+  void done(std::size_t count, std::size_t point, std::uint32_t iteration)
+  {
+    if (!enabled_)
+      return;
+    auto now = std::chrono::steady_clock::now();
+    bool final = count == total_;
+    if (!final && now - last_ < std::chrono::seconds(1))
+      return;
+    last_ = now;
+    double elapsed = std::chrono::duration<double>(now - start_).count();
+    std::string line = fmt::format("[{}/{}] point {} iteration {} done (elapsed {:.1f} s)", count, total_, point,
+                                   iteration, elapsed);
+    if (tty_) {
+      std::string text = "\r" + line;
+      if (line.size() < width_)
+        text.append(width_ - line.size(), ' ');
+      width_ = line.size();
+      open_ = !final;
+      if (final)
+        text += '\n';
+      std::fputs(text.c_str(), stderr);
+    } else {
+      std::fputs((line + "\n").c_str(), stderr);
+    }
+    std::fflush(stderr);
+  }
+
+  // Ends a pending \r line, so an error message starts on its own line.
+  void abandon()
+  {
+    if (open_) {
+      std::fputc('\n', stderr);
+      std::fflush(stderr);
+      open_ = false;
+    }
+  }
+
+private:
+  bool enabled_;
+  bool tty_;
+  std::size_t total_;
+  std::chrono::steady_clock::time_point start_, last_;
+  std::size_t width_ = 0;
+  bool open_ = false;
+};
+
+}  // namespace
+
+std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn, const RunOptions& opt)
+{
+  const unsigned jobs = std::max(1u, opt.jobs);
+
+  std::vector<PointResult> results;
+  std::vector<Task> tasks;
+  results.reserve(ex.points.size());
+  for (std::size_t p = 0; p < ex.points.size(); ++p) {
+    const Point& point = ex.points[p];
+    std::int64_t n = point.params.integer("iterations");
+    if (n < 0)
+      throw std::invalid_argument(fmt::format("point {}: negative iteration count {}", point.index, n));
+    results.push_back(PointResult{point.index, std::vector<Metrics>(static_cast<std::size_t>(n))});
+    for (std::int64_t i = 0; i < n; ++i)
+      tasks.push_back(Task{p, static_cast<std::uint32_t>(i)});
+  }
+
+  Progress progress(opt.progress, tasks.size());
+  Children children;
+  std::size_t next = 0, done = 0;
+
+  auto spawn = [&](const Task& task) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0)
+      throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+    std::fflush(nullptr);  // the child must not inherit (and later repeat) buffered output
+    pid_t pid = ::fork();
+    if (pid < 0) {
+      int err = errno;
+      ::close(fds[0]);
+      ::close(fds[1]);
+      throw std::runtime_error(fmt::format("fork: {}", std::strerror(err)));
+    }
+    if (pid == 0) {
+      ::close(fds[0]);
+      for (const auto& c : children.running)
+        ::close(c.fd);
+      child_main(fds[1], ex.points[task.point].params, task.iteration, fn);
+    }
+    ::close(fds[1]);
+    children.running.push_back(Child{pid, fds[0], task, {}});
+  };
+
+  // Reaps a child whose pipe reached end of file and files its result.
+  auto finish = [&](Child& c) {
+    ::close(c.fd);
+    int status = wait_for(c.pid);
+    const Point& point = ex.points[c.task.point];
+    auto fail = [&](const std::string& why) {
+      return std::runtime_error(fmt::format("point {} iteration {}: {}", point.index, c.task.iteration, why));
+    };
+    if (status < 0)
+      throw fail(fmt::format("waitpid: {}", std::strerror(errno)));
+    if (WIFSIGNALED(status))
+      throw fail(signal_text(WTERMSIG(status)));
+    if (!WIFEXITED(status))
+      throw fail("child ended abnormally");
+    if (WEXITSTATUS(status) != 0) {
+      if (!c.data.empty() && c.data[0] == 'E')
+        throw fail(c.data.substr(1));
+      throw fail(fmt::format("child exited with status {}", WEXITSTATUS(status)));
+    }
+    Metrics m;
+    if (!decode_metrics(c.data, m))
+      throw fail("child exited without a valid result");
+    results[c.task.point].iterations[c.task.iteration] = std::move(m);
+  };
+
+  auto drop = [&](const std::vector<bool>& ended) {
+    std::vector<Child> rest;
+    for (std::size_t j = 0; j < children.running.size(); ++j)
+      if (!ended[j])
+        rest.push_back(std::move(children.running[j]));
+    children.running = std::move(rest);
+  };
+
+  try {
+    while (done < tasks.size()) {
+      while (children.running.size() < jobs && next < tasks.size())
+        spawn(tasks[next++]);
+
+      std::vector<pollfd> pfds;
+      pfds.reserve(children.running.size());
+      for (const auto& c : children.running)
+        pfds.push_back(pollfd{c.fd, POLLIN, 0});
+      if (::poll(pfds.data(), pfds.size(), -1) < 0) {
+        if (errno == EINTR)
+          continue;
+        throw std::runtime_error(fmt::format("poll: {}", std::strerror(errno)));
+      }
+
+      // Handle ready children in the order they were started; erase the
+      // finished ones afterwards.
+      std::vector<bool> ended(children.running.size(), false);
+      for (std::size_t k = 0; k < pfds.size(); ++k) {
+        if (pfds[k].revents == 0)
+          continue;
+        Child& c = children.running[k];
+        char buf[65536];
+        ssize_t n = ::read(c.fd, buf, sizeof buf);
+        if (n < 0) {
+          if (errno == EINTR || errno == EAGAIN)
+            continue;
+          throw std::runtime_error(fmt::format("read from child: {}", std::strerror(errno)));
+        }
+        if (n > 0) {
+          c.data.append(buf, static_cast<std::size_t>(n));
+          continue;
+        }
+        // End of file: the child is done (or dead).
+        Child finished = std::move(c);
+        ended[k] = true;
+        c.fd = -1;
+        c.pid = -1;
+        // If finish() throws, this child is already closed and reaped; drop
+        // the finished entries so that ~Children kills and reaps the rest.
+        try {
+          finish(finished);
+        } catch (...) {
+          drop(ended);
+          throw;
+        }
+        ++done;
+        progress.done(done, ex.points[finished.task.point].index, finished.task.iteration);
+      }
+      drop(ended);
+    }
+  } catch (...) {
+    progress.abandon();
+    throw;
+  }
+  return results;
+}
+
+}  // namespace vsim::app

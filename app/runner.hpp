@@ -1,0 +1,48 @@
+// The run driver: every iteration of every point of an experiment runs in its
+// own forked child process (SimGrid allows one simulation per process), up to
+// `jobs` children at once. Results are placed by (point, iteration), so they do
+// not depend on the number of jobs or on the order in which children finish.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "app/experiment.hpp"
+#include "sim/params.hpp"
+
+namespace vsim::app {
+
+// One iteration's metrics, by name.
+using Metrics = std::map<std::string, double>;
+
+// Runs one iteration of one point; called in a child process. Throwing makes the
+// whole run fail with the exception's message.
+using IterationFn = std::function<Metrics(const Params&, std::uint32_t iteration)>;
+
+struct RunOptions {
+  unsigned jobs = 1;      // children at once; 0 counts as 1
+  bool progress = true;   // progress lines on stderr (a single \r-updated line on a terminal)
+};
+
+struct PointResult {
+  std::size_t index;                // Point::index
+  std::vector<Metrics> iterations;  // iterations 0..n-1, in order
+};
+
+// Runs params.integer("iterations") iterations of every point of `ex`, each in
+// a forked child which calls fn(point.params, i) and sends the metrics back
+// through a pipe, bit-exact. Returns one PointResult per point, in the order of
+// ex.points.
+//
+// In the child, stdout is redirected to stderr so nothing a simulation prints
+// can mix with the results the parent writes to stdout.
+//
+// If fn throws, or a child dies by a signal or exits non-zero, the remaining
+// children are killed and reaped and std::runtime_error
+// "point K iteration I: <message or signal>" is thrown.
+std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn, const RunOptions& opt);
+
+}  // namespace vsim::app

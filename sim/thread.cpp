@@ -1,0 +1,143 @@
+#include "sim/thread.hpp"
+
+#include <limits>
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include "sim/world.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace vsim {
+
+namespace {
+constexpr Time kNever = std::numeric_limits<Time>::infinity();
+}
+
+SimThread::SimThread(World& world, std::string name, Cpu& cpu)
+    : world_(&world), name_(std::move(name)), cpu_(&cpu), sem_(sg4::Semaphore::create(0))
+{
+  id_ = world.register_thread(this);
+  cpu.attach_thread();
+}
+
+Time SimThread::effective_time() const
+{
+  if (finished_)
+    return kNever;
+  if (waiting_)
+    return wakeups_.empty() ? kNever : wakeups_.top();
+  return now_;
+}
+
+void SimThread::sync_engine()
+{
+  ++world_->stats().sleeps;
+  if (now_ > world_->engine_clock())
+    sg4::this_actor::sleep_until(now_);
+  else
+    sg4::this_actor::yield();
+}
+
+void SimThread::observe()
+{
+  ++world_->stats().observes;
+  const auto& all = world_->ordered_threads();
+  for (;;) {
+    bool clear = true;
+    for (const SimThread* p : all) {
+      if (p == this)
+        continue;
+      Time e = p->effective_time();
+      if (e < now_ || (e == now_ && p->id_ < id_)) {
+        clear = false;
+        break;
+      }
+    }
+    if (clear)
+      return;
+    sync_engine();
+  }
+}
+
+void SimThread::charge(double cycles, Cat c)
+{
+  time_[c] += cycles;
+  cpu_->account(c, cycles);
+  if (!world_->exact() && !cpu_->shared()) {
+    // Run ahead: nobody else uses this CPU's thread time, so the work's end
+    // is known now; interrupts found later become stolen time.
+    Time start = now_ + cpu_->take_stolen();
+    now_ = cpu_->finish_time(start, cycles);
+    cpu_->commit(now_);
+    return;
+  }
+  // Reference path: reach the start in engine time, wait for the CPU if
+  // another thread holds it, then hold it until the work (stretched by any
+  // interrupt that arrives meanwhile) is done.
+  sync_engine();
+  while (cpu_->busy_until() > now_) {
+    now_ = cpu_->busy_until();
+    sync_engine();
+  }
+  Time start = now_ + cpu_->take_stolen();
+  Time end = cpu_->finish_time(start, cycles);
+  for (;;) {
+    cpu_->set_busy_until(end);
+    now_ = end;
+    sync_engine();
+    Time again = cpu_->finish_time(start, cycles);
+    if (again == end)
+      break;
+    end = again;
+  }
+  cpu_->commit(end);
+}
+
+void SimThread::wake_at(Time t)
+{
+  ++world_->stats().wakeups;
+  wakeups_.push(t);
+  if (waiting_)
+    sem_->release();
+}
+
+void SimThread::wait()
+{
+  while (!wakeups_.empty() && wakeups_.top() <= now_)
+    wakeups_.pop();
+  waiting_ = true;
+  for (;;) {
+    ++world_->stats().waits;
+    if (wakeups_.empty()) {
+      sem_->acquire();
+      continue;
+    }
+    Time t = wakeups_.top();
+    double clock = world_->engine_clock();
+    if (t <= clock) {
+      wakeups_.pop();
+      now_ = t > now_ ? t : now_;
+      break;
+    }
+    sem_->acquire_timeout(t - clock);
+  }
+  waiting_ = false;
+  // Wake-ups for the same instant are one wake-up.
+  while (!wakeups_.empty() && wakeups_.top() <= now_)
+    wakeups_.pop();
+}
+
+void SimThread::start()
+{
+  auto actor = sg4::Actor::create(name_, cpu_->host(), [this] {
+    body();
+    finished_ = true;
+    finished_at_ = now_;
+  });
+  if (daemon_)
+    actor->daemonize();
+}
+
+}  // namespace vsim

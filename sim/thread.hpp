@@ -1,0 +1,97 @@
+// A simulated thread (a SimGrid actor pinned to one CPU) with its own clock.
+//
+// Why a local clock: every SimGrid simcall (sleep, semaphore, exec) costs
+// 0.3-2 us of wall time, far too much to spend per 128-byte message. A
+// thread therefore advances its own clock (`now()`) by the cycles it charges,
+// without simcalls, and publishes shared state stamped with that clock
+// (TimedValue, stamped ring packets). It synchronises with the engine only
+// when it must *read* state other threads publish: `observe()` waits until
+// every other thread is past this thread in the total order (time, id) or is
+// blocked with no wake-up pending, so whatever it reads at `now()` is exactly
+// what was visible at that time. Results are identical to running every
+// operation as its own simcall (see `sim.mode: exact` and the tests that
+// compare both), because no thread ever reads state before all writes
+// stamped earlier have been made.
+#pragma once
+
+#include <functional>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include <simgrid/s4u/Semaphore.hpp>
+
+#include "sim/cpu.hpp"
+
+namespace vsim {
+
+class World;
+
+class SimThread {
+public:
+  SimThread(World& world, std::string name, Cpu& cpu);
+  virtual ~SimThread() = default;
+  SimThread(const SimThread&) = delete;
+  SimThread& operator=(const SimThread&) = delete;
+
+  const std::string& name() const { return name_; }
+  Cpu& cpu() const { return *cpu_; }
+  int id() const { return id_; }
+  Time now() const { return now_; }
+  World& world() const { return *world_; }
+
+  // Service threads (interrupt contexts) are daemons: the simulation ends
+  // when every non-daemon thread has returned from body().
+  bool daemon() const { return daemon_; }
+  void set_daemon() { daemon_ = true; }
+
+  // --- used by the thread's own body ------------------------------------
+  // CPU work of `cycles` in category c on this thread's CPU. It takes at
+  // least `cycles` of time, more when interrupts on the CPU preempt it.
+  void charge(double cycles, Cat c);
+  // Time passing without this thread using a CPU (a latency it waits out).
+  void delay(double cycles) { now_ += cycles; }
+  // Make state published by other threads up to now() visible (see above).
+  void observe();
+  // Block until the earliest pending wake-up later than now(); the clock
+  // moves to that wake-up's time. Wake-ups at or before now() are stale
+  // (the thread was running then) and are dropped.
+  void wait();
+
+  // --- used by other threads --------------------------------------------
+  // Wake this thread at time t (no effect before t; t >= caller's now()).
+  void wake_at(Time t);
+  bool waiting() const { return waiting_; }
+
+  // Per-thread CPU time (what `time` would report for it).
+  const CpuTime& cpu_time() const { return time_; }
+  Time finished_at() const { return finished_at_; }
+  bool finished() const { return finished_; }
+
+  // The ordering rule's view of this thread: when it may next change state.
+  Time effective_time() const;
+
+  // Runs body() as a SimGrid actor (called by World).
+  void start();
+
+protected:
+  virtual void body() = 0;
+
+private:
+  void sync_engine();  // sleep_until(now_) or yield: one simcall
+
+  World* world_;
+  std::string name_;
+  Cpu* cpu_;
+  int id_;
+  Time now_ = 0;
+  bool daemon_ = false;
+  bool waiting_ = false;
+  bool finished_ = false;
+  Time finished_at_ = 0;
+  CpuTime time_;
+  std::priority_queue<Time, std::vector<Time>, std::greater<Time>> wakeups_;
+  simgrid::s4u::SemaphorePtr sem_;
+};
+
+}  // namespace vsim

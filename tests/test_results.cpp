@@ -1,0 +1,423 @@
+// Statistics and the three output formats (JSON, CSV, table).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "app/experiment.hpp"
+#include "app/results.hpp"
+
+using namespace vsim;
+using namespace vsim::app;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+using Label = std::vector<std::pair<std::string, std::string>>;
+
+// One point per label, in order; each label key is also a (text) parameter.
+Experiment make_experiment(const std::string& name, std::vector<std::string> zip, std::vector<std::string> grid,
+                           const std::vector<Label>& labels, std::int64_t iterations = 3)
+{
+  Experiment ex;
+  ex.file = "test.yaml";
+  ex.name = name;
+  ex.zip_keys = std::move(zip);
+  ex.grid_keys = std::move(grid);
+  ex.base.set("iterations", iterations);
+  ex.base.set("seed", std::int64_t{42});
+  ex.config_sha256 = std::string(64, 'a');
+  for (std::size_t k = 0; k < labels.size(); ++k) {
+    Point p;
+    p.index = k;
+    p.params = ex.base;
+    for (const auto& [key, text] : labels[k])
+      p.params.set(key, text);
+    p.label = labels[k];
+    ex.points.push_back(std::move(p));
+  }
+  return ex;
+}
+
+// Point k: throughput (10(k+1)) + {0, 2, 7} -> "a/a+7/a+3/a+2";
+// writer_sys_seconds (k+1) * {0.5, 0.25, 0.125}.
+std::vector<PointResult> make_results(const Experiment& ex)
+{
+  std::vector<PointResult> out;
+  for (std::size_t k = 0; k < ex.points.size(); ++k) {
+    PointResult r{ex.points[k].index, {}};
+    double a = 10.0 * static_cast<double>(k + 1);
+    double f = static_cast<double>(k + 1);
+    r.iterations.push_back({{"throughput_MBps", a + 7}, {"writer_sys_seconds", 0.5 * f}});
+    r.iterations.push_back({{"throughput_MBps", a}, {"writer_sys_seconds", 0.25 * f}});
+    r.iterations.push_back({{"throughput_MBps", a + 2}, {"writer_sys_seconds", 0.125 * f}});
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Manifest fixed_manifest()
+{
+  Manifest m;
+  m.version = "0.1.0";
+  m.git_commit = "0123456789abcdef";
+  m.config_sha256 = std::string(64, 'a');
+  m.simgrid_version = "3.32.0";
+  m.command_line = "vsocksim run test.yaml";
+  m.seed = 42;
+  m.dependencies = {{"fmt", "9.1.0"}, {"boost", "1.74.0"}};
+  m.wall_seconds = 1.5;
+  m.wall_started_utc = "2024-01-02T03:04:05Z";
+  return m;
+}
+
+const std::vector<std::string> kThroughput{"throughput_MBps"};
+
+}  // namespace
+
+// ---- summarize ----------------------------------------------------------------------
+
+TEST_CASE("summarize of one value", "[results]")
+{
+  Stats s = summarize({3.25});
+  CHECK(s.min == 3.25);
+  CHECK(s.max == 3.25);
+  CHECK(s.mean == 3.25);
+  CHECK(s.median == 3.25);
+}
+
+TEST_CASE("summarize of an odd, unsorted count", "[results]")
+{
+  Stats s = summarize({5, 1, 3, 9, 2});
+  CHECK(s.min == 1);
+  CHECK(s.max == 9);
+  CHECK(s.mean == 4);
+  CHECK(s.median == 3);
+}
+
+TEST_CASE("summarize of an even count takes the mean of the middle two", "[results]")
+{
+  Stats s = summarize({4, 1, 3, 2});
+  CHECK(s.min == 1);
+  CHECK(s.max == 4);
+  CHECK(s.mean == 2.5);
+  CHECK(s.median == 2.5);
+  CHECK(summarize({7, 7}).median == 7);
+  CHECK(summarize({-1, 1}).median == 0);
+}
+
+TEST_CASE("summarize does not depend on the order of the values", "[results]")
+{
+  std::vector<double> v{0.1, 1e16, 0.2, -3.5, 0.3, 1e-9, 7};
+  std::sort(v.begin(), v.end());
+  Stats ref = summarize(v);
+  do {
+    Stats s = summarize(v);
+    CHECK(s.mean == ref.mean);
+    CHECK(s.median == ref.median);
+  } while (std::next_permutation(v.begin(), v.end()));
+  CHECK(ref.median == 0.2);
+}
+
+TEST_CASE("summarize keeps the mean of equal values and stays in range", "[results]")
+{
+  CHECK(summarize({0.1, 0.1, 0.1}).mean == 0.1);
+  Stats s = summarize({1e308, 1e308});
+  CHECK(s.mean == 1e308);
+  CHECK(s.median == 1e308);
+}
+
+TEST_CASE("summarize rejects empty input and NaN", "[results]")
+{
+  CHECK_THROWS_AS(summarize({}), std::invalid_argument);
+  CHECK_THROWS_AS(summarize({1, std::numeric_limits<double>::quiet_NaN()}), std::invalid_argument);
+}
+
+// ---- manifest -----------------------------------------------------------------------
+
+TEST_CASE("make_manifest records versions, hash, seed and command line", "[results]")
+{
+  Experiment ex = make_experiment("m", {}, {}, {{}});
+  Manifest m = make_manifest(ex, "vsocksim run x.yaml --jobs 2");
+  CHECK_FALSE(m.version.empty());
+  CHECK_FALSE(m.git_commit.empty());
+  CHECK(m.config_sha256 == ex.config_sha256);
+  CHECK(m.seed == 42);
+  CHECK_THAT(m.simgrid_version, Catch::StartsWith("3."));
+  CHECK(m.command_line == "vsocksim run x.yaml --jobs 2");
+  std::vector<std::string> names;
+  for (const auto& [name, version] : m.dependencies) {
+    CAPTURE(name);
+    names.push_back(name);
+    CHECK_THAT(version, Catch::Matches(R"(\d+\.\d+\.\d+)"));
+  }
+  CHECK(names == std::vector<std::string>{"boost", "fmt", "nlohmann_json", "openssl", "yaml-cpp"});
+  CHECK(m.wall_started_utc.empty());  // wall-clock facts come from the caller
+  CHECK(m.wall_seconds == 0);
+}
+
+TEST_CASE("format_utc writes ISO 8601 UTC", "[results]")
+{
+  CHECK(format_utc(std::chrono::system_clock::from_time_t(0)) == "1970-01-01T00:00:00Z");
+  CHECK(format_utc(std::chrono::system_clock::from_time_t(1700000000)) == "2023-11-14T22:13:20Z");
+}
+
+// ---- JSON -----------------------------------------------------------------------------
+
+TEST_CASE("to_json of a small run, exactly", "[results]")
+{
+  Experiment ex = make_experiment("tiny", {}, {}, {{}}, 2);
+  ex.points[0].params.set("hv_sock.send_loop", true);
+  ex.points[0].params.set("platform.ratio", 0.25);
+  std::vector<PointResult> res{{0, {{{"throughput_MBps", 100.5}, {"guest_cpu_percent", 0.1}},
+                                    {{"throughput_MBps", 99.5}, {"guest_cpu_percent", 0.2}}}}};
+  Manifest m = fixed_manifest();
+  m.dependencies = {{"fmt", "9.1.0"}};
+  const char* expected = R"({
+  "experiment": "tiny",
+  "manifest": {
+    "version": "0.1.0",
+    "git_commit": "0123456789abcdef",
+    "config_sha256": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    "seed": 42,
+    "simgrid_version": "3.32.0",
+    "command_line": "vsocksim run test.yaml",
+    "dependencies": {
+      "fmt": "9.1.0"
+    },
+    "wall": {
+      "started_utc": "2024-01-02T03:04:05Z",
+      "seconds": 1.5
+    }
+  },
+  "points": [
+    {
+      "index": 0,
+      "params": {
+        "hv_sock.send_loop": true,
+        "iterations": 2,
+        "platform.ratio": 0.25,
+        "seed": 42
+      },
+      "label": {},
+      "metrics": {
+        "guest_cpu_percent": {
+          "min": 0.1,
+          "max": 0.2,
+          "mean": 0.15000000000000002,
+          "median": 0.15000000000000002
+        },
+        "throughput_MBps": {
+          "min": 99.5,
+          "max": 100.5,
+          "mean": 100.0,
+          "median": 100.0
+        }
+      },
+      "iterations": [
+        {
+          "guest_cpu_percent": 0.1,
+          "throughput_MBps": 100.5
+        },
+        {
+          "guest_cpu_percent": 0.2,
+          "throughput_MBps": 99.5
+        }
+      ]
+    }
+  ]
+})";
+  CHECK(to_json(ex, res, m).dump(2) == expected);
+}
+
+TEST_CASE("to_json: shape, types, label order and byte-identical dumps", "[results]")
+{
+  Experiment ex = make_experiment("grid", {}, {"hv_sock.sndbuf", "direction"},
+                                  {{{"hv_sock.sndbuf", "default"}, {"direction", "guest_to_host"}},
+                                   {{"hv_sock.sndbuf", "default"}, {"direction", "host_to_guest"}},
+                                   {{"hv_sock.sndbuf", "32KiB"}, {"direction", "guest_to_host"}},
+                                   {{"hv_sock.sndbuf", "32KiB"}, {"direction", "host_to_guest"}}});
+  for (auto& p : ex.points) {
+    p.params.set("hv_sock.send_loop", false);
+    p.params.set("workload.message_size", std::int64_t{1024});
+    p.params.set("x.ratio", 0.1 + 0.2);
+  }
+  auto res = make_results(ex);
+  Manifest m = fixed_manifest();
+  json j = to_json(ex, res, m);
+
+  std::vector<std::string> top;
+  for (auto& [k, v] : j.items())
+    top.push_back(k);
+  CHECK(top == std::vector<std::string>{"experiment", "manifest", "points"});
+  std::vector<std::string> man;
+  for (auto& [k, v] : j["manifest"].items())
+    man.push_back(k);
+  CHECK(man == std::vector<std::string>{"version", "git_commit", "config_sha256", "seed", "simgrid_version",
+                                        "command_line", "dependencies", "wall"});
+  CHECK(j["manifest"]["wall"]["seconds"] == 1.5);
+
+  REQUIRE(j["points"].size() == 4);
+  const json& p2 = j["points"][2];
+  std::vector<std::string> pk;
+  for (auto& [k, v] : p2.items())
+    pk.push_back(k);
+  CHECK(pk == std::vector<std::string>{"index", "params", "label", "metrics", "iterations"});
+  CHECK(p2["index"] == 2);
+  CHECK(p2["params"]["hv_sock.send_loop"].is_boolean());
+  CHECK(p2["params"]["workload.message_size"].is_number_integer());
+  CHECK(p2["params"]["x.ratio"].is_number_float());
+  CHECK(p2["params"]["x.ratio"].get<double>() == 0.1 + 0.2);
+  CHECK(p2["params"]["hv_sock.sndbuf"] == "32KiB");
+  std::vector<std::string> params;
+  for (auto& [k, v] : p2["params"].items())
+    params.push_back(k);
+  CHECK(std::is_sorted(params.begin(), params.end()));
+  // Label keeps axis order, not alphabetical order.
+  CHECK(p2["label"].dump() == R"({"hv_sock.sndbuf":"32KiB","direction":"guest_to_host"})");
+  CHECK(p2["metrics"]["throughput_MBps"].dump() == R"({"min":30.0,"max":37.0,"mean":33.0,"median":32.0})");
+  CHECK(p2["iterations"].size() == 3);
+  CHECK(p2["iterations"][0]["throughput_MBps"] == 37.0);
+
+  // Same inputs, same bytes; the wall clock changes manifest.wall only.
+  CHECK(to_json(ex, res, m).dump(2) == j.dump(2));
+  Manifest later = m;
+  later.wall_seconds = 99;
+  later.wall_started_utc = "2030-01-01T00:00:00Z";
+  json a = j, b = to_json(ex, res, later);
+  CHECK(a.dump(2) != b.dump(2));
+  a["manifest"].erase("wall");
+  b["manifest"].erase("wall");
+  CHECK(a.dump(2) == b.dump(2));
+}
+
+TEST_CASE("to_json and friends reject results that do not match the points", "[results]")
+{
+  Experiment ex = make_experiment("x", {}, {"a"}, {{{"a", "1"}}, {{"a", "2"}}});
+  auto res = make_results(ex);
+  res.pop_back();
+  CHECK_THROWS_AS(to_json(ex, res, fixed_manifest()), std::invalid_argument);
+  CHECK_THROWS_AS(to_csv(ex, res), std::invalid_argument);
+  CHECK_THROWS_AS(to_table(ex, res, {}), std::invalid_argument);
+}
+
+// ---- CSV ------------------------------------------------------------------------------
+
+TEST_CASE("to_csv: header, one row per point and metric, quoting", "[results]")
+{
+  Experiment ex = make_experiment("csv", {"workload.message_size", "note"}, {"direction"},
+                                  {{{"workload.message_size", "128"}, {"note", "a,b"}, {"direction", "guest_to_host"}},
+                                   {{"workload.message_size", "1KiB"}, {"note", "say \"hi\""}, {"direction", "guest_to_host"}}});
+  auto res = make_results(ex);
+  res[1].iterations[0]["throughput_MBps"] = 0.1 + 0.2;  // exact text
+  CHECK(to_csv(ex, res) ==
+        "index,workload.message_size,note,direction,metric,min,max,mean,median\n"
+        "0,128,\"a,b\",guest_to_host,throughput_MBps,10,17,13,12\n"
+        "0,128,\"a,b\",guest_to_host,writer_sys_seconds,0.125,0.5,0.2916666666666667,0.25\n"
+        "1,1KiB,\"say \"\"hi\"\"\",guest_to_host,throughput_MBps,0.30000000000000004,22,14.1,20\n"
+        "1,1KiB,\"say \"\"hi\"\"\",guest_to_host,writer_sys_seconds,0.25,1,0.5833333333333334,0.5\n");
+}
+
+TEST_CASE("to_csv without sweep axes", "[results]")
+{
+  Experiment ex = make_experiment("csv0", {}, {}, {{}});
+  auto res = make_results(ex);
+  CHECK(to_csv(ex, res) ==
+        "index,metric,min,max,mean,median\n"
+        "0,throughput_MBps,10,17,13,12\n"
+        "0,writer_sys_seconds,0.125,0.5,0.2916666666666667,0.25\n");
+}
+
+// ---- table ----------------------------------------------------------------------------
+
+TEST_CASE("metric units", "[results]")
+{
+  CHECK(metric_unit("throughput_MBps") == "MB/s");
+  CHECK(metric_unit("reader_user_seconds") == "s");
+  CHECK(metric_unit("host_cpu_percent") == "%");
+  CHECK(metric_unit("packets") == "");
+}
+
+TEST_CASE("to_table with no sweep axis: one row", "[results]")
+{
+  Experiment ex = make_experiment("t0", {}, {}, {{}});
+  CHECK(to_table(ex, make_results(ex), kThroughput) ==
+        "t0 — throughput_MBps (MB/s), min/max/avg/median over 3 iterations\n"
+        "throughput_MBps\n"
+        "10/17/13/12\n");
+}
+
+TEST_CASE("to_table with one axis (a zip of two keys): one column", "[results]")
+{
+  Experiment ex = make_experiment("t1", {"workload.message_size", "workload.total_bytes"}, {},
+                                  {{{"workload.message_size", "128"}, {"workload.total_bytes", "1MiB"}},
+                                   {{"workload.message_size", "1KiB"}, {"workload.total_bytes", "8MiB"}},
+                                   {{"workload.message_size", "64KiB"}, {"workload.total_bytes", "64MiB"}}});
+  CHECK(to_table(ex, make_results(ex), kThroughput) ==
+        "t1 — throughput_MBps (MB/s), min/max/avg/median over 3 iterations\n"
+        "workload.message_size, workload.total_bytes   throughput_MBps\n"
+        "128, 1MiB                                     10/17/13/12\n"
+        "1KiB, 8MiB                                    20/27/23/22\n"
+        "64KiB, 64MiB                                  30/37/33/32\n");
+}
+
+TEST_CASE("to_table with two axes: rows by the first, columns by the second", "[results]")
+{
+  Experiment ex = make_experiment("t2", {}, {"hv_sock.sndbuf", "workload.message_size"},
+                                  {{{"hv_sock.sndbuf", "default"}, {"workload.message_size", "128"}},
+                                   {{"hv_sock.sndbuf", "default"}, {"workload.message_size", "1KiB"}},
+                                   {{"hv_sock.sndbuf", "32KiB"}, {"workload.message_size", "128"}},
+                                   {{"hv_sock.sndbuf", "32KiB"}, {"workload.message_size", "1KiB"}}});
+  CHECK(to_table(ex, make_results(ex), {"throughput_MBps", "writer_sys_seconds"}) ==
+        "t2 — throughput_MBps (MB/s), min/max/avg/median over 3 iterations\n"
+        "hv_sock.sndbuf \\ workload.message_size   128           1KiB\n"
+        "default                                  10/17/13/12   20/27/23/22\n"
+        "32KiB                                    30/37/33/32   40/47/43/42\n"
+        "\n"
+        "t2 — writer_sys_seconds (s), min/max/avg/median over 3 iterations\n"
+        "hv_sock.sndbuf \\ workload.message_size   128                    1KiB\n"
+        "default                                  0.125/0.5/0.292/0.25   0.25/1/0.583/0.5\n"
+        "32KiB                                    0.375/1.5/0.875/0.75   0.5/2/1.17/1\n");
+}
+
+TEST_CASE("to_table with three axes: one table per outer value", "[results]")
+{
+  std::vector<Label> labels;
+  for (auto [dir, tr] : {std::pair{"guest_to_host", "hv_sock"}, std::pair{"host_to_guest", "virtio_vsock"}})
+    for (const char* buf : {"default", "32KiB"})
+      for (const char* size : {"128", "1KiB"})
+        labels.push_back(
+            {{"direction", dir}, {"transport", tr}, {"hv_sock.sndbuf", buf}, {"workload.message_size", size}});
+  Experiment ex =
+      make_experiment("t3", {"direction", "transport"}, {"hv_sock.sndbuf", "workload.message_size"}, labels);
+  auto res = make_results(ex);
+  res[7].iterations = {{{"throughput_MBps", 1234.5678}}, {{"throughput_MBps", 2345.4}}};  // 2 iterations
+  res[6].iterations.clear();                                                             // no value: "-"
+  CHECK(to_table(ex, res, kThroughput) ==
+        "t3 — throughput_MBps (MB/s), min/max/avg/median over 0 to 3 iterations\n"
+        "direction=guest_to_host, transport=hv_sock\n"
+        "hv_sock.sndbuf \\ workload.message_size   128           1KiB\n"
+        "default                                  10/17/13/12   20/27/23/22\n"
+        "32KiB                                    30/37/33/32   40/47/43/42\n"
+        "\n"
+        "direction=host_to_guest, transport=virtio_vsock\n"
+        "hv_sock.sndbuf \\ workload.message_size   128           1KiB\n"
+        "default                                  50/57/53/52   60/67/63/62\n"
+        "32KiB                                    -             1235/2345/1790/1790\n");
+}
+
+TEST_CASE("to_table with no metric list shows every metric; small numbers keep 3 digits", "[results]")
+{
+  Experiment ex = make_experiment("t", {}, {}, {{}});
+  std::vector<PointResult> res{{0, {{{"b_percent", 0.012345}, {"a", -0.0}}, {{"b_percent", 99.94}, {"a", 0.0}}}}};
+  CHECK(to_table(ex, res, {}) ==
+        "t — a, min/max/avg/median over 2 iterations\n"
+        "a\n"
+        "0/0/0/0\n"
+        "\n"
+        "t — b_percent (%), min/max/avg/median over 2 iterations\n"
+        "b_percent\n"
+        "0.0123/99.9/50/50\n");
+}

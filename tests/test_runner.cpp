@@ -1,0 +1,269 @@
+// The run driver: one forked child per iteration, exact transport of metrics,
+// determinism across job counts, failures and cleanup. No simulation needed.
+#include <catch2/catch.hpp>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <thread>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "app/experiment.hpp"
+#include "app/runner.hpp"
+
+using namespace vsim;
+using namespace vsim::app;
+
+namespace {
+
+// Points 0..n-1, point k with iterations[k] iterations and parameter "k" = k.
+Experiment make_experiment(const std::vector<std::int64_t>& iterations)
+{
+  Experiment ex;
+  ex.name = "runner-test";
+  ex.grid_keys = {"k"};
+  for (std::size_t k = 0; k < iterations.size(); ++k) {
+    Point p;
+    p.index = k;
+    p.params.set("iterations", iterations[k]);
+    p.params.set("k", static_cast<std::int64_t>(k));
+    p.label = {{"k", std::to_string(k)}};
+    ex.points.push_back(std::move(p));
+  }
+  return ex;
+}
+
+std::uint64_t bits(double d)
+{
+  std::uint64_t b;
+  std::memcpy(&b, &d, sizeof b);
+  return b;
+}
+
+bool same_bits(const Metrics& a, const Metrics& b)
+{
+  if (a.size() != b.size())
+    return false;
+  for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib)
+    if (ia->first != ib->first || bits(ia->second) != bits(ib->second))
+      return false;
+  return true;
+}
+
+bool same_bits(const std::vector<PointResult>& a, const std::vector<PointResult>& b)
+{
+  if (a.size() != b.size())
+    return false;
+  for (std::size_t p = 0; p < a.size(); ++p) {
+    if (a[p].index != b[p].index || a[p].iterations.size() != b[p].iterations.size())
+      return false;
+    for (std::size_t i = 0; i < a[p].iterations.size(); ++i)
+      if (!same_bits(a[p].iterations[i], b[p].iterations[i]))
+        return false;
+  }
+  return true;
+}
+
+// True when this process has no child left, zombie or alive.
+bool no_children()
+{
+  errno = 0;
+  return ::waitpid(-1, nullptr, WNOHANG) == -1 && errno == ECHILD;
+}
+
+RunOptions quiet(unsigned jobs)
+{
+  RunOptions o;
+  o.jobs = jobs;
+  o.progress = false;
+  return o;
+}
+
+double volatile_sum(double a, double b)
+{
+  volatile double x = a;
+  volatile double y = b;
+  return x + y;
+}
+
+// Deterministic values that are hard to carry through decimal text.
+Metrics tricky(const Params& p, std::uint32_t i)
+{
+  double k = static_cast<double>(p.integer("k"));
+  return {
+      {"iteration", static_cast<double>(i)},
+      {"k", k},
+      {"sum", volatile_sum(0.1, 0.2) * (k + 1) + i},
+      {"tiny", 1e-300 * (i + 1)},
+      {"denormal", std::numeric_limits<double>::denorm_min() * (i + 1)},
+      {"negative_zero", -0.0},
+      {"infinity", std::numeric_limits<double>::infinity()},
+      {"third", 1.0 / 3.0 + k},
+  };
+}
+
+// A child that dies does not leave a core file behind.
+void no_core()
+{
+  rlimit r{0, 0};
+  ::setrlimit(RLIMIT_CORE, &r);
+}
+
+}  // namespace
+
+TEST_CASE("run_points returns every iteration in order, bit-exact", "[runner]")
+{
+  Experiment ex = make_experiment({2, 4, 1, 3});
+  auto res = run_points(ex, tricky, quiet(1));
+  REQUIRE(res.size() == 4);
+  for (std::size_t p = 0; p < res.size(); ++p) {
+    CHECK(res[p].index == p);
+    REQUIRE(res[p].iterations.size() == static_cast<std::size_t>(ex.points[p].params.integer("iterations")));
+    for (std::uint32_t i = 0; i < res[p].iterations.size(); ++i) {
+      const Metrics& m = res[p].iterations[i];
+      CHECK(m.at("iteration") == i);
+      CHECK(m.at("k") == p);
+      CHECK(same_bits(m, tricky(ex.points[p].params, i)));
+    }
+  }
+  const Metrics& first = res[0].iterations[0];
+  CHECK(bits(first.at("sum")) == bits(0.30000000000000004));
+  CHECK(first.at("tiny") == 1e-300);
+  CHECK(first.at("denormal") == std::numeric_limits<double>::denorm_min());
+  CHECK(std::signbit(first.at("negative_zero")));
+  CHECK(std::isinf(first.at("infinity")));
+  CHECK(no_children());
+}
+
+TEST_CASE("run_points gives the same results for any number of jobs", "[runner]")
+{
+  Experiment ex = make_experiment({3, 0, 5, 2, 4});
+  auto one = run_points(ex, tricky, quiet(1));
+  auto three = run_points(ex, tricky, quiet(3));
+  auto zero = run_points(ex, tricky, quiet(0));  // counts as 1
+  auto many = run_points(ex, tricky, quiet(64));
+  CHECK(same_bits(one, three));
+  CHECK(same_bits(one, zero));
+  CHECK(same_bits(one, many));
+  CHECK(one[1].iterations.empty());
+  CHECK(no_children());
+}
+
+TEST_CASE("run_points runs every iteration in its own process", "[runner]")
+{
+  Experiment ex = make_experiment({3, 3});
+  const double parent = static_cast<double>(::getpid());
+  auto res = run_points(
+      ex, [](const Params&, std::uint32_t) { return Metrics{{"pid", static_cast<double>(::getpid())}}; }, quiet(2));
+  std::vector<double> pids;
+  for (const auto& r : res)
+    for (const auto& m : r.iterations) {
+      CHECK(m.at("pid") != parent);
+      pids.push_back(m.at("pid"));
+    }
+  std::sort(pids.begin(), pids.end());
+  CHECK(std::adjacent_find(pids.begin(), pids.end()) == pids.end());
+}
+
+TEST_CASE("run_points carries results bigger than a pipe buffer", "[runner]")
+{
+  Experiment ex = make_experiment({2, 2});
+  auto big = [](const Params& p, std::uint32_t i) {
+    Metrics m;
+    for (int j = 0; j < 5000; ++j)
+      m["metric_with_a_rather_long_name_" + std::to_string(j)] = j * 0.001 + i + 10.0 * p.integer("k");
+    return m;
+  };
+  auto res = run_points(ex, big, quiet(2));
+  for (std::size_t p = 0; p < 2; ++p)
+    for (std::uint32_t i = 0; i < 2; ++i)
+      CHECK(same_bits(res[p].iterations[i], big(ex.points[p].params, i)));
+}
+
+TEST_CASE("run_points with no points or no iterations runs nothing", "[runner]")
+{
+  Experiment empty;
+  CHECK(run_points(empty, tricky, quiet(2)).empty());
+  auto res = run_points(make_experiment({0, 0}), tricky, RunOptions{});
+  REQUIRE(res.size() == 2);
+  CHECK(res[0].iterations.empty());
+  CHECK(res[1].iterations.empty());
+}
+
+TEST_CASE("run_points reports an exception with its point and iteration", "[runner]")
+{
+  Experiment ex = make_experiment({3, 3, 3});
+  auto fn = [](const Params& p, std::uint32_t i) -> Metrics {
+    if (p.integer("k") == 1 && i == 2)
+      throw std::runtime_error("ring buffer exploded");
+    return {{"x", 1.0}};
+  };
+  for (unsigned jobs : {1u, 3u}) {
+    CAPTURE(jobs);
+    CHECK_THROWS_WITH(run_points(ex, fn, quiet(jobs)), "point 1 iteration 2: ring buffer exploded");
+    CHECK(no_children());
+  }
+}
+
+TEST_CASE("run_points reports a child killed by a signal and kills the others", "[runner]")
+{
+  Experiment ex = make_experiment({3});
+  auto fn = [](const Params&, std::uint32_t i) -> Metrics {
+    if (i == 1) {
+      no_core();
+      std::signal(SIGABRT, SIG_DFL);  // not the test framework's handler
+      std::abort();
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(20));
+    return {{"x", 1.0}};
+  };
+  auto start = std::chrono::steady_clock::now();
+  try {
+    run_points(ex, fn, quiet(3));
+    FAIL("no exception");
+  } catch (const std::runtime_error& e) {
+    std::string what = e.what();
+    CHECK_THAT(what, Catch::StartsWith("point 0 iteration 1: "));
+    CHECK_THAT(what, Catch::Contains("SIGABRT"));
+  }
+  // The sleeping siblings were killed, not waited for.
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+  CHECK(no_children());
+}
+
+TEST_CASE("run_points reports a child's non-zero exit status", "[runner]")
+{
+  Experiment ex = make_experiment({1, 1});
+  auto fn = [](const Params& p, std::uint32_t) -> Metrics {
+    if (p.integer("k") == 1)
+      ::_exit(7);
+    return {{"x", 1.0}};
+  };
+  CHECK_THROWS_WITH(run_points(ex, fn, quiet(1)), "point 1 iteration 0: child exited with status 7");
+  CHECK(no_children());
+}
+
+TEST_CASE("run_points reports a child exiting 0 without a result", "[runner]")
+{
+  Experiment ex = make_experiment({1});
+  auto fn = [](const Params&, std::uint32_t) -> Metrics { ::_exit(0); };
+  CHECK_THROWS_WITH(run_points(ex, fn, quiet(1)), "point 0 iteration 0: child exited without a valid result");
+  CHECK(no_children());
+}
+
+TEST_CASE("run_points with progress on still returns the results", "[runner]")
+{
+  Experiment ex = make_experiment({2, 2});
+  RunOptions o;
+  o.jobs = 2;
+  o.progress = true;  // lines go to stderr
+  auto res = run_points(ex, tricky, o);
+  CHECK(same_bits(res, run_points(ex, tricky, quiet(1))));
+}

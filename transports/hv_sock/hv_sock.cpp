@@ -1,0 +1,649 @@
+#include "transports/hv_sock/hv_sock.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "models/vmbus_ring.hpp"
+#include "sim/rng.hpp"
+#include "sim/world.hpp"
+#include "transports/hv_sock/costs.hpp"
+#include "transports/hv_sock/ring_math.hpp"
+
+namespace vsim::hv_sock {
+
+namespace {
+
+using models::VmbusRing;
+
+struct Counters {
+  std::uint64_t syscalls = 0;          // send()/recv() calls on the Linux side
+  std::uint64_t space_checks = 0;      // hvs_channel_writable_bytes evaluations
+  std::uint64_t pending_writes = 0;    // pending_send_sz set/clear (Linux side)
+  std::uint64_t allocations = 0;       // 4 KiB send buffers (kmalloc)
+  std::uint64_t copies = 0;            // guest kernel copies
+  std::uint64_t signals_to_host = 0;   // vmbus_setevent from the guest
+  std::uint64_t interrupts_to_guest = 0;
+  std::uint64_t writer_blocks = 0;     // writer found the ring full and slept
+  std::uint64_t reader_blocks = 0;     // reader found the ring empty and slept
+  std::uint64_t host_dpc_runs = 0;
+  std::uint64_t packets = 0;
+};
+
+struct Knobs {
+  bool send_loop;
+  bool per_check;  // pending_send_sz protocol before June 2019
+  std::uint64_t message_size;
+  std::uint64_t total_bytes;
+  std::uint32_t host_packet;
+};
+
+class GuestIrq;
+
+// One hv_sock connection: a VMBus channel with its two rings.
+struct Channel {
+  Channel(int i, std::uint32_t out_size, std::uint32_t in_size) : index(i), outbound(out_size), inbound(in_size) {}
+  int index;
+  VmbusRing outbound;  // guest -> host
+  VmbusRing inbound;   // host -> guest
+  SimThread* guest = nullptr;  // the Linux socket's thread (writer or reader)
+  SimThread* host = nullptr;   // the Windows side
+  Counters n;
+  std::uint64_t delivered = 0;
+  Time done_at = 0;
+
+  // Keeps memory flat whatever the transfer size: no thread reads shared
+  // state stamped before the engine's clock (every local clock is >= it).
+  void prune(const World& w)
+  {
+    if (++ops_ % 1024 == 0) {
+      outbound.forget_before(w.engine_clock());
+      inbound.forget_before(w.engine_clock());
+    }
+  }
+
+private:
+  std::uint64_t ops_ = 0;
+};
+
+// What every thread of one simulation shares.
+struct Shared {
+  Costs k;
+  Knobs knobs;
+  GuestIrq* irq = nullptr;
+  std::uint64_t seed;
+  std::uint32_t iteration;
+};
+
+// A latency drawn from the thread's own random stream.
+class Latency {
+public:
+  Latency(const Shared& s, const std::string& component) : rng_(s.seed, s.iteration, component), j_(s.k.latency_jitter) {}
+  double operator()(double cycles) { return rng_.jitter(cycles, j_); }
+
+private:
+  Rng rng_;
+  double j_;
+};
+
+// Interrupt context of guest vCPU 0: the synthetic interrupt (an exit and
+// re-entry charged as hypervisor time), vmbus_isr, then the vmbus_on_event
+// tasklet running hvs_channel_cb for the channel. Interrupts preempt any
+// thread on vCPU 0.
+class GuestIrq : public SimThread {
+public:
+  GuestIrq(World& w, Cpu& cpu, Shared& s) : SimThread(w, "vmbus_isr", cpu), s_(s), lat_(s, "guest_wakeup")
+  {
+    set_daemon();
+    cpu.set_takes_interrupts();
+  }
+
+  // The host signals channel ch; the interrupt arrives on vCPU 0 at t.
+  void raise(Time t, Channel& ch)
+  {
+    ++ch.n.interrupts_to_guest;
+    requests_.push(Request{t, seq_++, &ch});
+    wake_at(t);
+  }
+
+protected:
+  void body() override
+  {
+    for (;;) {
+      wait();
+      for (;;) {
+        observe();
+        if (requests_.empty() || requests_.top().t > now())
+          break;
+        Request r = requests_.top();
+        requests_.pop();
+        run_interrupt(*r.ch, r.t);
+      }
+    }
+  }
+
+private:
+  struct Request {
+    Time t;
+    std::uint64_t seq;
+    Channel* ch;
+    bool operator>(const Request& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  };
+
+  void run_interrupt(Channel& ch, Time t)
+  {
+    const Costs& k = s_.k;
+    Time start = cpu().irq_start(t);
+    if (start > now())
+      delay(start - now());
+    cpu().add_irq(start, k.guest_irq_exit, Cat::Hypervisor);
+    cpu().add_irq(start + k.guest_irq_exit, k.guest_isr + k.guest_tasklet, Cat::Irq);
+    delay(k.guest_irq_exit + k.guest_isr + k.guest_tasklet);
+    observe();
+    channel_callback(ch);
+  }
+
+  // hvs_channel_cb(): wake a reader if data is readable (sk_data_ready), a
+  // writer if the outbound ring has room (sk_write_space).
+  void channel_callback(Channel& ch)
+  {
+    bool readable = ch.inbound.bytes_to_read(now()) >= models::hvs_packet_len(0);
+    bool writable = ch.outbound.bytes_to_write(now()) > 0;
+    if ((readable || writable) && ch.guest->waiting())
+      ch.guest->wake_at(now() + lat_(s_.k.guest_wakeup_latency));
+  }
+
+  Shared& s_;
+  Latency lat_;
+  std::uint64_t seq_ = 0;
+  std::priority_queue<Request, std::vector<Request>, std::greater<Request>> requests_;
+};
+
+// The Linux application thread calling send() in a loop.
+class LinuxWriter : public SimThread {
+public:
+  LinuxWriter(World& w, Cpu& cpu, Shared& s, Channel& ch)
+      : SimThread(w, fmt::format("linux_writer{}", ch.index), cpu), s_(s), ch_(ch), ring_(ch.outbound),
+        lat_(s, fmt::format("conn{}.guest_signal", ch.index))
+  {
+  }
+
+protected:
+  void body() override
+  {
+    const Knobs& kn = s_.knobs;
+    if (!kn.per_check)  // since June 2019: set once when the channel opens
+      ring_.set_pending_send_sz(now(), kPendingSendSize);
+    std::uint64_t left = kn.total_bytes;
+    while (left > 0) {
+      std::uint64_t msg = std::min(left, kn.message_size);
+      send(msg);
+      ch_.prune(world());
+      left -= msg;
+    }
+  }
+
+private:
+  // vsock_stream_sendmsg(): wait for space, enqueue, until the message is out.
+  void send(std::uint64_t msg)
+  {
+    const Costs& k = s_.k;
+    charge(k.guest_user_per_call, Cat::User);
+    charge(k.guest_send_syscall, Cat::Sys);
+    ++ch_.n.syscalls;
+    std::uint64_t rem = msg;
+    while (rem > 0) {
+      while (has_space() == 0)
+        block_for_space();
+      rem -= enqueue(rem);
+    }
+  }
+
+  std::uint32_t writable_now()
+  {
+    charge(s_.k.guest_space_check, Cat::Sys);
+    ++ch_.n.space_checks;
+    observe();
+    return writable_bytes(ring_.bytes_to_write(now()));
+  }
+
+  void write_pending(std::uint32_t v)
+  {
+    charge(s_.k.guest_pending_send_sz_write, Cat::Sys);
+    ++ch_.n.pending_writes;
+    ring_.set_pending_send_sz(now(), v);
+  }
+
+  // hvs_stream_has_space(). Before June 2019 it cleared pending_send_sz when
+  // there was room, else set it and checked again (to close the race with
+  // the host's read), clearing it if room had appeared.
+  std::uint32_t has_space()
+  {
+    std::uint32_t w = writable_now();
+    if (!s_.knobs.per_check)
+      return w;
+    if (w > 0) {
+      write_pending(0);
+      return w;
+    }
+    write_pending(kPendingSendSize);
+    w = writable_now();
+    if (w > 0)
+      write_pending(0);
+    return w;
+  }
+
+  // Sleep in vsock_stream_sendmsg until hvs_channel_cb reports write space.
+  void block_for_space()
+  {
+    ++ch_.n.writer_blocks;
+    wait();
+    charge(s_.k.guest_context_switch, Cat::Sys);
+  }
+
+  // hvs_stream_enqueue(): allocate the 4 KiB send buffer, then copy from user
+  // and write one packet (two copies) -- or, with the 2019 send loop, keep
+  // doing so while the ring has room and the message has bytes left.
+  std::uint64_t enqueue(std::uint64_t rem)
+  {
+    const Costs& k = s_.k;
+    charge(k.guest_enqueue_call, Cat::Sys);
+    ++ch_.n.allocations;
+    std::uint64_t written = 0;
+    for (;;) {
+      std::uint32_t n = std::min<std::uint64_t>({rem - written, writable_now(), kSendBufPayload});
+      if (n == 0)
+        break;
+      charge(k.guest_copy(n), Cat::Sys);  // memcpy_from_msg into the send buffer
+      charge(k.guest_ring_write + k.guest_copy(models::hvs_packet_len(n)), Cat::Sys);  // hv_ringbuffer_write
+      ch_.n.copies += 2;
+      observe();
+      auto r = ring_.write(now(), n);
+      if (!r.written)
+        throw std::logic_error("hv_sock: writer's packet refused by a ring it had checked for room");
+      ++ch_.n.packets;
+      if (r.signal)
+        signal_host();
+      written += n;
+      if (!s_.knobs.send_loop || written == rem)
+        break;
+    }
+    return written;
+  }
+
+  // vmbus_setevent(): HvSignalEvent hypercall; the host's DPC runs later.
+  void signal_host()
+  {
+    charge(s_.k.guest_signal_host, Cat::Hypervisor);
+    ++ch_.n.signals_to_host;
+    ch_.host->wake_at(now() + lat_(s_.k.host_signal_latency));
+  }
+
+  Shared& s_;
+  Channel& ch_;
+  VmbusRing& ring_;
+  Latency lat_;
+};
+
+// The Linux application thread calling recv() in a loop, with a buffer of
+// workload.message_size bytes.
+class LinuxReader : public SimThread {
+public:
+  LinuxReader(World& w, Cpu& cpu, Shared& s, Channel& ch)
+      : SimThread(w, fmt::format("linux_reader{}", ch.index), cpu), s_(s), ch_(ch), ring_(ch.inbound),
+        lat_(s, fmt::format("conn{}.guest_signal", ch.index))
+  {
+  }
+
+protected:
+  void body() override
+  {
+    const Costs& k = s_.k;
+    const std::uint64_t total = s_.knobs.total_bytes;
+    while (ch_.delivered < total) {
+      charge(k.guest_user_per_call, Cat::User);
+      charge(k.guest_recv_syscall, Cat::Sys);
+      ++ch_.n.syscalls;
+      wait_for_data();
+      ch_.delivered += dequeue();
+      ch_.prune(world());
+    }
+    ch_.done_at = now();
+  }
+
+private:
+  // vsock_stream_recvmsg(): sleep until hvs_stream_has_data().
+  void wait_for_data()
+  {
+    for (;;) {
+      observe();
+      if (packet_left_ > 0 || ring_.visible_packets(now()) > 0)
+        return;
+      ++ch_.n.reader_blocks;
+      wait();
+      charge(s_.k.guest_context_switch, Cat::Sys);
+    }
+  }
+
+  // hvs_stream_dequeue(): copy at most the rest of one packet to the user
+  // (recv() returns after one dequeue: SO_RCVLOWAT is 1).
+  std::uint64_t dequeue()
+  {
+    const Costs& k = s_.k;
+    if (packet_left_ == 0) {  // hv_pkt_iter_first + hvs_update_recv_data
+      charge(k.guest_dequeue_packet, Cat::Sys);
+      packet_left_ = ring_.peek_payload();
+    }
+    std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(packet_left_, s_.knobs.message_size));
+    charge(k.guest_copy(n), Cat::Sys);  // memcpy_to_msg straight from the ring
+    ++ch_.n.copies;
+    packet_left_ -= n;
+    if (packet_left_ == 0) {  // hv_pkt_iter_next, closing when drained
+      observe();
+      auto r = ring_.iter_next(now());
+      ++ch_.n.packets;
+      if (r.closed) {
+        charge(k.guest_iter_close, Cat::Sys);
+        if (r.signal)
+          signal_host();
+      } else {
+        charge(k.guest_dequeue_packet, Cat::Sys);
+        packet_left_ = ring_.peek_payload();
+      }
+    }
+    return n;
+  }
+
+  void signal_host()
+  {
+    charge(s_.k.guest_signal_host, Cat::Hypervisor);
+    ++ch_.n.signals_to_host;
+    ch_.host->wake_at(now() + lat_(s_.k.host_signal_latency));
+  }
+
+  Shared& s_;
+  Channel& ch_;
+  VmbusRing& ring_;
+  Latency lat_;
+  std::uint32_t packet_left_ = 0;
+};
+
+// Windows side, guest-to-host: the channel's DPC (scheduled by the guest's
+// signal) drains the ring with interrupt_mask set, hands the data to the
+// reading application, publishes read_index when drained (signalling the
+// guest if that crossed pending_send_sz), unmasks and checks once more.
+class HostReader : public SimThread {
+public:
+  HostReader(World& w, Cpu& cpu, Shared& s, Channel& ch)
+      : SimThread(w, fmt::format("host_reader{}", ch.index), cpu), s_(s), ch_(ch), ring_(ch.outbound),
+        lat_(s, fmt::format("conn{}.host_signal", ch.index))
+  {
+  }
+
+protected:
+  void body() override
+  {
+    const Costs& k = s_.k;
+    const std::uint64_t total = s_.knobs.total_bytes;
+    while (ch_.delivered < total) {
+      wait();
+      ++ch_.n.host_dpc_runs;
+      charge(k.host_dpc, Cat::Sys);
+      ring_.set_interrupt_mask(now(), true);
+      drain();
+    }
+    ch_.done_at = now();
+  }
+
+private:
+  void drain()
+  {
+    const Costs& k = s_.k;
+    for (;;) {
+      observe();
+      std::uint32_t n = ring_.visible_packets(now());
+      if (n > 0) {
+        charge(k.host_recv_call, Cat::Sys);
+        for (; n > 0; --n) {
+          std::uint32_t p = ring_.peek_payload();
+          charge(k.host_rx_packet + k.host_copy(p), Cat::Sys);
+          ring_.consume(now());
+          ch_.delivered += p;
+        }
+        continue;
+      }
+      if (ring_.iter_close(now())) {
+        charge(k.host_signal_guest, Cat::Sys);
+        s_.irq->raise(now() + lat_(k.host_interrupt_latency), ch_);
+      }
+      ring_.set_interrupt_mask(now(), false);
+      observe();
+      if (ring_.visible_packets(now()) == 0)
+        return;
+      ring_.set_interrupt_mask(now(), true);
+    }
+  }
+
+  Shared& s_;
+  Channel& ch_;
+  VmbusRing& ring_;
+  Latency lat_;
+};
+
+// Windows side, host-to-guest: the application's send() cut into packets of
+// up to hv_sock.host_packet_size; when a packet does not fit, the writer
+// advertises pending_send_sz and sleeps until the guest's signal.
+class HostWriter : public SimThread {
+public:
+  HostWriter(World& w, Cpu& cpu, Shared& s, Channel& ch)
+      : SimThread(w, fmt::format("host_writer{}", ch.index), cpu), s_(s), ch_(ch), ring_(ch.inbound),
+        lat_(s, fmt::format("conn{}.host_interrupt", ch.index))
+  {
+  }
+
+protected:
+  void body() override
+  {
+    const Costs& k = s_.k;
+    const Knobs& kn = s_.knobs;
+    // A packet must fit an empty ring with the headroom Linux also keeps.
+    const std::uint32_t max_pkt = std::min(kn.host_packet, writable_bytes(ring_.data_size()));
+    std::uint64_t left = kn.total_bytes;
+    while (left > 0) {
+      std::uint64_t msg = std::min(left, kn.message_size);
+      charge(k.host_send_call, Cat::Sys);
+      for (std::uint64_t rem = msg; rem > 0;) {
+        std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(rem, max_pkt));
+        wait_for_room(models::hvs_packet_len(n));
+        charge(k.host_tx_packet + k.host_copy(n), Cat::Sys);
+        observe();
+        auto r = ring_.write(now(), n);
+        if (!r.written)
+          throw std::logic_error("hv_sock: host packet refused by a ring it had checked for room");
+        ++ch_.n.packets;
+        if (r.signal) {
+          charge(k.host_signal_guest, Cat::Sys);
+          s_.irq->raise(now() + lat_(k.host_interrupt_latency), ch_);
+        }
+        rem -= n;
+      }
+      left -= msg;
+    }
+  }
+
+private:
+  void wait_for_room(std::uint32_t need)
+  {
+    observe();
+    if (ring_.bytes_to_write(now()) > need)
+      return;
+    ring_.set_pending_send_sz(now(), need);
+    for (;;) {
+      observe();
+      if (ring_.bytes_to_write(now()) > need)
+        break;
+      wait();
+      charge(s_.k.host_dpc, Cat::Sys);  // woken by the guest's signal through a DPC
+    }
+    ring_.set_pending_send_sz(now(), 0);
+  }
+
+  Shared& s_;
+  Channel& ch_;
+  VmbusRing& ring_;
+  Latency lat_;
+};
+
+std::uint32_t ring_size(const Params& p, const char* key, const char* sysctl, SocketBuffer which)
+{
+  std::optional<std::uint64_t> opt;
+  if (!p.is_word(key, "default"))
+    opt = static_cast<std::uint64_t>(p.integer(key));
+  std::uint32_t sk = socket_buffer_value(opt, static_cast<std::uint64_t>(p.integer(sysctl)), which);
+  return ring_size_for(sk, p.text("hv_sock.ring_sizing") == "sockopt");
+}
+
+// Per-iteration variability: the host's costs scaled by one factor drawn
+// from the iteration's own stream.
+void apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t iteration)
+{
+  Rng rng(seed, iteration, "host_speed");
+  double f = 1.0 - k.iteration_jitter + 2.0 * k.iteration_jitter * rng.uniform();
+  for (double* c : {&k.host_dpc, &k.host_rx_packet, &k.host_recv_call, &k.host_send_call, &k.host_tx_packet,
+                    &k.host_signal_guest})
+    *c = std::round(*c * f);
+  k.host_copy_bytes_per_cycle /= f;
+}
+
+}  // namespace
+
+Metrics simulate(const Params& p, std::uint32_t iteration)
+{
+  Shared s;
+  s.k = Costs::from(p);
+  s.seed = static_cast<std::uint64_t>(p.integer("seed"));
+  s.iteration = iteration;
+  apply_iteration_jitter(s.k, s.seed, iteration);
+  s.knobs.send_loop = p.boolean("hv_sock.send_loop");
+  s.knobs.per_check = p.text("hv_sock.pending_send_size") == "per_check";
+  s.knobs.message_size = static_cast<std::uint64_t>(p.integer("workload.message_size"));
+  s.knobs.total_bytes = static_cast<std::uint64_t>(p.integer("workload.total_bytes"));
+  s.knobs.host_packet = static_cast<std::uint32_t>(p.integer("hv_sock.host_packet_size"));
+  const bool g2h = p.text("direction") == "guest_to_host";
+  const int conns = static_cast<int>(p.integer("workload.connections"));
+  const int vcpus = static_cast<int>(p.integer("guest.vcpus"));
+  const int hcpus = static_cast<int>(p.integer("host.cpus"));
+
+  World world(p.text("sim.mode") == "exact");
+  std::vector<Cpu*> guest, host;
+  for (int i = 0; i < vcpus; ++i)
+    guest.push_back(&world.add_cpu(Side::Guest, fmt::format("vcpu{}", i)));
+  for (int i = 0; i < hcpus; ++i)
+    host.push_back(&world.add_cpu(Side::Host, fmt::format("hcpu{}", i)));
+
+  s.irq = &world.spawn<GuestIrq>(*guest[0], s);
+  const std::uint32_t out_size = ring_size(p, "hv_sock.sndbuf", "hv_sock.sysctl_wmem_max", SocketBuffer::Send);
+  const std::uint32_t in_size = ring_size(p, "hv_sock.rcvbuf", "hv_sock.sysctl_rmem_max", SocketBuffer::Receive);
+  std::deque<Channel> channels;
+  std::vector<SimThread*> writers, readers;
+  for (int i = 0; i < conns; ++i) {
+    Channel& ch = channels.emplace_back(i, out_size, in_size);
+    Cpu& gcpu = *guest[(1 + i) % vcpus];
+    Cpu& hcpu = *host[i % hcpus];
+    if (g2h) {
+      ch.guest = &world.spawn<LinuxWriter>(gcpu, s, ch);
+      ch.host = &world.spawn<HostReader>(hcpu, s, ch);
+      writers.push_back(ch.guest);
+      readers.push_back(ch.host);
+    } else {
+      ch.host = &world.spawn<HostWriter>(hcpu, s, ch);
+      ch.guest = &world.spawn<LinuxReader>(gcpu, s, ch);
+      writers.push_back(ch.host);
+      readers.push_back(ch.guest);
+    }
+  }
+
+  world.run();
+
+  // Conservation: every byte sent was received, exactly once.
+  Time elapsed = 0;
+  Counters sum;
+  std::uint64_t delivered = 0;
+  for (const Channel& ch : channels) {
+    const VmbusRing& ring = g2h ? ch.outbound : ch.inbound;
+    ring.check_invariants();
+    if (ch.delivered != s.knobs.total_bytes || ring.payload_written() != s.knobs.total_bytes ||
+        ring.payload_consumed() != s.knobs.total_bytes)
+      throw std::logic_error(fmt::format(
+          "invariant violated: bytes in == bytes out (connection {}: sent {}, ring wrote {}, read {}, delivered {})",
+          ch.index, s.knobs.total_bytes, ring.payload_written(), ring.payload_consumed(), ch.delivered));
+    elapsed = std::max(elapsed, ch.done_at);
+    delivered += ch.delivered;
+    const Counters& c = ch.n;
+    sum.syscalls += c.syscalls;
+    sum.space_checks += c.space_checks;
+    sum.pending_writes += c.pending_writes;
+    sum.allocations += c.allocations;
+    sum.copies += c.copies;
+    sum.signals_to_host += c.signals_to_host;
+    sum.interrupts_to_guest += c.interrupts_to_guest;
+    sum.writer_blocks += c.writer_blocks;
+    sum.reader_blocks += c.reader_blocks;
+    sum.host_dpc_runs += c.host_dpc_runs;
+    sum.packets += c.packets;
+  }
+  const Costs& k = s.k;
+  double secs = k.seconds(elapsed);
+  Metrics m;
+  m["elapsed_seconds"] = secs;
+  m["throughput_MBps"] = static_cast<double>(delivered) / secs / 1e6;
+  auto thread_secs = [&](const std::vector<SimThread*>& ts, std::initializer_list<Cat> cats) {
+    double c = 0;
+    for (const SimThread* t : ts)
+      for (Cat cat : cats)
+        c += t->cpu_time()[cat];
+    return k.seconds(c);
+  };
+  m["writer_sys_seconds"] = thread_secs(writers, {Cat::Sys, Cat::Hypervisor});
+  m["writer_user_seconds"] = thread_secs(writers, {Cat::User});
+  m["reader_sys_seconds"] = thread_secs(readers, {Cat::Sys, Cat::Hypervisor});
+  m["reader_user_seconds"] = thread_secs(readers, {Cat::User});
+  auto side_percent = [&](Side side) {
+    double busy = 0;
+    for (const auto& c : world.cpus())
+      if (c->side() == side)
+        busy += c->time().busy();
+    return busy / elapsed * 100.0;
+  };
+  m["guest_cpu_percent"] = side_percent(Side::Guest);
+  m["host_cpu_percent"] = side_percent(Side::Host);
+  const double mb = static_cast<double>(delivered) / 1e6;
+  auto per_mb = [&](const char* name, std::uint64_t v) { m[std::string(name) + "_per_MB"] = static_cast<double>(v) / mb; };
+  per_mb("syscalls", sum.syscalls);
+  per_mb("space_checks", sum.space_checks);
+  per_mb("pending_send_sz_writes", sum.pending_writes);
+  per_mb("allocations", sum.allocations);
+  per_mb("copies", sum.copies);
+  per_mb("signals_to_host", sum.signals_to_host);
+  per_mb("interrupts_to_guest", sum.interrupts_to_guest);
+  per_mb("ring_full_stalls", sum.writer_blocks);
+  per_mb("reader_sleeps", sum.reader_blocks);
+  per_mb("host_dpc_runs", sum.host_dpc_runs);
+  per_mb("packets", sum.packets);
+  m["ring_bytes_guest_to_host"] = out_size;
+  m["ring_bytes_host_to_guest"] = in_size;
+  const SimStats& st = world.stats();
+  m["sim_simcalls"] = static_cast<double>(st.simcalls());
+  m["sim_sleeps"] = static_cast<double>(st.sleeps);
+  m["sim_waits"] = static_cast<double>(st.waits);
+  m["sim_observes"] = static_cast<double>(st.observes);
+  return m;
+}
+
+}  // namespace vsim::hv_sock
