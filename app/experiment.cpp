@@ -713,13 +713,17 @@ private:
   void expand(Experiment& ex) const
   {
     const std::size_t zip_len = zip_.empty() ? 1 : zip_.front().values.size();
-    std::size_t total = zip_len;
-    for (const auto& a : grid_) {
-      total *= a.values.size();
+    std::size_t total = 1;
+    auto multiply = [&](const Axis& a, std::size_t n, const char* kind) {
+      total *= n;
       if (total > kMaxPoints)
-        fail(a.key_at, std::string("sweep.grid.") + a.key,
+        fail(a.key_at, fmt::format("{}.{}", kind, a.key),
              fmt::format("the sweep has more than {} points (allowed: at most {})", kMaxPoints, kMaxPoints));
-    }
+    };
+    if (!zip_.empty())
+      multiply(zip_.front(), zip_len, "sweep.zip");
+    for (const auto& a : grid_)
+      multiply(a, a.values.size(), "sweep.grid");
     std::vector<std::size_t> pos(grid_.size(), 0);  // odometer over the grid, last key fastest
     for (std::size_t index = 0; index < total; ++index) {
       const std::size_t z = index / (total / zip_len);
@@ -803,6 +807,9 @@ Experiment load_experiment_text(const std::string& text, const std::string& disp
 
 Experiment load_experiment(const std::string& path, const std::vector<std::string>& sets, const ParamRegistry& reg)
 {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(fmt::format("{}: error: cannot read the file: it is a directory", path));
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw InputError(fmt::format("{}: error: cannot read the file: {}", path, std::strerror(errno)));

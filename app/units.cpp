@@ -115,8 +115,8 @@ std::optional<std::int64_t> parse_size(std::string_view text, std::string* why)
     multiplier = unit->bytes;
   }
 
-  // mantissa x multiplier < 2^120 < 10^37 and its last fraction digit is not
-  // zero, so it cannot be a multiple of 10^37 or more: no whole byte count.
+  // With decimals the mantissa ends in a non-zero digit, so mantissa x
+  // multiplier is non-zero and below 2^120 < 10^37: no multiple of 10^37.
   if (decimals > 36)
     return fail(why, fmt::format("'{}' is not a whole number of bytes", shown));
   unsigned __int128 scale = 1;

@@ -78,6 +78,8 @@ public:
   // Shared CPUs: end of the operation of the thread holding the CPU.
   Time busy_until() const { return busy_until_; }
   void set_busy_until(Time t) { busy_until_ = t; }
+  bool held() const { return held_; }
+  void set_held(bool h) { held_ = h; }
 
 private:
   int index_;
@@ -90,6 +92,7 @@ private:
   Time irq_busy_until_ = 0;
   Time committed_until_ = 0;
   Time busy_until_ = 0;
+  bool held_ = false;
   double stolen_ = 0;
   std::deque<std::pair<Time, Time>> irqs_;  // [start, end), in time order
 };

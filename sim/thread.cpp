@@ -1,8 +1,13 @@
 #include "sim/thread.hpp"
 
+#include <algorithm>
 #include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
 #include "sim/world.hpp"
@@ -34,6 +39,9 @@ Time SimThread::effective_time() const
 void SimThread::sync_engine()
 {
   ++world_->stats().sleeps;
+  if (now_ < world_->engine_clock())
+    throw std::logic_error(fmt::format("invariant violated: thread {}'s clock ({}) is behind the engine's ({})", name_,
+                                       now_, world_->engine_clock()));
   if (now_ > world_->engine_clock())
     sg4::this_actor::sleep_until(now_);
   else
@@ -77,10 +85,13 @@ void SimThread::charge(double cycles, Cat c)
   // another thread holds it, then hold it until the work (stretched by any
   // interrupt that arrives meanwhile) is done.
   sync_engine();
-  while (cpu_->busy_until() > now_) {
-    now_ = cpu_->busy_until();
+  // The holder may be about to find that an interrupt stretched its work:
+  // wait until it has released the CPU, not merely until its planned end.
+  while (cpu_->held() || cpu_->busy_until() > now_) {
+    now_ = std::max(now_, cpu_->busy_until());
     sync_engine();
   }
+  cpu_->set_held(true);
   Time start = now_ + cpu_->take_stolen();
   Time end = cpu_->finish_time(start, cycles);
   for (;;) {
@@ -88,11 +99,12 @@ void SimThread::charge(double cycles, Cat c)
     now_ = end;
     sync_engine();
     Time again = cpu_->finish_time(start, cycles);
-    if (again == end)
+    if (again <= end)
       break;
     end = again;
   }
   cpu_->commit(end);
+  cpu_->set_held(false);
 }
 
 void SimThread::wake_at(Time t)
@@ -103,10 +115,16 @@ void SimThread::wake_at(Time t)
     sem_->release();
 }
 
-void SimThread::wait()
+bool SimThread::wait()
 {
-  while (!wakeups_.empty() && wakeups_.top() <= now_)
-    wakeups_.pop();
+  // A wake-up stamped at or before now arrived while this thread was
+  // preparing to sleep (after its last check): like a wake_up() between
+  // prepare_to_wait() and schedule(), it makes the sleep return at once.
+  if (!wakeups_.empty() && wakeups_.top() <= now_) {
+    while (!wakeups_.empty() && wakeups_.top() <= now_)
+      wakeups_.pop();
+    return false;
+  }
   waiting_ = true;
   for (;;) {
     ++world_->stats().waits;
@@ -127,12 +145,24 @@ void SimThread::wait()
   // Wake-ups for the same instant are one wake-up.
   while (!wakeups_.empty() && wakeups_.top() <= now_)
     wakeups_.pop();
+  return true;
 }
 
 void SimThread::start()
 {
   auto actor = sg4::Actor::create(name_, cpu_->host(), [this] {
-    body();
+    try {
+      body();
+    } catch (const simgrid::ForcefulKillException&) {
+      throw;  // SimGrid's own way of ending an actor
+    } catch (const std::exception& e) {
+      // An exception escaping an actor would abort the process: record it,
+      // stop the simulation, and let World::run() report it.
+      world_->fail(name_ + ": " + e.what());
+      finished_ = true;
+      sg4::Actor::kill_all();
+      return;
+    }
     finished_ = true;
     finished_at_ = now_;
   });

@@ -53,10 +53,12 @@ public:
   void delay(double cycles) { now_ += cycles; }
   // Make state published by other threads up to now() visible (see above).
   void observe();
-  // Block until the earliest pending wake-up later than now(); the clock
-  // moves to that wake-up's time. Wake-ups at or before now() are stale
-  // (the thread was running then) and are dropped.
-  void wait();
+  // Block until the earliest pending wake-up; the clock moves to its time.
+  // If a wake-up at or before now() is pending, return at once (it came
+  // while the thread was deciding to sleep). Callers re-check their
+  // condition after waking, as kernel wait loops do. Returns whether the
+  // thread actually slept.
+  bool wait();
 
   // --- used by other threads --------------------------------------------
   // Wake this thread at time t (no effect before t; t >= caller's now()).

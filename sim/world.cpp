@@ -4,6 +4,8 @@
 #include <simgrid/s4u/NetZone.hpp>
 #include <xbt/log.h>
 
+#include <stdexcept>
+
 namespace sg4 = simgrid::s4u;
 
 namespace vsim {
@@ -50,6 +52,8 @@ void World::run()
   for (auto& t : threads_)
     t->start();
   engine_->run();
+  if (!error_.empty())
+    throw std::logic_error(error_);
 }
 
 }  // namespace vsim

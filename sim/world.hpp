@@ -46,7 +46,14 @@ public:
     return ref;
   }
 
+  // Runs the simulation; rethrows (std::logic_error) the first error a
+  // thread reported.
   void run();
+  void fail(const std::string& what)
+  {
+    if (error_.empty())
+      error_ = what;
+  }
 
   bool exact() const { return exact_; }
   int register_thread(SimThread* t);  // returns its id
@@ -64,6 +71,7 @@ private:
   std::vector<std::unique_ptr<SimThread>> threads_;
   std::vector<SimThread*> registered_;
   SimStats stats_;
+  std::string error_;
 };
 
 }  // namespace vsim

@@ -256,7 +256,8 @@ TEST_CASE("error: out of range shows the range with its unit", "[experiment]")
         "t.yaml:2:14: error: costs.clock_ghz: 20 is out of range (allowed: 0.1 .. 10 GHz)");
   CHECK(error_of("costs:\n  clock_ghz: 1e400") ==
         "t.yaml:2:14: error: costs.clock_ghz: 1e400 is out of range (allowed: 0.1 .. 10 GHz)");
-  CHECK(error_of("guest: {vcpus: 65}") == "t.yaml:1:16: error: guest.vcpus: 65 is out of range (allowed: 1 .. 64 vCPUs)");
+  CHECK(error_of("guest: {vcpus: 65}") ==
+        "t.yaml:1:16: error: guest.vcpus: 65 is out of range (allowed: 1 .. 64 vCPUs)");
 }
 
 TEST_CASE("error: a choice that is not allowed lists the choices", "[experiment]")
@@ -300,6 +301,18 @@ TEST_CASE("error: sweep structure", "[experiment]")
   CHECK(error_of("sweep:\n  zip:\n    seed: [1, 2, 3]\n    iterations: [1, 2]") ==
         "t.yaml:4:17: error: sweep.zip.iterations: the list has 2 values but sweep.zip.seed has 3 (zip lists must "
         "have equal lengths)");
+}
+
+TEST_CASE("error: a sweep with too many points", "[experiment]")
+{
+  std::string seeds;  // 1 .. 400
+  for (int i = 1; i <= 400; ++i)
+    seeds += (i > 1 ? ", " : "") + std::to_string(i);
+  const std::string text =
+      "sweep:\n  grid:\n    seed: [" + seeds + "]\n    host.cpus: [1, 2]\n    iterations: [" + seeds + "]";
+  CHECK(error_of(text) ==
+        "t.yaml:5:5: error: sweep.grid.iterations: the sweep has more than 100000 points (allowed: at most 100000)");
+  CHECK(load("sweep:\n  grid:\n    seed: [" + seeds + "]\n    iterations: [1, 2]").points.size() == 800);
 }
 
 TEST_CASE("error: every sweep value is validated at its own position", "[experiment]")
@@ -366,8 +379,10 @@ TEST_CASE("error: --set entries", "[experiment]")
         "--set 'workload=3': error: workload: a group of keys, not a key; set one of them (allowed: connections, "
         "message_size, total_bytes)");
   CHECK(error_of("seed: 1", {"seed=x"}) == "--set 'seed=x': error: seed: expected an integer, got 'x' " + kSeedRange);
-  CHECK(error_of("seed: 1", {"seed="}) == "--set 'seed=': error: seed: expected an integer, got no value " + kSeedRange);
-  CHECK(error_of("seed: 1", {"seed=[1"}) == "--set 'seed=[1': error: seed: invalid YAML value: end of sequence flow not found");
+  CHECK(error_of("seed: 1", {"seed="}) ==
+        "--set 'seed=': error: seed: expected an integer, got no value " + kSeedRange);
+  CHECK(error_of("seed: 1", {"seed=[1"}) ==
+        "--set 'seed=[1': error: seed: invalid YAML value: end of sequence flow not found");
   CHECK(error_of("seed: 1", {"hv_sock.sndbuf=12 KB"}) ==
         "--set 'hv_sock.sndbuf=12 KB': error: hv_sock.sndbuf: unknown unit 'KB' in '12 KB' (allowed: B, KiB, MiB, "
         "GiB, kB, MB, GB)");
@@ -395,6 +410,13 @@ TEST_CASE("error: reading a missing file names it", "[experiment]")
     FAIL("no error");
   } catch (const InputError& e) {
     CHECK(std::string(e.what()) == "/nonexistent/x.yaml: error: cannot read the file: No such file or directory");
+  }
+  const std::string dir = std::string(VSIM_SOURCE_DIR) + "/tests/data";
+  try {
+    load_experiment(dir, {}, registry());
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) == dir + ": error: cannot read the file: it is a directory");
   }
 }
 
@@ -552,7 +574,7 @@ TEST_CASE("point count is the product of the axes", "[experiment]")
   CHECK(labels(ex)[1] == "iterations=1 host.cpus=4 seed=1 workload.connections=1 guest.vcpus=4");
 }
 
-TEST_CASE("--set replaces a grid axis with its value", "[experiment]")
+TEST_CASE("set option: replaces a grid axis with its value", "[experiment]")
 {
   const std::string text = "seed: 9\nsweep:\n  grid:\n    workload.message_size: [4KiB, 1MB]\n    seed: [1, 2]";
   const Experiment ex = load(text, {"seed=5"});
@@ -566,7 +588,7 @@ TEST_CASE("--set replaces a grid axis with its value", "[experiment]")
   CHECK(load(text).points.size() == 4);
 }
 
-TEST_CASE("--set on a zip key removes it from the zip only", "[experiment]")
+TEST_CASE("set option: on a zip key removes it from the zip only", "[experiment]")
 {
   const std::string text =
       "sweep:\n  grid:\n    seed: [1, 2]\n  zip:\n    hv_sock.sndbuf: [16KiB, 64KiB]\n    hv_sock.rcvbuf: [16KiB, "
@@ -583,7 +605,7 @@ TEST_CASE("--set on a zip key removes it from the zip only", "[experiment]")
   CHECK(none.points.size() == 2);
 }
 
-TEST_CASE("--set sweep.grid.KEY adds or replaces a grid axis", "[experiment]")
+TEST_CASE("set option: sweep.grid.KEY adds or replaces a grid axis", "[experiment]")
 {
   const std::string text = "sweep:\n  grid:\n    workload.message_size: [4KiB, 1MB]\n    seed: [1, 2]";
   const Experiment replaced = load(text, {"sweep.grid.workload.message_size=[16KiB, 32KiB, 64KiB]"});
@@ -607,7 +629,7 @@ TEST_CASE("--set sweep.grid.KEY adds or replaces a grid axis", "[experiment]")
   CHECK(load("seed: 1", {"seed=3", "sweep.grid.seed=[1, 2]"}).points.size() == 2);
 }
 
-TEST_CASE("--set sweep.zip.KEY replaces a zip list of the same length", "[experiment]")
+TEST_CASE("set option: sweep.zip.KEY replaces a zip list of the same length", "[experiment]")
 {
   const Experiment ex =
       load("sweep:\n  zip:\n    seed: [1, 2]\n    iterations: [1, 2]", {"sweep.zip.seed=[7, 8]"});

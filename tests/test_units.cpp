@@ -74,7 +74,8 @@ TEST_CASE("sizes: overflow is an error, the largest value is not", "[units]")
 {
   CHECK(parse_size("9223372036854775807") == INT64_MAX);
   CHECK(parse_size("8589934591GiB") == 8589934591ll << 30);
-  CHECK(why_not("9223372036854775808") == "'9223372036854775808' is too large (allowed: at most 9223372036854775807 bytes)");
+  CHECK(why_not("9223372036854775808") ==
+        "'9223372036854775808' is too large (allowed: at most 9223372036854775807 bytes)");
   CHECK(why_not("8589934592GiB") == "'8589934592GiB' is too large (allowed: at most 9223372036854775807 bytes)");
   CHECK(why_not("99999999999999999999999999999999999999999GB") ==
         "'99999999999999999999999999999999999999999GB' is too large (allowed: at most 9223372036854775807 bytes)");

@@ -30,7 +30,8 @@ Costs Costs::from(const Params& p)
   k.host_recv_call = c("host_recv_call");
   k.host_send_call = c("host_send_call");
   k.host_tx_packet = c("host_tx_packet");
-  k.host_copy_bytes_per_cycle = c("host_copy_bytes_per_cycle");
+  k.host_rx_copy_bytes_per_cycle = c("host_rx_copy_bytes_per_cycle");
+  k.host_tx_copy_bytes_per_cycle = c("host_tx_copy_bytes_per_cycle");
   k.host_signal_guest = c("host_signal_guest");
   k.host_interrupt_latency = c("host_interrupt_latency");
   k.host_wakeup_latency = c("host_wakeup_latency");

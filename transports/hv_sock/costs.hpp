@@ -15,14 +15,15 @@ struct Costs {
   double guest_signal_host, guest_recv_syscall, guest_dequeue_packet, guest_iter_close;
   double guest_irq_exit, guest_isr, guest_tasklet, guest_wakeup_latency, guest_context_switch;
   double host_signal_latency, host_dpc, host_rx_packet, host_recv_call, host_send_call, host_tx_packet;
-  double host_copy_bytes_per_cycle, host_signal_guest, host_interrupt_latency, host_wakeup_latency;
+  double host_rx_copy_bytes_per_cycle, host_tx_copy_bytes_per_cycle, host_signal_guest, host_interrupt_latency, host_wakeup_latency;
   double latency_jitter, iteration_jitter;
 
   static Costs from(const Params& p);
 
   // Whole cycles, so that sums of costs stay exact.
   double guest_copy(double bytes) const { return guest_copy_fixed + std::ceil(bytes / guest_copy_bytes_per_cycle); }
-  double host_copy(double bytes) const { return std::ceil(bytes / host_copy_bytes_per_cycle); }
+  double host_rx_copy(double bytes) const { return std::ceil(bytes / host_rx_copy_bytes_per_cycle); }
+  double host_tx_copy(double bytes) const { return std::ceil(bytes / host_tx_copy_bytes_per_cycle); }
   double seconds(double cycles) const { return cycles / (clock_ghz * 1e9); }
 };
 

@@ -243,8 +243,8 @@ private:
   void block_for_space()
   {
     ++ch_.n.writer_blocks;
-    wait();
-    charge(s_.k.guest_context_switch, Cat::Sys);
+    if (wait())
+      charge(s_.k.guest_context_switch, Cat::Sys);
   }
 
   // hvs_stream_enqueue(): allocate the 4 KiB send buffer, then copy from user
@@ -326,8 +326,8 @@ private:
       if (packet_left_ > 0 || ring_.visible_packets(now()) > 0)
         return;
       ++ch_.n.reader_blocks;
-      wait();
-      charge(s_.k.guest_context_switch, Cat::Sys);
+      if (wait())
+        charge(s_.k.guest_context_switch, Cat::Sys);
     }
   }
 
@@ -412,7 +412,7 @@ private:
         charge(k.host_recv_call, Cat::Sys);
         for (; n > 0; --n) {
           std::uint32_t p = ring_.peek_payload();
-          charge(k.host_rx_packet + k.host_copy(p), Cat::Sys);
+          charge(k.host_rx_packet + k.host_rx_copy(p), Cat::Sys);
           ring_.consume(now());
           ch_.delivered += p;
         }
@@ -461,7 +461,7 @@ protected:
       for (std::uint64_t rem = msg; rem > 0;) {
         std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(rem, max_pkt));
         wait_for_room(models::hvs_packet_len(n));
-        charge(k.host_tx_packet + k.host_copy(n), Cat::Sys);
+        charge(k.host_tx_packet + k.host_tx_copy(n), Cat::Sys);
         observe();
         auto r = ring_.write(now(), n);
         if (!r.written)
@@ -518,7 +518,8 @@ void apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t iteratio
   for (double* c : {&k.host_dpc, &k.host_rx_packet, &k.host_recv_call, &k.host_send_call, &k.host_tx_packet,
                     &k.host_signal_guest})
     *c = std::round(*c * f);
-  k.host_copy_bytes_per_cycle /= f;
+  k.host_rx_copy_bytes_per_cycle /= f;
+  k.host_tx_copy_bytes_per_cycle /= f;
 }
 
 }  // namespace
@@ -581,8 +582,13 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
     if (ch.delivered != s.knobs.total_bytes || ring.payload_written() != s.knobs.total_bytes ||
         ring.payload_consumed() != s.knobs.total_bytes)
       throw std::logic_error(fmt::format(
-          "invariant violated: bytes in == bytes out (connection {}: sent {}, ring wrote {}, read {}, delivered {})",
-          ch.index, s.knobs.total_bytes, ring.payload_written(), ring.payload_consumed(), ch.delivered));
+          "invariant violated: bytes in == bytes out (connection {}: sent {}, ring wrote {}, read {}, delivered {}; "
+          "the simulation stalled: guest thread {} at t={} {}, host thread {} at t={} {}, free ring bytes {}, "
+          "pending_send_sz {}, interrupt_mask {})",
+          ch.index, s.knobs.total_bytes, ring.payload_written(), ring.payload_consumed(), ch.delivered,
+          ch.guest->name(), ch.guest->now(), ch.guest->waiting() ? "asleep" : "running", ch.host->name(),
+          ch.host->now(), ch.host->waiting() ? "asleep" : "running", ring.bytes_to_write(1e300),
+          ring.pending_send_sz(1e300), ring.interrupt_mask(1e300)));
     elapsed = std::max(elapsed, ch.done_at);
     delivered += ch.delivered;
     const Counters& c = ch.n;

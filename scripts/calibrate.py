@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Fit platform-profile costs to published figures (developer tool).
+
+Runs the calibration experiment with candidate `costs.*` values (through
+--set), compares predicted with measured figures and minimises the mean
+absolute relative error by coordinate descent in log space. Prints the best
+values; copying them into transports/profiles.cpp is a deliberate, reviewed
+step (docs/calibration.md records which rows each parameter was fitted on).
+
+  scripts/calibrate.py experiments/calibration/hyperv-2019.yaml \
+      --fit guest_send_syscall,host_signal_latency,... --rounds 3
+
+Uses short transfers (--bytes, default 20MB) and one iteration: the
+simulated figures are steady-state rates, so they do not depend on the
+transfer size beyond start-up effects (the calibration report in
+docs/calibration.md is made at full size).
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "build", "vsocksim")
+
+
+def load_rows(path):
+    with open(path) as f:
+        lines = [l for l in f if l.strip() and not l.startswith("#")]
+    return list(csv.DictReader(lines))
+
+
+def run(experiment, costs, extra_sets, nbytes, jobs):
+    cmd = [BIN, "run", experiment, "--format", "json", "-q", "--jobs", str(jobs),
+           "--set", "iterations=1", "--set", f"workload.total_bytes={nbytes}"]
+    for k, v in sorted(costs.items()):
+        cmd += ["--set", f"costs.{k}={v:.6g}"]
+    for s in extra_sets:
+        cmd += ["--set", s]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr.strip())
+    return json.loads(out.stdout)
+
+
+def errors(result, rows, nbytes, extra_rows):
+    errs = []
+    for row in rows + extra_rows:
+        keys = {k: v for k, v in row.items()
+                if k not in ("metric", "min", "max", "mean", "median", "source", "scale_bytes") and v}
+        match = [p for p in result["points"]
+                 if all(str(p["params"].get(k)).lower() == v.lower() for k, v in keys.items())]
+        if len(match) != 1:
+            continue
+        metric = row["metric"]
+        predicted = match[0]["metrics"][metric]["mean"]
+        if row.get("scale_bytes"):  # per-transfer figures (seconds) scale with the bytes moved
+            predicted *= float(row["scale_bytes"]) / nbytes
+        measured = float(row["mean"] or row["median"])
+        errs.append((predicted - measured) / measured)
+    return errs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("experiment")
+    ap.add_argument("--fit", required=True, help="comma-separated cost names")
+    ap.add_argument("--start", default="", help="k=v,... starting values")
+    ap.add_argument("--set", action="append", default=[], help="extra --set for every run")
+    ap.add_argument("--bytes", type=int, default=20_000_000)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--extra", default="", help="CSV of extra rows (with scale_bytes column)")
+    args = ap.parse_args()
+
+    exp = os.path.abspath(args.experiment)
+    meas = None
+    with open(exp) as f:
+        for line in f:
+            if line.strip().startswith("measurements:"):
+                meas = line.split(":", 1)[1].strip()
+    rows = load_rows(os.path.join(os.path.dirname(exp), meas))
+    extra_rows = load_rows(args.extra) if args.extra else []
+    names = [n for n in args.fit.split(",") if n]
+    costs = {}
+    for kv in filter(None, args.start.split(",")):
+        k, v = kv.split("=")
+        costs[k] = float(v)
+
+    def objective(c):
+        res = run(exp, c, args.set, args.bytes, args.jobs)
+        e = errors(res, rows, args.bytes, extra_rows)
+        return sum(abs(x) for x in e) / len(e), e
+
+    # Start from the profile's values for the fitted names.
+    desc = subprocess.run([BIN, "describe", "platforms"], capture_output=True, text=True).stdout
+    for n in names:
+        if n not in costs:
+            for line in desc.splitlines():
+                parts = line.split()
+                if len(parts) >= 2 and parts[0] in (n, "costs." + n):
+                    try:
+                        costs[n] = float(parts[1])
+                    except ValueError:
+                        pass
+            if n not in costs:
+                sys.exit(f"no starting value for {n}: give --start {n}=V")
+    best, errs = objective(costs)
+    print(f"start: MAE {best*100:.1f}%", flush=True)
+    step = 0.5
+    for rnd in range(args.rounds):
+        for n in names:
+            for direction in (1, -1):
+                improved = True
+                while improved:
+                    trial = dict(costs)
+                    trial[n] = costs[n] * math.exp(direction * step)
+                    try:
+                        val, e = objective(trial)
+                    except RuntimeError as ex:
+                        print(f"  {n}={trial[n]:.4g}: {ex}", flush=True)
+                        break
+                    improved = val < best - 1e-4
+                    if improved:
+                        best, costs, errs = val, trial, e
+                        print(f"  round {rnd} {n}={costs[n]:.4g}: MAE {best*100:.2f}%", flush=True)
+        step /= 2
+    print(f"best MAE {best*100:.2f}%")
+    print("per-row errors: " + " ".join(f"{x*100:+.0f}%" for x in errs))
+    for n in names:
+        print(f'{{"{n}", {costs[n]:.4g}}},')
+
+
+if __name__ == "__main__":
+    main()
