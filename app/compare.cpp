@@ -104,12 +104,10 @@ std::vector<Measurement> load_measurements(const std::string& path, const ParamR
   return out;
 }
 
-Comparison compare(const Experiment& ex, const std::vector<PointResult>& results,
-                   const std::vector<Measurement>& measurements, const std::string& file)
+std::vector<long> match_measurements(const Experiment& ex, const std::vector<Measurement>& measurements,
+                                     const std::string& file)
 {
-  Comparison c;
-  c.file = file;
-  double sum = 0;
+  std::vector<long> out;
   for (const Measurement& m : measurements) {
     const Point* match = nullptr;
     for (const Point& p : ex.points) {
@@ -126,10 +124,25 @@ Comparison compare(const Experiment& ex, const std::vector<PointResult>& results
         match = &p;
       }
     }
-    if (match == nullptr) {
+    out.push_back(match == nullptr ? -1 : static_cast<long>(match->index));
+  }
+  return out;
+}
+
+Comparison compare(const Experiment& ex, const std::vector<PointResult>& results,
+                   const std::vector<Measurement>& measurements, const std::string& file)
+{
+  Comparison c;
+  c.file = file;
+  double sum = 0;
+  std::vector<long> matches = match_measurements(ex, measurements, file);
+  for (std::size_t i = 0; i < measurements.size(); ++i) {
+    const Measurement& m = measurements[i];
+    if (matches[i] < 0) {
       ++c.unmatched;
       continue;
     }
+    const Point* match = &ex.points.at(static_cast<std::size_t>(matches[i]));
     std::vector<double> values;
     for (const auto& it : results.at(match->index).iterations) {
       auto f = it.find(m.metric);

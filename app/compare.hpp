@@ -50,6 +50,11 @@ struct Comparison {
   std::size_t worst = 0;           // index into rows
 };
 
+// For each measurement, the index of the point it matches, or -1 when no
+// point of this run matches. Throws InputError when a row matches several.
+std::vector<long> match_measurements(const Experiment& ex, const std::vector<Measurement>& measurements,
+                                     const std::string& file);
+
 Comparison compare(const Experiment& ex, const std::vector<PointResult>& results,
                    const std::vector<Measurement>& measurements, const std::string& file);
 std::string comparison_table(const Comparison& c);

@@ -163,6 +163,18 @@ public:
 
   Value convert() const
   {
+    Value v = convert_kind();
+    if (spec_.check) {
+      std::string why = spec_.check(value_to_string(v));
+      if (!why.empty())
+        fail(at_, spec_.path, why);
+    }
+    return v;
+  }
+
+private:
+  Value convert_kind() const
+  {
     switch (spec_.kind) {
       case ParamKind::Integer: return integer();
       case ParamKind::Size: return size();
@@ -174,7 +186,6 @@ public:
     throw std::logic_error("unknown parameter kind");
   }
 
-private:
   [[noreturn]] void error(const std::string& what) const
   {
     fail(at_, spec_.path, with_allowed(what, allowed_values(spec_)));

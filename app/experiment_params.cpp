@@ -1,6 +1,13 @@
 // Experiment-level keys: labels, platform and transport choice, the workload,
 // the machine's CPU counts, simulation mode and report selection.
 #include "app/registry.hpp"
+
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "app/output.hpp"
+#include "transports/simulate.hpp"
 #include "transports/profiles.hpp"
 
 namespace vsim::app {
@@ -76,6 +83,14 @@ void declare_experiment_params(ParamRegistry& reg)
                      "that cannot change results"));
   ParamSpec metrics = text("report.metrics", "comma-separated metric names shown by the table format");
   metrics.default_text = "throughput_MBps";
+  metrics.check = [](const std::string& text) -> std::string {
+    std::string item;
+    std::stringstream ss(text);
+    while (std::getline(ss, item, ','))
+      if (find_metric(item) == nullptr)
+        return fmt::format("unknown metric '{}' (allowed: {})", item, known_metrics_list());
+    return "";
+  };
   reg.declare(metrics);
 }
 

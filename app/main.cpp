@@ -55,9 +55,30 @@ std::vector<std::string> split_metrics(const std::string& text)
   return out;
 }
 
+// What `run` needs besides the experiment, validated before anything runs
+// (so `check` rejects exactly what `run` would).
+struct Prepared {
+  std::vector<std::string> metrics;
+  std::string measurements_file;
+  std::vector<Measurement> measurements;
+};
+
+Prepared prepare(const Experiment& ex, const std::string& file)
+{
+  Prepared p;
+  p.metrics = split_metrics(ex.base.text("report.metrics"));
+  if (const std::string& rel = ex.base.text("validation.measurements"); !rel.empty()) {
+    p.measurements_file = (fs::path(file).parent_path() / rel).lexically_normal().string();
+    p.measurements = load_measurements(p.measurements_file, registry());
+    match_measurements(ex, p.measurements, p.measurements_file);
+  }
+  return p;
+}
+
 int cmd_check(const std::string& file, const std::vector<std::string>& sets)
 {
   Experiment ex = load_experiment(file, sets, registry());
+  prepare(ex, file);
   std::int64_t iterations = 0;
   double bytes = 0;
   double messages = 0;
@@ -81,19 +102,9 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   Experiment ex = load_experiment(file, sets, registry());
   if (!output.empty())
     check_output_dir(output);  // InputError before anything is created
-  std::vector<std::string> metrics = split_metrics(ex.base.text("report.metrics"));
-  for (const std::string& m : metrics)
-    if (!known_metric(m))
-      throw InputError(fmt::format("{}: error: report.metrics: unknown metric '{}' (allowed: {})", file, m,
-                                   known_metrics_list()));
-
-  // Published figures to compare with, read before anything runs.
-  std::string measurements_file;
-  std::vector<Measurement> measurements;
-  if (const std::string& rel = ex.base.text("validation.measurements"); !rel.empty()) {
-    measurements_file = (fs::path(file).parent_path() / rel).lexically_normal().string();
-    measurements = load_measurements(measurements_file, registry());
-  }
+  Prepared prep = prepare(ex, file);
+  const std::vector<std::string>& metrics = prep.metrics;
+  const std::string& measurements_file = prep.measurements_file;
 
   Manifest manifest = make_manifest(ex, command_line);
   auto started = std::chrono::system_clock::now();
@@ -107,7 +118,7 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   nlohmann::ordered_json json = to_json(ex, results, manifest);
   std::optional<Comparison> comparison;
   if (!measurements_file.empty()) {
-    comparison = compare(ex, results, measurements, measurements_file);
+    comparison = compare(ex, results, prep.measurements, measurements_file);
     json["validation"] = comparison_json(*comparison);
   }
   if (!output.empty())
@@ -157,6 +168,11 @@ int main(int argc, char** argv)
   describe->add_option("topic", topic, "a key prefix (hv_sock, workload, costs, ...) or 'platforms'");
   describe->add_flag("--markdown", markdown, "Markdown reference (docs/parameters.md is made with this)");
 
+  if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "run" && std::string(argv[1]) != "check" &&
+      std::string(argv[1]) != "describe") {
+    std::cerr << "vsocksim: error: unknown command '" << argv[1] << "' (allowed: run, check, describe)\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

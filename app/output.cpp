@@ -17,9 +17,13 @@ void check_output_dir(const std::string& dir)
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
     throw InputError(fmt::format("--output '{}': error: exists and is not a directory", dir));
+  if (dir.empty())
+    throw InputError("--output '': error: needs a directory path");
   fs::path parent = fs::absolute(dir, ec).parent_path();
   if (!fs::exists(parent, ec))
     throw InputError(fmt::format("--output '{}': error: parent directory '{}' does not exist", dir, parent.string()));
+  if (!fs::is_directory(parent, ec))
+    throw InputError(fmt::format("--output '{}': error: '{}' is not a directory", dir, parent.string()));
 }
 
 void write_file_atomic(const std::string& path, const std::string& content)

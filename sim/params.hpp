@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -37,6 +38,9 @@ struct ParamSpec {
   double max = std::numeric_limits<double>::infinity();
   std::vector<std::string> choices;  // Choice: allowed words; Size: extra words (e.g. "default")
   std::string doc;                   // one line
+  // Extra validation beyond kind and range: returns "" when the value is
+  // acceptable, else what is wrong and what is allowed (one line).
+  std::function<std::string(const std::string& text)> check;
 };
 
 // A resolved value. Sizes and integers are int64_t, booleans bool, numbers

@@ -807,7 +807,7 @@ TEST_CASE("cli: table shows min/max/avg/median cells and with measurements ends 
 // Known program bugs (see the report that came with this file): these state
 // the contract and are allowed to fail until the program is fixed.
 
-TEST_CASE("cli: check refuses what run refuses before simulating", "[cli][!mayfail]")
+TEST_CASE("cli: check refuses what run refuses before simulating", "[cli]")
 {
   TempDir dir;
   for (const char* entry : {"report.metrics=speed", "validation.measurements=unknown-column.csv",
@@ -821,7 +821,7 @@ TEST_CASE("cli: check refuses what run refuses before simulating", "[cli][!mayfa
   }
 }
 
-TEST_CASE("cli: --output below a regular file is bad usage (exit 2, before simulating)", "[cli][!mayfail]")
+TEST_CASE("cli: --output below a regular file is bad usage (exit 2, before simulating)", "[cli]")
 {
   TempDir dir;
   write_file(dir.in_ws("file.txt"), "x\n");
@@ -831,7 +831,7 @@ TEST_CASE("cli: --output below a regular file is bad usage (exit 2, before simul
   CHECK_THAT(r.err, Catch::StartsWith("--output '" + dir.in_ws("file.txt/sub") + "': error: "));
 }
 
-TEST_CASE("cli: an unknown subcommand is named in the message", "[cli][!mayfail]")
+TEST_CASE("cli: an unknown subcommand is named in the message", "[cli]")
 {
   TempDir dir;
   const Run r = run_cli(dir, {"frobnicate"});
@@ -839,7 +839,7 @@ TEST_CASE("cli: an unknown subcommand is named in the message", "[cli][!mayfail]
   CHECK_THAT(r.err, Catch::Contains("frobnicate"));
 }
 
-TEST_CASE("cli: report.metrics errors point at FILE:LINE:COL or the --set entry", "[cli][!mayfail]")
+TEST_CASE("cli: report.metrics errors point at FILE:LINE:COL or the --set entry", "[cli]")
 {
   TempDir dir;
   const std::string file = dir.in_ws("metrics.yaml");
