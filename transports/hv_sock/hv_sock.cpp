@@ -165,12 +165,43 @@ private:
   std::priority_queue<Request, std::vector<Request>, std::greater<Request>> requests_;
 };
 
+// A thread working on one channel: the Linux socket's thread or the host's.
+// `stream` names its random stream (latencies it draws).
+class ChannelThread : public SimThread {
+protected:
+  ChannelThread(World& w, Cpu& cpu, Shared& s, Channel& ch, VmbusRing& ring, const char* role, const char* stream)
+      : SimThread(w, fmt::format("{}{}", role, ch.index), cpu), s_(s), ch_(ch), ring_(ring),
+        lat_(s, fmt::format("conn{}.{}", ch.index, stream))
+  {
+  }
+
+  // Guest side: vmbus_setevent() as the HvSignalEvent hypercall (hypervisor
+  // time on this vCPU); the host's DPC or writer runs later.
+  void signal_host()
+  {
+    charge(s_.k.guest_signal_host, Cat::Hypervisor);
+    ++ch_.n.signals_to_host;
+    ch_.host->wake_at(now() + lat_(s_.k.host_signal_latency));
+  }
+
+  // Host side: signal the guest; it arrives as an interrupt on vCPU 0.
+  void signal_guest()
+  {
+    charge(s_.k.host_signal_guest, Cat::Sys);
+    s_.irq->raise(now() + lat_(s_.k.host_interrupt_latency), ch_);
+  }
+
+  Shared& s_;
+  Channel& ch_;
+  VmbusRing& ring_;
+  Latency lat_;
+};
+
 // The Linux application thread calling send() in a loop.
-class LinuxWriter : public SimThread {
+class LinuxWriter : public ChannelThread {
 public:
   LinuxWriter(World& w, Cpu& cpu, Shared& s, Channel& ch)
-      : SimThread(w, fmt::format("linux_writer{}", ch.index), cpu), s_(s), ch_(ch), ring_(ch.outbound),
-        lat_(s, fmt::format("conn{}.guest_signal", ch.index))
+      : ChannelThread(w, cpu, s, ch, ch.outbound, "linux_writer", "guest_signal")
   {
   }
 
@@ -286,29 +317,13 @@ private:
     return written;
   }
 
-  // vmbus_setevent(): HvSignalEvent hypercall; the host's DPC runs later.
-  void signal_host()
-  {
-    charge(s_.k.guest_signal_host, Cat::Hypervisor);
-    ++ch_.n.signals_to_host;
-    ch_.host->wake_at(now() + lat_(s_.k.host_signal_latency));
-  }
-
-  Shared& s_;
-  Channel& ch_;
-  VmbusRing& ring_;
-  Latency lat_;
 };
 
 // The Linux application thread calling recv() in a loop, with a buffer of
 // workload.message_size bytes.
-class LinuxReader : public SimThread {
+class LinuxReader : public ChannelThread {
 public:
-  LinuxReader(World& w, Cpu& cpu, Shared& s, Channel& ch)
-      : SimThread(w, fmt::format("linux_reader{}", ch.index), cpu), s_(s), ch_(ch), ring_(ch.inbound),
-        lat_(s, fmt::format("conn{}.guest_signal", ch.index))
-  {
-  }
+  LinuxReader(World& w, Cpu& cpu, Shared& s, Channel& ch) : ChannelThread(w, cpu, s, ch, ch.inbound, "linux_reader", "guest_signal") {}
 
 protected:
   void body() override
@@ -373,31 +388,16 @@ private:
     return n;
   }
 
-  void signal_host()
-  {
-    charge(s_.k.guest_signal_host, Cat::Hypervisor);
-    ++ch_.n.signals_to_host;
-    ch_.host->wake_at(now() + lat_(s_.k.host_signal_latency));
-  }
-
-  Shared& s_;
-  Channel& ch_;
-  VmbusRing& ring_;
-  Latency lat_;
-  std::uint32_t packet_left_ = 0;
+  std::uint32_t packet_left_ = 0;  // payload of the current packet not yet read
 };
 
 // Windows side, guest-to-host: the channel's DPC (scheduled by the guest's
 // signal) drains the ring with interrupt_mask set, hands the data to the
 // reading application, publishes read_index when drained (signalling the
 // guest if that crossed pending_send_sz), unmasks and checks once more.
-class HostReader : public SimThread {
+class HostReader : public ChannelThread {
 public:
-  HostReader(World& w, Cpu& cpu, Shared& s, Channel& ch)
-      : SimThread(w, fmt::format("host_reader{}", ch.index), cpu), s_(s), ch_(ch), ring_(ch.outbound),
-        lat_(s, fmt::format("conn{}.host_signal", ch.index))
-  {
-  }
+  HostReader(World& w, Cpu& cpu, Shared& s, Channel& ch) : ChannelThread(w, cpu, s, ch, ch.outbound, "host_reader", "host_signal") {}
 
 protected:
   void body() override
@@ -431,10 +431,8 @@ private:
         }
         continue;
       }
-      if (ring_.iter_close(now())) {
-        charge(k.host_signal_guest, Cat::Sys);
-        s_.irq->raise(now() + lat_(k.host_interrupt_latency), ch_);
-      }
+      if (ring_.iter_close(now()))
+        signal_guest();
       ring_.set_interrupt_mask(now(), false);
       observe();
       if (ring_.visible_packets(now()) == 0)
@@ -443,22 +441,14 @@ private:
     }
   }
 
-  Shared& s_;
-  Channel& ch_;
-  VmbusRing& ring_;
-  Latency lat_;
 };
 
 // Windows side, host-to-guest: the application's send() cut into packets of
 // up to hv_sock.host_packet_size; when a packet does not fit, the writer
 // advertises pending_send_sz and sleeps until the guest's signal.
-class HostWriter : public SimThread {
+class HostWriter : public ChannelThread {
 public:
-  HostWriter(World& w, Cpu& cpu, Shared& s, Channel& ch)
-      : SimThread(w, fmt::format("host_writer{}", ch.index), cpu), s_(s), ch_(ch), ring_(ch.inbound),
-        lat_(s, fmt::format("conn{}.host_interrupt", ch.index))
-  {
-  }
+  HostWriter(World& w, Cpu& cpu, Shared& s, Channel& ch) : ChannelThread(w, cpu, s, ch, ch.inbound, "host_writer", "host_interrupt") {}
 
 protected:
   void body() override
@@ -480,10 +470,8 @@ protected:
         if (!r.written)
           throw std::logic_error("hv_sock: host packet refused by a ring it had checked for room");
         ++ch_.n.packets;
-        if (r.signal) {
-          charge(k.host_signal_guest, Cat::Sys);
-          s_.irq->raise(now() + lat_(k.host_interrupt_latency), ch_);
-        }
+        if (r.signal)
+          signal_guest();
         rem -= n;
       }
       left -= msg;
@@ -509,10 +497,6 @@ private:
     ring_.set_pending_send_sz(now(), 0);
   }
 
-  Shared& s_;
-  Channel& ch_;
-  VmbusRing& ring_;
-  Latency lat_;
 };
 
 std::uint32_t ring_size(const Params& p, const char* key, const char* sysctl, SocketBuffer which)
