@@ -45,13 +45,20 @@ public:
   const std::string& name() const { return name_; }
   simgrid::s4u::Host* host() const { return host_; }
 
-  // Set-up: how many threads run here and whether interrupts arrive here. A
-  // CPU with one thread and no interrupts is "exclusive": its thread may run
-  // ahead of the engine's clock without changing any result.
+  // Set-up: how many worker threads run here and whether interrupts arrive
+  // here. A worker alone on a CPU without interrupts may run ahead of the
+  // engine's clock without changing any result.
   void attach_thread() { ++threads_; }
-  void set_takes_interrupts() { takes_irqs_ = true; }
-  bool exclusive() const { return threads_ <= 1 && !takes_irqs_; }
-  bool shared() const { return threads_ > 1; }
+  // The calling thread, attached like any other, is this CPU's interrupt
+  // context: not a worker whose work interrupts stretch.
+  void attach_interrupt_context()
+  {
+    --threads_;
+    takes_irqs_ = true;
+  }
+  // Worker threads here must synchronise with the engine around each piece
+  // of work: they share the CPU with each other or with interrupts.
+  bool needs_sync() const { return threads_ > 1 || (threads_ == 1 && takes_irqs_); }
 
   void account(Cat c, double cycles) { time_[c] += cycles; }
   const CpuTime& time() const { return time_; }

@@ -73,7 +73,7 @@ void SimThread::charge(double cycles, Cat c)
 {
   time_[c] += cycles;
   cpu_->account(c, cycles);
-  if (!world_->exact() && !cpu_->shared()) {
+  if (!world_->exact() && !cpu_->needs_sync()) {
     // Run ahead: nobody else uses this CPU's thread time, so the work's end
     // is known now; interrupts found later become stolen time.
     Time start = now_ + cpu_->take_stolen();

@@ -41,8 +41,9 @@ TEST_CASE("jitter draws whole cycles within [1-j, 1+j] and leaves j = 0 alone", 
 TEST_CASE("thread work is stretched by the interrupts that preempt it", "[sim][cpu]")
 {
   Cpu cpu(0, Side::Guest, "vcpu0", nullptr);
-  cpu.attach_thread();
-  cpu.set_takes_interrupts();
+  cpu.attach_thread();  // the interrupt context
+  cpu.attach_interrupt_context();
+  cpu.attach_thread();  // a worker
   CHECK(cpu.finish_time(100, 50) == 150);  // no interrupt
   cpu.add_irq(120, 10, Cat::Irq);          // preempts [120, 130)
   CHECK(cpu.finish_time(100, 50) == 160);
@@ -54,6 +55,20 @@ TEST_CASE("thread work is stretched by the interrupts that preempt it", "[sim][c
   CHECK(cpu.time()[Cat::Irq] == 10);
   CHECK(cpu.time()[Cat::Hypervisor] == 5);
   CHECK_THROWS_AS(cpu.add_irq(90, 1, Cat::Irq), std::logic_error);  // out of time order
+}
+
+TEST_CASE("a CPU without workers keeps no interrupt intervals (memory stays flat)", "[sim][cpu]")
+{
+  Cpu cpu(0, Side::Guest, "vcpu0", nullptr);
+  cpu.attach_thread();
+  cpu.attach_interrupt_context();
+  CHECK_FALSE(cpu.needs_sync());
+  for (int i = 0; i < 1000; ++i)
+    cpu.add_irq(cpu.irq_start(i * 100.0), 10, Cat::Irq);
+  CHECK(cpu.time()[Cat::Irq] == 10000);
+  cpu.attach_thread();
+  CHECK(cpu.needs_sync());
+  CHECK(cpu.finish_time(0, 50) == 50);  // the interrupt at [0, 10) was not kept to stretch it
 }
 
 TEST_CASE("interrupts landing in committed work become stolen time, paid once", "[sim][cpu]")

@@ -101,7 +101,7 @@ public:
   GuestIrq(World& w, Cpu& cpu, Shared& s) : SimThread(w, "vmbus_isr", cpu), s_(s), lat_(s, "guest_wakeup")
   {
     set_daemon();
-    cpu.set_takes_interrupts();
+    cpu.attach_interrupt_context();
   }
 
   // The host signals channel ch; the interrupt arrives on vCPU 0 at t.
