@@ -603,6 +603,14 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
     sum.host_dpc_runs += c.host_dpc_runs;
     sum.packets += c.packets;
   }
+  // No CPU can have been busy longer than the whole run lasted.
+  Time end = elapsed;
+  for (const auto& t : world.ordered_threads())
+    end = std::max(end, t->finished_at());
+  for (const auto& c : world.cpus())
+    if (c->time().busy() > end)
+      throw std::logic_error(fmt::format("invariant violated: CPU {} busy for {} cycles in a run of {} cycles",
+                                         c->name(), c->time().busy(), end));
   const Costs& k = s.k;
   double secs = k.seconds(elapsed);
   Metrics m;
