@@ -52,7 +52,7 @@ std::uint32_t VmbusRing::bytes_to_write(Time t) const
 }
 
 // hv_ringbuffer_write() + hv_signal_on_write().
-VmbusRing::WriteResult VmbusRing::write(Time t, std::uint32_t payload)
+VmbusRing::Published VmbusRing::publish(Time t, std::uint32_t payload)
 {
   if (payload > kMaxModelPayload)
     throw std::invalid_argument("VmbusRing::write: payload " + std::to_string(payload) + " too large");
@@ -63,7 +63,7 @@ VmbusRing::WriteResult VmbusRing::write(Time t, std::uint32_t payload)
   // full": refuse when the free space is <= the packet length.
   if (bytes_to_write(t) <= len) {
     ++write_refusals_;
-    return {false, false, len};
+    return {false, write_index_, len};
   }
 
   const std::uint32_t old_write = write_index_;
@@ -75,17 +75,27 @@ VmbusRing::WriteResult VmbusRing::write(Time t, std::uint32_t payload)
   write_index_ = wrap_add(write_index_, len, data_size_);
   // virt_mb(); hv_set_next_write_location(): publish write_index at t.
   write_total_.set(t, write_total_.latest() + len);
+  check_fast("write");
+  return {true, old_write, len};
+}
 
-  // hv_signal_on_write(): not if the reader masked interrupts; else only on
-  // the empty -> non-empty transition (old write index == read_index).
-  bool signal = false;
-  if (!interrupt_mask_.at(t) && old_write == read_index(t))
-    signal = true;
+// hv_signal_on_write(): not if the reader masked interrupts; else only on
+// the empty -> non-empty transition (old write index == read_index), both
+// read after write_index was published.
+bool VmbusRing::signal_on_write(Time t, std::uint32_t old_write_index)
+{
+  bool signal = !interrupt_mask_.at(t) && old_write_index == read_index(t);
   if (signal)
     ++write_signals_;
+  return signal;
+}
 
-  check_fast("write");
-  return {true, signal, len};
+VmbusRing::WriteResult VmbusRing::write(Time t, std::uint32_t payload)
+{
+  Published p = publish(t, payload);
+  if (!p.written)
+    return {false, false, p.ring_bytes};
+  return {true, signal_on_write(t, p.old_write_index), p.ring_bytes};
 }
 
 // set_channel_pending_send_size() (include/linux/hyperv.h).

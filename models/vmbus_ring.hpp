@@ -90,6 +90,18 @@ public:
   // if t is earlier than the writer's previous operation.
   WriteResult write(Time t, std::uint32_t payload);
 
+  // The two halves of write(), for a writer that must publish before it can
+  // afford to look at the reader's state: publish() is hv_ringbuffer_write
+  // up to publishing write_index (or the refusal), signal_on_write() is
+  // hv_signal_on_write, reading interrupt_mask and read_index as of t.
+  struct Published {
+    bool written;
+    std::uint32_t old_write_index;  // write_index before this packet
+    std::uint32_t ring_bytes;
+  };
+  Published publish(Time t, std::uint32_t payload);
+  bool signal_on_write(Time t, std::uint32_t old_write_index);
+
   // pending_send_sz in the ring header, written by the writer
   // (set_channel_pending_send_size()). 0 = cleared.
   void set_pending_send_sz(Time t, std::uint32_t bytes);

@@ -33,7 +33,12 @@ Time SimThread::effective_time() const
     return kNever;
   if (waiting_)
     return wakeups_.empty() ? kNever : wakeups_.top();
-  return now_;
+  return std::max(now_, quiet_until_);
+}
+
+bool SimThread::may_skip_sync() const
+{
+  return !world_->exact();
 }
 
 void SimThread::sync_engine()
@@ -48,9 +53,10 @@ void SimThread::sync_engine()
     sg4::this_actor::yield();
 }
 
-void SimThread::observe()
+void SimThread::observe(Time quiet_until)
 {
   ++world_->stats().observes;
+  quiet_until_ = world_->exact() ? 0 : quiet_until;  // the reference mode uses no lookahead
   const auto& all = world_->ordered_threads();
   for (;;) {
     bool clear = true;
@@ -64,9 +70,10 @@ void SimThread::observe()
       }
     }
     if (clear)
-      return;
+      break;
     sync_engine();
   }
+  quiet_until_ = 0;
 }
 
 void SimThread::charge(double cycles, Cat c)

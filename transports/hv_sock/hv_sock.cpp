@@ -246,7 +246,7 @@ private:
     charge(s_.k.guest_space_check, Cat::Sys);
     ++ch_.n.space_checks;
     std::uint32_t w = writable_bytes(ring_.bytes_to_write(now()));
-    if (w >= enough)
+    if (w >= enough && may_skip_sync())
       return w;
     observe();
     return writable_bytes(ring_.bytes_to_write(now()));
@@ -348,7 +348,7 @@ private:
     for (;;) {
       // Packets only ever appear: one already visible stays visible whatever
       // the host publishes later, so only "no data" needs an exact look.
-      if (packet_left_ > 0 || ring_.visible_packets(now()) > 0)
+      if (packet_left_ > 0 || (ring_.visible_packets(now()) > 0 && may_skip_sync()))
         return;
       observe();
       if (ring_.visible_packets(now()) > 0)
@@ -373,7 +373,7 @@ private:
     ++ch_.n.copies;
     packet_left_ -= n;
     if (packet_left_ == 0) {  // hv_pkt_iter_next, closing when drained
-      if (ring_.visible_packets(now()) <= 1)  // whether it closes depends on what the host wrote up to now
+      if (ring_.visible_packets(now()) <= 1 || !may_skip_sync())  // closing depends on the host's writes up to now
         observe();
       auto r = ring_.iter_next(now());
       if (r.closed) {
@@ -465,23 +465,48 @@ protected:
         std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(rem, max_pkt));
         wait_for_room(models::hvs_packet_len(n));
         charge(k.host_tx_packet + k.host_tx_copy(n), Cat::Sys);
-        observe();
-        auto r = ring_.write(now(), n);
-        if (!r.written)
+        // As hv_ringbuffer_write: publish write_index, then read the
+        // reader's state to decide on signalling (hv_signal_on_write).
+        auto pub = ring_.publish(now(), n);
+        if (!pub.written)
           throw std::logic_error("hv_sock: host packet refused by a ring it had checked for room");
         ++ch_.n.packets;
-        if (r.signal)
-          signal_guest();
         rem -= n;
+        Time t = now();
+        observe(next_publication_bound(t, rem, left - msg, max_pkt));
+        if (ring_.signal_on_write(t, pub.old_write_index))
+          signal_guest();
       }
       left -= msg;
     }
   }
 
 private:
+  // A lower bound on the stamp of whatever this writer publishes after the
+  // packet it just wrote at t, `rem` bytes of the message and `later` bytes
+  // of further messages remaining: the interrupt it may raise, and the next
+  // packet (or, without known room for it, the pending_send_sz it would set).
+  Time next_publication_bound(Time t, std::uint64_t rem, std::uint64_t later, std::uint32_t max_pkt)
+  {
+    const Costs& k = s_.k;
+    Time bound = t + k.host_signal_guest + k.host_interrupt_latency * (1.0 - k.latency_jitter) - 1.0;
+    if (rem == 0 && later == 0)
+      return bound;  // nothing else to send
+    Time next = t;
+    std::uint64_t bytes = rem;
+    if (rem == 0) {
+      next += k.host_send_call;
+      bytes = std::min<std::uint64_t>(later, s_.knobs.message_size);
+    }
+    std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(bytes, max_pkt));
+    if (ring_.bytes_to_write(t) > models::hvs_packet_len(n))  // room known now stays room
+      next += k.host_tx_packet + k.host_tx_copy(n);
+    return std::min(bound, next);
+  }
+
   void wait_for_room(std::uint32_t need)
   {
-    if (ring_.bytes_to_write(now()) > need)  // room only grows: no exact look needed
+    if (ring_.bytes_to_write(now()) > need && may_skip_sync())  // room only grows: no exact look needed
       return;
     observe();
     if (ring_.bytes_to_write(now()) > need)
