@@ -49,11 +49,6 @@ void write_output_dir(const std::string& dir, const nlohmann::ordered_json& all)
   write_file_atomic(dir + "/result.json", all.dump(2) + "\n");
 }
 
-bool known_metric(const std::string& name)
-{
-  return find_metric(name) != nullptr;
-}
-
 std::string known_metrics_list()
 {
   std::string s;

@@ -19,7 +19,7 @@ void write_output_dir(const std::string& dir, const nlohmann::ordered_json& resu
 // Atomic write: DIR/name.tmp then rename to DIR/name.
 void write_file_atomic(const std::string& path, const std::string& content);
 
-bool known_metric(const std::string& name);
+// Every metric name, comma-separated (for error messages).
 std::string known_metrics_list();
 
 }  // namespace vsim::app

@@ -1,5 +1,7 @@
 #include "app/results.hpp"
 
+#include "vsim_git.hpp"  // generated at build time: kVsimGitCommit
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -271,7 +273,7 @@ Manifest make_manifest(const Experiment& ex, const std::string& command_line)
 {
   Manifest m;
   m.version = VSIM_VERSION;
-  m.git_commit = VSIM_GIT_COMMIT;
+  m.git_commit = kVsimGitCommit;
   m.config_sha256 = ex.config_sha256;
   int major = 0, minor = 0, patch = 0;
   sg_version_get(&major, &minor, &patch);  // the library actually running the simulations

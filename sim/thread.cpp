@@ -33,7 +33,7 @@ Time SimThread::effective_time() const
     return kNever;
   if (waiting_)
     return wakeups_.empty() ? kNever : wakeups_.top();
-  return std::max(now_, quiet_until_);
+  return now_;
 }
 
 bool SimThread::may_skip_sync() const
@@ -53,10 +53,9 @@ void SimThread::sync_engine()
     sg4::this_actor::yield();
 }
 
-void SimThread::observe(Time quiet_until)
+void SimThread::observe()
 {
   ++world_->stats().observes;
-  quiet_until_ = world_->exact() ? 0 : quiet_until;  // the reference mode uses no lookahead
   const auto& all = world_->ordered_threads();
   for (;;) {
     bool clear = true;
@@ -70,10 +69,9 @@ void SimThread::observe(Time quiet_until)
       }
     }
     if (clear)
-      break;
+      return;
     sync_engine();
   }
-  quiet_until_ = 0;
 }
 
 void SimThread::charge(double cycles, Cat c)

@@ -52,11 +52,7 @@ public:
   // Time passing without this thread using a CPU (a latency it waits out).
   void delay(double cycles) { now_ += cycles; }
   // Make state published by other threads up to now() visible (see above).
-  // quiet_until: a promise that nothing this thread publishes after this call
-  // is stamped before that time (a lookahead: other threads then need not
-  // wait for this one to pass it). The caller must keep the promise.
-  // Ignored in exact mode, the reference the optimisations are tested against.
-  void observe(Time quiet_until = 0);
+  void observe();
   // Block until the earliest pending wake-up; the clock moves to its time.
   // If a wake-up at or before now() is pending, return at once (it came
   // while the thread was deciding to sleep). Callers re-check their
@@ -97,7 +93,6 @@ private:
   bool daemon_ = false;
   bool waiting_ = false;
   bool finished_ = false;
-  Time quiet_until_ = 0;  // see observe()
   Time finished_at_ = 0;
   CpuTime time_;
   std::priority_queue<Time, std::vector<Time>, std::greater<Time>> wakeups_;

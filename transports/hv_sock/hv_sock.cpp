@@ -465,45 +465,20 @@ protected:
         std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(rem, max_pkt));
         wait_for_room(models::hvs_packet_len(n));
         charge(k.host_tx_packet + k.host_tx_copy(n), Cat::Sys);
-        // As hv_ringbuffer_write: publish write_index, then read the
-        // reader's state to decide on signalling (hv_signal_on_write).
-        auto pub = ring_.publish(now(), n);
-        if (!pub.written)
+        observe();
+        auto r = ring_.write(now(), n);
+        if (!r.written)
           throw std::logic_error("hv_sock: host packet refused by a ring it had checked for room");
         ++ch_.n.packets;
-        rem -= n;
-        Time t = now();
-        observe(next_publication_bound(t, rem, left - msg, max_pkt));
-        if (ring_.signal_on_write(t, pub.old_write_index))
+        if (r.signal)
           signal_guest();
+        rem -= n;
       }
       left -= msg;
     }
   }
 
 private:
-  // A lower bound on the stamp of whatever this writer publishes after the
-  // packet it just wrote at t, `rem` bytes of the message and `later` bytes
-  // of further messages remaining: the interrupt it may raise, and the next
-  // packet (or, without known room for it, the pending_send_sz it would set).
-  Time next_publication_bound(Time t, std::uint64_t rem, std::uint64_t later, std::uint32_t max_pkt)
-  {
-    const Costs& k = s_.k;
-    Time bound = t + k.host_signal_guest + k.host_interrupt_latency * (1.0 - k.latency_jitter) - 1.0;
-    if (rem == 0 && later == 0)
-      return bound;  // nothing else to send
-    Time next = t;
-    std::uint64_t bytes = rem;
-    if (rem == 0) {
-      next += k.host_send_call;
-      bytes = std::min<std::uint64_t>(later, s_.knobs.message_size);
-    }
-    std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(bytes, max_pkt));
-    if (ring_.bytes_to_write(t) > models::hvs_packet_len(n))  // room known now stays room
-      next += k.host_tx_packet + k.host_tx_copy(n);
-    return std::min(bound, next);
-  }
-
   void wait_for_room(std::uint32_t need)
   {
     if (ring_.bytes_to_write(now()) > need && may_skip_sync())  // room only grows: no exact look needed
