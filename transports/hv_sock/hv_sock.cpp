@@ -23,22 +23,22 @@ namespace {
 using models::VmbusRing;
 
 struct Counters {
-  std::uint64_t syscalls = 0;          // send()/recv() calls on the Linux side
-  std::uint64_t space_checks = 0;      // hvs_channel_writable_bytes evaluations
-  std::uint64_t pending_writes = 0;    // pending_send_sz set/clear (Linux side)
-  std::uint64_t allocations = 0;       // 4 KiB send buffers (kmalloc)
-  std::uint64_t copies = 0;            // guest kernel copies
-  std::uint64_t signals_to_host = 0;   // vmbus_setevent from the guest
+  std::uint64_t syscalls = 0;        // send()/recv() calls on the Linux side
+  std::uint64_t space_checks = 0;    // hvs_channel_writable_bytes evaluations
+  std::uint64_t pending_writes = 0;  // pending_send_sz set/clear (Linux side)
+  std::uint64_t allocations = 0;     // 4 KiB send buffers (kmalloc)
+  std::uint64_t copies = 0;          // guest kernel copies
+  std::uint64_t signals_to_host = 0; // vmbus_setevent from the guest
   std::uint64_t interrupts_to_guest = 0;
-  std::uint64_t writer_blocks = 0;     // writer found the ring full and slept
-  std::uint64_t reader_blocks = 0;     // reader found the ring empty and slept
+  std::uint64_t writer_blocks = 0; // writer found the ring full and slept
+  std::uint64_t reader_blocks = 0; // reader found the ring empty and slept
   std::uint64_t host_dpc_runs = 0;
   std::uint64_t packets = 0;
 };
 
 struct Knobs {
   bool send_loop;
-  bool per_check;  // pending_send_sz protocol before June 2019
+  bool per_check; // pending_send_sz protocol before June 2019
   std::uint64_t message_size;
   std::uint64_t total_bytes;
   std::uint32_t host_packet;
@@ -50,10 +50,10 @@ class GuestIrq;
 struct Channel {
   Channel(int i, std::uint32_t out_size, std::uint32_t in_size) : index(i), outbound(out_size), inbound(in_size) {}
   int index;
-  VmbusRing outbound;  // guest -> host
-  VmbusRing inbound;   // host -> guest
-  SimThread* guest = nullptr;  // the Linux socket's thread (writer or reader)
-  SimThread* host = nullptr;   // the Windows side
+  VmbusRing outbound;         // guest -> host
+  VmbusRing inbound;          // host -> guest
+  SimThread* guest = nullptr; // the Linux socket's thread (writer or reader)
+  SimThread* host = nullptr;  // the Windows side
   Counters n;
   std::uint64_t delivered = 0;
   Time done_at = 0;
@@ -84,7 +84,9 @@ struct Shared {
 // A latency drawn from the thread's own random stream.
 class Latency {
 public:
-  Latency(const Shared& s, const std::string& component) : rng_(s.seed, s.iteration, component), j_(s.k.latency_jitter) {}
+  Latency(const Shared& s, const std::string& component) : rng_(s.seed, s.iteration, component), j_(s.k.latency_jitter)
+  {
+  }
   double operator()(double cycles) { return rng_.jitter(cycles, j_); }
 
 private:
@@ -209,7 +211,7 @@ protected:
   void body() override
   {
     const Knobs& kn = s_.knobs;
-    if (!kn.per_check)  // since June 2019: set once when the channel opens
+    if (!kn.per_check) // since June 2019: set once when the channel opens
       ring_.set_pending_send_sz(now(), kPendingSendSize);
     std::uint64_t left = kn.total_bytes;
     while (left > 0) {
@@ -300,8 +302,8 @@ private:
       std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(want, writable_now(want)));
       if (n == 0)
         break;
-      charge(k.guest_copy(n), Cat::Sys);  // memcpy_from_msg into the send buffer
-      charge(k.guest_ring_write + k.guest_copy(models::hvs_packet_len(n)), Cat::Sys);  // hv_ringbuffer_write
+      charge(k.guest_copy(n), Cat::Sys); // memcpy_from_msg into the send buffer
+      charge(k.guest_ring_write + k.guest_copy(models::hvs_packet_len(n)), Cat::Sys); // hv_ringbuffer_write
       ch_.n.copies += 2;
       observe();
       auto r = ring_.write(now(), n);
@@ -316,14 +318,16 @@ private:
     }
     return written;
   }
-
 };
 
 // The Linux application thread calling recv() in a loop, with a buffer of
 // workload.message_size bytes.
 class LinuxReader : public ChannelThread {
 public:
-  LinuxReader(World& w, Cpu& cpu, Shared& s, Channel& ch) : ChannelThread(w, cpu, s, ch, ch.inbound, "linux_reader", "guest_signal") {}
+  LinuxReader(World& w, Cpu& cpu, Shared& s, Channel& ch)
+      : ChannelThread(w, cpu, s, ch, ch.inbound, "linux_reader", "guest_signal")
+  {
+  }
 
 protected:
   void body() override
@@ -364,16 +368,16 @@ private:
   std::uint64_t dequeue()
   {
     const Costs& k = s_.k;
-    if (packet_left_ == 0) {  // hv_pkt_iter_first + hvs_update_recv_data
+    if (packet_left_ == 0) { // hv_pkt_iter_first + hvs_update_recv_data
       charge(k.guest_dequeue_packet, Cat::Sys);
       packet_left_ = ring_.peek_payload();
     }
     std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(packet_left_, s_.knobs.message_size));
-    charge(k.guest_copy(n), Cat::Sys);  // memcpy_to_msg straight from the ring
+    charge(k.guest_copy(n), Cat::Sys); // memcpy_to_msg straight from the ring
     ++ch_.n.copies;
     packet_left_ -= n;
-    if (packet_left_ == 0) {  // hv_pkt_iter_next, closing when drained
-      if (ring_.visible_packets(now()) <= 1 || !may_skip_sync())  // closing depends on the host's writes up to now
+    if (packet_left_ == 0) {                                     // hv_pkt_iter_next, closing when drained
+      if (ring_.visible_packets(now()) <= 1 || !may_skip_sync()) // closing depends on the host's writes up to now
         observe();
       auto r = ring_.iter_next(now());
       if (r.closed) {
@@ -388,7 +392,7 @@ private:
     return n;
   }
 
-  std::uint32_t packet_left_ = 0;  // payload of the current packet not yet read
+  std::uint32_t packet_left_ = 0; // payload of the current packet not yet read
 };
 
 // Windows side, guest-to-host: the channel's DPC (scheduled by the guest's
@@ -397,7 +401,10 @@ private:
 // guest if that crossed pending_send_sz), unmasks and checks once more.
 class HostReader : public ChannelThread {
 public:
-  HostReader(World& w, Cpu& cpu, Shared& s, Channel& ch) : ChannelThread(w, cpu, s, ch, ch.outbound, "host_reader", "host_signal") {}
+  HostReader(World& w, Cpu& cpu, Shared& s, Channel& ch)
+      : ChannelThread(w, cpu, s, ch, ch.outbound, "host_reader", "host_signal")
+  {
+  }
 
 protected:
   void body() override
@@ -440,7 +447,6 @@ private:
       ring_.set_interrupt_mask(now(), true);
     }
   }
-
 };
 
 // Windows side, host-to-guest: the application's send() cut into packets of
@@ -448,7 +454,10 @@ private:
 // advertises pending_send_sz and sleeps until the guest's signal.
 class HostWriter : public ChannelThread {
 public:
-  HostWriter(World& w, Cpu& cpu, Shared& s, Channel& ch) : ChannelThread(w, cpu, s, ch, ch.inbound, "host_writer", "host_interrupt") {}
+  HostWriter(World& w, Cpu& cpu, Shared& s, Channel& ch)
+      : ChannelThread(w, cpu, s, ch, ch.inbound, "host_writer", "host_interrupt")
+  {
+  }
 
 protected:
   void body() override
@@ -481,7 +490,7 @@ protected:
 private:
   void wait_for_room(std::uint32_t need)
   {
-    if (ring_.bytes_to_write(now()) > need && may_skip_sync())  // room only grows: no exact look needed
+    if (ring_.bytes_to_write(now()) > need && may_skip_sync()) // room only grows: no exact look needed
       return;
     observe();
     if (ring_.bytes_to_write(now()) > need)
@@ -492,11 +501,10 @@ private:
       if (ring_.bytes_to_write(now()) > need)
         break;
       wait();
-      charge(s_.k.host_dpc, Cat::Sys);  // woken by the guest's signal through a DPC
+      charge(s_.k.host_dpc, Cat::Sys); // woken by the guest's signal through a DPC
     }
     ring_.set_pending_send_sz(now(), 0);
   }
-
 };
 
 std::uint32_t ring_size(const Params& p, const char* key, const char* sysctl, SocketBuffer which)
@@ -514,14 +522,14 @@ void apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t iteratio
 {
   Rng rng(seed, iteration, "host_speed");
   double f = 1.0 - k.iteration_jitter + 2.0 * k.iteration_jitter * rng.uniform();
-  for (double* c : {&k.host_dpc, &k.host_rx_packet, &k.host_recv_call, &k.host_send_call, &k.host_tx_packet,
-                    &k.host_signal_guest})
+  for (double* c :
+       {&k.host_dpc, &k.host_rx_packet, &k.host_recv_call, &k.host_send_call, &k.host_tx_packet, &k.host_signal_guest})
     *c = std::round(*c * f);
   k.host_rx_copy_bytes_per_cycle /= f;
   k.host_tx_copy_bytes_per_cycle /= f;
 }
 
-}  // namespace
+} // namespace
 
 Metrics simulate(const Params& p, std::uint32_t iteration)
 {
@@ -637,7 +645,9 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   m["guest_cpu_percent"] = side_percent(Side::Guest);
   m["host_cpu_percent"] = side_percent(Side::Host);
   const double mb = static_cast<double>(delivered) / 1e6;
-  auto per_mb = [&](const char* name, std::uint64_t v) { m[std::string(name) + "_per_MB"] = static_cast<double>(v) / mb; };
+  auto per_mb = [&](const char* name, std::uint64_t v) {
+    m[std::string(name) + "_per_MB"] = static_cast<double>(v) / mb;
+  };
   per_mb("syscalls", sum.syscalls);
   per_mb("space_checks", sum.space_checks);
   per_mb("pending_send_sz_writes", sum.pending_writes);
@@ -659,4 +669,4 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   return m;
 }
 
-}  // namespace vsim::hv_sock
+} // namespace vsim::hv_sock
