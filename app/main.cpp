@@ -96,6 +96,22 @@ int cmd_check(const std::string& file, const std::vector<std::string>& sets)
   return 0;
 }
 
+// `run --list`: the expanded sweep, one line per point with its index and
+// swept values; the indices are a pure function of the file and the --set
+// entries.
+int cmd_list(const std::string& file, const std::vector<std::string>& sets)
+{
+  Experiment ex = load_experiment(file, sets, registry());
+  prepare(ex, file);
+  for (const Point& p : ex.points) {
+    std::string line = fmt::format("{:>5}", p.index);
+    for (const auto& [key, value] : p.label)
+      line += fmt::format("  {}={}", key, value);
+    std::cout << line << '\n';
+  }
+  return 0;
+}
+
 int cmd_run(const std::string& file, const std::vector<std::string>& sets, const std::string& format,
             const std::string& output, unsigned jobs, bool quiet, const std::string& command_line)
 {
@@ -159,6 +175,8 @@ int main(int argc, char** argv)
       ->check(CLI::Range(1u, 1024u))
       ->capture_default_str();
   run->add_flag("--quiet,-q", quiet, "no progress lines on stderr");
+  bool list = false;
+  run->add_flag("--list", list, "print the expanded points with their indices and stop");
 
   auto* check = app.add_subcommand("check", "validate an experiment without simulating");
   check->add_option("file", file, "experiment file (YAML)")->required();
@@ -185,6 +203,8 @@ int main(int argc, char** argv)
   }
 
   try {
+    if (*run && list)
+      return cmd_list(file, sets);
     if (*run)
       return cmd_run(file, sets, format, output, jobs, quiet, join_args(argc, argv));
     if (*check)

@@ -156,26 +156,50 @@ struct Children {
   }
 };
 
+// Progress on stderr: simulations and points done, simulated bytes, elapsed
+// time and an estimate of the time left (from the share of simulated
+// messages done, the main cost of a simulation). One \r-updated line on a
+// terminal, a plain line at most every few seconds otherwise.
 class Progress {
 public:
-  Progress(bool enabled, std::size_t total)
-      : enabled_(enabled && total > 0), tty_(::isatty(STDERR_FILENO) == 1), total_(total)
+  Progress(bool enabled, const Experiment& ex, const std::vector<Task>& tasks)
+      : enabled_(enabled && !tasks.empty()), tty_(::isatty(STDERR_FILENO) == 1), total_(tasks.size()),
+        left_in_point_(ex.points.size(), 0)
   {
+    for (const Point& point : ex.points) {
+      const Params& p = point.params;
+      double bytes = static_cast<double>(p.integer("workload.total_bytes")) *
+                     static_cast<double>(p.integer("workload.connections"));
+      bytes_.push_back(bytes);
+      weight_.push_back(bytes / static_cast<double>(p.integer("workload.message_size")) + bytes / 65536.0);
+    }
+    for (const Task& t : tasks) {
+      total_weight_ += weight_[t.point];
+      ++left_in_point_[t.point];
+    }
     start_ = last_ = std::chrono::steady_clock::now();
   }
 
-  void done(std::size_t count, std::size_t point, std::uint32_t iteration)
+  void done(const Task& task)
   {
+    ++done_;
+    done_bytes_ += bytes_[task.point];
+    done_weight_ += weight_[task.point];
+    if (--left_in_point_[task.point] == 0)
+      ++points_done_;
     if (!enabled_)
       return;
     auto now = std::chrono::steady_clock::now();
-    bool final = count == total_;
-    if (!final && now - last_ < std::chrono::seconds(1))
+    bool final = done_ == total_;
+    if (!final && now - last_ < (tty_ ? std::chrono::milliseconds(250) : std::chrono::milliseconds(5000)))
       return;
     last_ = now;
     double elapsed = std::chrono::duration<double>(now - start_).count();
-    std::string line = fmt::format("[{}/{}] point {} iteration {} done (elapsed {:.1f} s)", count, total_, point,
-                                   iteration, elapsed);
+    std::string line = fmt::format("[{}/{} simulations, {}/{} points] {:.3g} GB simulated, elapsed {}", done_,
+                                   total_, points_done_, left_in_point_.size(), done_bytes_ / 1e9,
+                                   duration(elapsed));
+    if (!final && done_weight_ > 0)
+      line += ", about " + duration(elapsed * (total_weight_ - done_weight_) / done_weight_) + " left";
     if (tty_) {
       std::string text = "\r" + line;
       if (line.size() < width_)
@@ -202,9 +226,21 @@ public:
   }
 
 private:
+  static std::string duration(double s)
+  {
+    if (s < 60)
+      return fmt::format("{:.1f} s", s);
+    long m = static_cast<long>(s / 60);
+    return fmt::format("{}m{:02d}s", m, static_cast<int>(s - 60.0 * static_cast<double>(m)));
+  }
+
   bool enabled_;
   bool tty_;
   std::size_t total_;
+  std::vector<std::size_t> left_in_point_;
+  std::vector<double> bytes_, weight_;
+  double total_weight_ = 0, done_weight_ = 0, done_bytes_ = 0;
+  std::size_t done_ = 0, points_done_ = 0;
   std::chrono::steady_clock::time_point start_, last_;
   std::size_t width_ = 0;
   bool open_ = false;
@@ -229,7 +265,7 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
       tasks.push_back(Task{p, static_cast<std::uint32_t>(i)});
   }
 
-  Progress progress(opt.progress, tasks.size());
+  Progress progress(opt.progress, ex, tasks);
   Children children;
   std::size_t next = 0, done = 0;
 
@@ -335,7 +371,7 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
           throw;
         }
         ++done;
-        progress.done(done, ex.points[finished.task.point].index, finished.task.iteration);
+        progress.done(finished.task);
       }
       drop(ended);
     }

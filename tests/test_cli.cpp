@@ -853,3 +853,34 @@ TEST_CASE("cli: report.metrics errors point at FILE:LINE:COL or the --set entry"
   CHECK(in_set.status == 2);
   CHECK_THAT(in_set.err, Catch::StartsWith("--set 'report.metrics=speed': error: report.metrics: "));
 }
+
+TEST_CASE("cli: run --list prints the expanded points with their indices and simulates nothing", "[cli]")
+{
+  TempDir dir;
+  const Run r = run_cli(dir, std::vector<std::string>{"run", kTiny, "--list", "--output", dir.ws + "/out"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.status == 0);
+  const auto lines = lines_of(r.out);
+  REQUIRE(lines.size() == 2);  // tiny.yaml has two points
+  CHECK(starts_with(lines[0], "    0  "));
+  CHECK(starts_with(lines[1], "    1  "));
+  CHECK(lines[0] != lines[1]);
+  CHECK(r.err.empty());
+  CHECK_FALSE(std::filesystem::exists(dir.ws + "/out"));
+  // Indices are a pure function of the file and the --set entries.
+  const Run again = run_cli(dir, std::vector<std::string>{"run", kTiny, "--list"});
+  CHECK(again.out == r.out);
+}
+
+TEST_CASE("cli: progress goes to stderr only, ending with every simulation and point done", "[cli]")
+{
+  TempDir dir;
+  const Run r = run_cli(dir, std::vector<std::string>{"run", kTiny, "--format", "json"} + kTinySets);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.status == 0);
+  const auto lines = lines_of(r.err);
+  REQUIRE_FALSE(lines.empty());
+  CHECK(starts_with(lines.back(), "[4/4 simulations, 2/2 points] "));
+  CHECK(lines.back().find("GB simulated, elapsed") != std::string::npos);
+  CHECK_NOTHROW(parse_json(r.out));  // nothing but the result on stdout
+}
