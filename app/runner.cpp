@@ -167,11 +167,15 @@ public:
         left_in_point_(ex.points.size(), 0)
   {
     for (const Point& point : ex.points) {
+      // The runner does not need workload keys; without them a simulation
+      // counts as one unit of work and no bytes.
       const Params& p = point.params;
-      double bytes = static_cast<double>(p.integer("workload.total_bytes")) *
-                     static_cast<double>(p.integer("workload.connections"));
+      auto value = [&](const char* key, double otherwise) {
+        return p.has(key) ? static_cast<double>(p.integer(key)) : otherwise;
+      };
+      double bytes = value("workload.total_bytes", 0) * value("workload.connections", 1);
       bytes_.push_back(bytes);
-      weight_.push_back(bytes / static_cast<double>(p.integer("workload.message_size")) + bytes / 65536.0);
+      weight_.push_back(1.0 + bytes / value("workload.message_size", 1) + bytes / 65536.0);
     }
     for (const Task& t : tasks) {
       total_weight_ += weight_[t.point];
