@@ -25,6 +25,7 @@
 #include "app/registry.hpp"
 #include "app/results.hpp"
 #include "app/runner.hpp"
+#include "app/shard.hpp"
 #include "transports/simulate.hpp"
 
 namespace fs = std::filesystem;
@@ -113,12 +114,17 @@ int cmd_list(const std::string& file, const std::vector<std::string>& sets)
 }
 
 int cmd_run(const std::string& file, const std::vector<std::string>& sets, const std::string& format,
-            const std::string& output, unsigned jobs, bool quiet, const std::string& command_line)
+            const std::string& output, unsigned jobs, bool quiet, const std::string& shard_text,
+            const std::string& command_line)
 {
   Experiment ex = load_experiment(file, sets, registry());
   if (!output.empty())
     check_output_dir(output);  // InputError before anything is created
   Prepared prep = prepare(ex, file);
+  const std::size_t points_total = ex.points.size();
+  std::optional<Shard> shard = shard_text.empty() ? shard_from_slurm() : parse_shard(shard_text);
+  if (shard)
+    keep_shard(ex, *shard);
   const std::vector<std::string>& metrics = prep.metrics;
   const std::string& measurements_file = prep.measurements_file;
 
@@ -132,6 +138,10 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   manifest.wall_seconds = std::chrono::duration<double>(std::chrono::system_clock::now() - started).count();
 
   nlohmann::ordered_json json = to_json(ex, results, manifest);
+  if (shard) {
+    json["manifest"]["shard"] = fmt::format("{}/{}", shard->index, shard->count);
+    json["manifest"]["points_total"] = points_total;
+  }
   std::optional<Comparison> comparison;
   if (!measurements_file.empty()) {
     comparison = compare(ex, results, prep.measurements, measurements_file);
@@ -175,6 +185,15 @@ int main(int argc, char** argv)
       ->check(CLI::Range(1u, 1024u))
       ->capture_default_str();
   run->add_flag("--quiet,-q", quiet, "no progress lines on stderr");
+  std::string shard_text;
+  run->add_option("--shard", shard_text,
+                  "run only the points whose index is I modulo N (I/N, 0 <= I < N); default: from "
+                  "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT when set");
+
+  std::vector<std::string> merge_dirs;
+  auto* merge = app.add_subcommand("merge", "combine the --output directories of a sharded run into one result");
+  merge->add_option("dirs", merge_dirs, "result directories (of run --shard I/N --output DIR)")->required();
+  merge->add_option("--output", output, "also write the merged result to this directory");
   bool list = false;
   run->add_flag("--list", list, "print the expanded points with their indices and stop");
 
@@ -187,8 +206,8 @@ int main(int argc, char** argv)
   describe->add_flag("--markdown", markdown, "Markdown reference (docs/parameters.md is made with this)");
 
   if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "run" && std::string(argv[1]) != "check" &&
-      std::string(argv[1]) != "describe") {
-    std::cerr << "vsocksim: error: unknown command '" << argv[1] << "' (allowed: run, check, describe)\n";
+      std::string(argv[1]) != "describe" && std::string(argv[1]) != "merge") {
+    std::cerr << "vsocksim: error: unknown command '" << argv[1] << "' (allowed: run, check, describe, merge)\n";
     return 2;
   }
   try {
@@ -206,7 +225,16 @@ int main(int argc, char** argv)
     if (*run && list)
       return cmd_list(file, sets);
     if (*run)
-      return cmd_run(file, sets, format, output, jobs, quiet, join_args(argc, argv));
+      return cmd_run(file, sets, format, output, jobs, quiet, shard_text, join_args(argc, argv));
+    if (*merge) {
+      if (!output.empty())
+        check_output_dir(output);
+      nlohmann::ordered_json merged = merge_results(merge_dirs);
+      if (!output.empty())
+        write_output_dir(output, merged);
+      std::cout << merged.dump(2) << '\n';
+      return 0;
+    }
     if (*check)
       return cmd_check(file, sets);
     if (*describe) {
