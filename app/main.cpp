@@ -3,7 +3,11 @@
 //
 // Exit status: 0 success; 2 bad usage or bad experiment (nothing is written
 // under --output); 1 internal error (a model invariant or a crash).
+#include <signal.h>
 #include <unistd.h>
+
+#include <csignal>
+#include <map>
 
 #include <cstdio>
 #include <filesystem>
@@ -33,6 +37,8 @@ using namespace vsim;
 using namespace vsim::app;
 
 namespace {
+
+volatile std::sig_atomic_t g_stop = 0;  // set by SIGINT/SIGTERM: stop the run, keep finished points
 
 std::string join_args(int argc, char** argv)
 {
@@ -129,11 +135,53 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   const std::string& measurements_file = prep.measurements_file;
 
   Manifest manifest = make_manifest(ex, command_line);
+  const nlohmann::ordered_json identity = {
+      {"config_sha256", manifest.config_sha256}, {"version", manifest.version}, {"git_commit", manifest.git_commit}};
+
+  // Points an earlier run of the same configuration and code left in DIR
+  // are not simulated again (a killed sweep resumes where it stopped).
+  std::map<std::size_t, PointResult> done;
+  if (!output.empty())
+    done = reusable_points(output, ex, identity);
+  if (!done.empty() && !quiet)
+    std::cerr << fmt::format("reusing {} finished point(s) of {} from {}\n", done.size(), ex.points.size(), output);
+  Experiment todo = ex;
+  todo.points.clear();
+  for (const Point& p : ex.points)
+    if (!done.count(p.index))
+      todo.points.push_back(p);
+
   auto started = std::chrono::system_clock::now();
   RunOptions opt;
   opt.jobs = jobs;
   opt.progress = !quiet;
-  std::vector<PointResult> results = run_points(ex, simulate_iteration, opt);
+  opt.stop = &g_stop;
+  if (!output.empty())
+    opt.on_point = [&](const PointResult& r) {
+      Experiment one = ex;
+      one.points.clear();
+      for (const Point& p : ex.points)
+        if (p.index == r.index)
+          one.points.push_back(p);
+      write_point_file(output, to_json(one, {r}, manifest)["points"][0], identity);
+      done.emplace(r.index, r);
+    };
+  struct sigaction sa {};
+  sa.sa_handler = [](int) { g_stop = 1; };
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  try {
+    for (PointResult& r : run_points(todo, simulate_iteration, opt))
+      done.emplace(r.index, std::move(r));
+  } catch (const Interrupted&) {
+    std::cerr << (output.empty() ? std::string("vsocksim: interrupted\n")
+                                 : fmt::format("vsocksim: interrupted; {} of {} points finished and kept in {}\n",
+                                               done.size(), ex.points.size(), output));
+    return 130;
+  }
+  std::vector<PointResult> results;
+  for (const Point& p : ex.points)
+    results.push_back(done.at(p.index));
   manifest.wall_started_utc = format_utc(started);
   manifest.wall_seconds = std::chrono::duration<double>(std::chrono::system_clock::now() - started).count();
 

@@ -39,12 +39,66 @@ void write_file_atomic(const std::string& path, const std::string& content)
   fs::rename(tmp, path);
 }
 
+namespace {
+
+std::string point_path(const std::string& dir, std::size_t index)
+{
+  return fmt::format("{}/point-{:04}.json", dir, index);
+}
+
+nlohmann::ordered_json run_identity(const nlohmann::ordered_json& manifest)
+{
+  nlohmann::ordered_json id;
+  for (const char* key : {"config_sha256", "version", "git_commit"})
+    id[key] = manifest.at(key);
+  return id;
+}
+
+}  // namespace
+
+void write_point_file(const std::string& dir, nlohmann::ordered_json point, const nlohmann::ordered_json& manifest)
+{
+  fs::create_directories(dir);
+  point["run"] = run_identity(manifest);
+  write_file_atomic(point_path(dir, point.at("index").get<std::size_t>()), point.dump(2) + "\n");
+}
+
+std::map<std::size_t, PointResult> reusable_points(const std::string& dir, const Experiment& ex,
+                                                   const nlohmann::ordered_json& manifest)
+{
+  std::map<std::size_t, PointResult> out;
+  const nlohmann::ordered_json id = run_identity(manifest);
+  if (id["git_commit"] == "unknown")
+    return out;  // no well-defined code version: recompute everything
+  for (const Point& p : ex.points) {
+    std::ifstream f(point_path(dir, p.index));
+    if (!f)
+      continue;
+    try {
+      auto j = nlohmann::ordered_json::parse(f);
+      if (j.value("run", nlohmann::ordered_json()) != id || j.at("index").get<std::size_t>() != p.index)
+        continue;
+      PointResult r{p.index, {}};
+      for (const auto& it : j.at("iterations")) {
+        Metrics m;
+        for (const auto& [name, value] : it.items())
+          m[name] = value.get<double>();
+        r.iterations.push_back(std::move(m));
+      }
+      if (static_cast<std::int64_t>(r.iterations.size()) == p.params.integer("iterations"))
+        out.emplace(p.index, std::move(r));
+    } catch (const nlohmann::ordered_json::exception&) {
+      continue;  // a damaged file is recomputed
+    }
+  }
+  return out;
+}
+
 void write_output_dir(const std::string& dir, const nlohmann::ordered_json& all)
 {
   fs::create_directories(dir);
   for (const auto& point : all["points"])
-    write_file_atomic(fmt::format("{}/point-{:04}.json", dir, point["index"].get<std::size_t>()),
-                      point.dump(2) + "\n");
+    write_point_file(dir, point, all["manifest"]);
   write_file_atomic(dir + "/manifest.json", all["manifest"].dump(2) + "\n");
   write_file_atomic(dir + "/result.json", all.dump(2) + "\n");
 }

@@ -272,6 +272,10 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
   Progress progress(opt.progress, ex, tasks);
   Children children;
   std::size_t next = 0, done = 0;
+  std::vector<std::size_t> left(results.size(), 0);
+  for (const Task& t : tasks)
+    ++left[t.point];
+  auto stopped = [&] { return opt.stop != nullptr && *opt.stop != 0; };
 
   auto spawn = [&](const Task& task) {
     int fds[2];
@@ -305,6 +309,8 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
     };
     if (status < 0)
       throw fail(fmt::format("waitpid: {}", std::strerror(errno)));
+    if (stopped())
+      throw Interrupted("interrupted");
     if (WIFSIGNALED(status))
       throw fail(signal_text(WTERMSIG(status)));
     if (!WIFEXITED(status))
@@ -330,6 +336,8 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
 
   try {
     while (done < tasks.size()) {
+      if (stopped())
+        throw Interrupted("interrupted");
       while (children.running.size() < jobs && next < tasks.size())
         spawn(tasks[next++]);
 
@@ -376,6 +384,8 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
         }
         ++done;
         progress.done(finished.task);
+        if (--left[finished.task.point] == 0 && opt.on_point)
+          opt.on_point(results[finished.task.point]);
       }
       drop(ended);
     }

@@ -4,7 +4,9 @@
 // not depend on the number of jobs or on the order in which children finish.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
+#include <stdexcept>
 #include <functional>
 #include <map>
 #include <string>
@@ -22,9 +24,21 @@ using Metrics = std::map<std::string, double>;
 // whole run fail with the exception's message.
 using IterationFn = std::function<Metrics(const Params&, std::uint32_t iteration)>;
 
+struct PointResult;
+
 struct RunOptions {
   unsigned jobs = 1;      // children at once; 0 counts as 1
   bool progress = true;   // progress lines on stderr (a single \r-updated line on a terminal)
+  // Called (in the parent) as soon as every iteration of a point is done.
+  std::function<void(const PointResult&)> on_point;
+  // When it becomes non-zero (a signal handler sets it), the run stops:
+  // children are killed and Interrupted is thrown.
+  const volatile std::sig_atomic_t* stop = nullptr;
+};
+
+// The run was stopped through RunOptions::stop.
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 struct PointResult {

@@ -7,6 +7,10 @@
 // 200 kB), so the whole file runs in about a second.
 #include <catch2/catch.hpp>
 
+#include <functional>
+
+#include <fmt/format.h>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -99,8 +103,12 @@ struct Run {
 
 // Runs VSIM_BINARY with ARGS (no shell) in dir.ws; stdin is /dev/null.
 // Gives up (and fails the test) after two minutes.
-Run run_cli(const TempDir& dir, const std::vector<std::string>& args)
+// When `when` first returns true during the run, `sig` is sent to the
+// program (SIGKILL: to its whole process group, as a crash would end it).
+Run run_cli(const TempDir& dir, const std::vector<std::string>& args, const std::function<bool()>& when = {},
+            int sig = 0)
 {
+  bool sent = false;
   const std::string out_path = dir.root + "/stdout", err_path = dir.root + "/stderr";
   std::vector<std::string> words;
   words.push_back(kBinary);
@@ -133,6 +141,10 @@ Run run_cli(const TempDir& dir, const std::vector<std::string>& args)
       break;
     if (r < 0 && errno != EINTR)
       throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+    if (when && !sent && when()) {
+      kill(sig == SIGKILL ? -pid : pid, sig);
+      sent = true;
+    }
     if (std::chrono::steady_clock::now() > deadline) {
       kill(-pid, SIGKILL);
       waitpid(pid, &status, 0);
@@ -712,7 +724,11 @@ TEST_CASE("cli: --output writes result.json, manifest.json and one point file pe
   CHECK(parse_json(read_file(out + "/manifest.json")) == j["manifest"]);
   for (std::size_t i = 0; i < 2; ++i) {
     INFO("point " << i);
-    const ojson p = parse_json(read_file(out + "/point-000" + std::to_string(i) + ".json"));
+    ojson p = parse_json(read_file(out + "/point-000" + std::to_string(i) + ".json"));
+    // The point as in the result, plus the identity of the run that made it.
+    for (const char* key : {"config_sha256", "version", "git_commit"})
+      CHECK(p["run"][key] == j["manifest"][key]);
+    p.erase("run");
     CHECK(p == j["points"][i]);
   }
   // Nothing else appears next to the output directory.
@@ -939,4 +955,84 @@ TEST_CASE("cli: the shard comes from Slurm's array variables when --shard is not
   CHECK(j["manifest"]["shard"] == "1/2");
   REQUIRE(j["points"].size() == 1);
   CHECK(j["points"][0]["index"] == 1);
+}
+
+namespace {
+
+// A sweep long enough to interrupt: tiny.yaml's 2 points x 4 x 2 = 16 points of 2 iterations.
+const std::vector<std::string> kSweep = {"--set", "workload.total_bytes=3MB", "--set", "iterations=2", "--set",
+                                         "sweep.grid.workload.message_size=[1KiB,4KiB,16KiB,64KiB]", "--set",
+                                         "sweep.grid.hv_sock.sndbuf=[default,64KiB]"};
+
+ojson without_run_facts(ojson r)
+{
+  r["manifest"].erase("wall");
+  r["manifest"].erase("command_line");
+  return r;
+}
+
+std::size_t point_files(const std::string& dir)
+{
+  std::size_t n = 0;
+  if (std::filesystem::exists(dir))
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      n += e.path().filename().string().rfind("point-", 0) == 0 && e.path().extension() == ".json";
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("cli: a sweep killed or interrupted resumes into the uninterrupted result", "[cli][resume]")
+{
+  TempDir dir;
+  const std::vector<std::string> base = std::vector<std::string>{"run", kTiny, "-q", "--jobs", "1",
+                                                                  "--format", "json"} + kSweep;
+  const Run whole = run_cli(dir, base + std::vector<std::string>{"--output", dir.ws + "/whole"});
+  INFO("stderr: " << whole.err);
+  REQUIRE(whole.status == 0);
+  REQUIRE(point_files(dir.ws + "/whole") == 16);
+  const ojson expected = without_run_facts(parse_json(whole.out));
+
+  SECTION("kill -9 after the first finished point")
+  {
+    const std::string out = dir.ws + "/killed";
+    const Run killed = run_cli(dir, base + std::vector<std::string>{"--output", out},
+                               [&] { return point_files(out) >= 1; }, SIGKILL);
+    REQUIRE(killed.status == 128 + SIGKILL);
+    const std::size_t kept = point_files(out);
+    CHECK(kept >= 1);
+    CHECK(kept < 16);
+    const Run resumed = run_cli(dir, std::vector<std::string>{"run", kTiny, "--jobs", "1", "--format", "json",
+                                                              "--output", out} + kSweep);
+    INFO("stderr: " << resumed.err);
+    REQUIRE(resumed.status == 0);
+    CHECK(resumed.err.find(fmt::format("reusing {} finished point(s) of 16", kept)) != std::string::npos);
+    CHECK(without_run_facts(parse_json(resumed.out)).dump() == expected.dump());
+  }
+  SECTION("Ctrl-C (SIGINT) stops cleanly, keeping finished points")
+  {
+    const std::string out = dir.ws + "/interrupted";
+    const Run stopped = run_cli(dir, base + std::vector<std::string>{"--output", out},
+                                [&] { return point_files(out) >= 1; }, SIGINT);
+    INFO("stderr: " << stopped.err);
+    REQUIRE(stopped.status == 130);
+    CHECK(stopped.out.empty());
+    CHECK(stopped.err.find("interrupted;") != std::string::npos);
+    CHECK(point_files(out) >= 1);
+    const Run resumed = run_cli(dir, base + std::vector<std::string>{"--output", out});
+    REQUIRE(resumed.status == 0);
+    CHECK(without_run_facts(parse_json(resumed.out)).dump() == expected.dump());
+  }
+  SECTION("a finished directory is reused whole; another configuration reuses nothing")
+  {
+    const Run again = run_cli(dir, std::vector<std::string>{"run", kTiny, "--format", "json", "--output",
+                                                            dir.ws + "/whole"} + kSweep);
+    REQUIRE(again.status == 0);
+    CHECK(again.err.find("reusing 16 finished point(s) of 16") != std::string::npos);
+    CHECK(without_run_facts(parse_json(again.out)).dump() == expected.dump());
+    const Run other = run_cli(dir, std::vector<std::string>{"run", kTiny, "--format", "json", "--output",
+                                                            dir.ws + "/whole", "--set", "seed=99"} + kSweep);
+    REQUIRE(other.status == 0);
+    CHECK(other.err.find("reusing") == std::string::npos);
+  }
 }
