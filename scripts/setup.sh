@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
 # Installs vsocksim's build dependencies from Debian 12's packages (idempotent,
 # quiet when everything is already there), then configures and builds.
-#   scripts/setup.sh            install + Release build into build/
-#   scripts/setup.sh --deps     install only
+#   scripts/setup.sh               install + Release build into build/
+#   scripts/setup.sh --deps        install only
+#   scripts/setup.sh --test-deps   also install what the tests need beyond the
+#                                  build (slurm-wlm and munge for the Slurm test)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS=(g++ cmake make pkg-config libsimgrid-dev libboost-graph-dev libyaml-cpp-dev
       catch2 libcli11-dev libfmt-dev nlohmann-json3-dev libssl-dev git)
+
+deps_only=0
+for arg in "$@"; do
+  case "$arg" in
+    --deps) deps_only=1 ;;
+    --test-deps) PKGS+=(slurm-wlm munge) ;;
+    *) echo "setup: unknown option $arg (allowed: --deps, --test-deps)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -20,7 +31,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq >/dev/null
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-[ "${1:-}" = "--deps" ] && exit 0
+[ "$deps_only" = 1 ] && exit 0
 
 mkdir -p build
 if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" &&

@@ -3,6 +3,6 @@
 # test suite through ctest, one process per test case.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --test-deps
 cd build
 ctest --output-on-failure -j "$(nproc)"
