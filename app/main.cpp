@@ -26,6 +26,7 @@
 #include "app/describe.hpp"
 #include "app/experiment.hpp"
 #include "app/output.hpp"
+#include "app/plot.hpp"
 #include "app/registry.hpp"
 #include "app/results.hpp"
 #include "app/runner.hpp"
@@ -238,6 +239,11 @@ int main(int argc, char** argv)
                   "run only the points whose index is I modulo N (I/N, 0 <= I < N); default: from "
                   "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT when set");
 
+  std::string plot_result_path, plot_dir;
+  auto* plot = app.add_subcommand("plot", "draw a result's figures with gnuplot (SVG and PNG)");
+  plot->add_option("result", plot_result_path, "JSON result (run --format json, or DIR/result.json)")->required();
+  plot->add_option("--output", plot_dir, "directory for the figures (default: RESULT without .json, plus -plots)");
+
   std::vector<std::string> merge_dirs;
   auto* merge = app.add_subcommand("merge", "combine the --output directories of a sharded run into one result");
   merge->add_option("dirs", merge_dirs, "result directories (of run --shard I/N --output DIR)")->required();
@@ -254,8 +260,9 @@ int main(int argc, char** argv)
   describe->add_flag("--markdown", markdown, "Markdown reference (docs/parameters.md is made with this)");
 
   if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "run" && std::string(argv[1]) != "check" &&
-      std::string(argv[1]) != "describe" && std::string(argv[1]) != "merge") {
-    std::cerr << "vsocksim: error: unknown command '" << argv[1] << "' (allowed: run, check, describe, merge)\n";
+      std::string(argv[1]) != "describe" && std::string(argv[1]) != "merge" &&
+      std::string(argv[1]) != "plot") {
+    std::cerr << "vsocksim: error: unknown command '" << argv[1] << "' (allowed: run, check, describe, merge, plot)\n";
     return 2;
   }
   try {
@@ -274,6 +281,13 @@ int main(int argc, char** argv)
       return cmd_list(file, sets);
     if (*run)
       return cmd_run(file, sets, format, output, jobs, quiet, shard_text, join_args(argc, argv));
+    if (*plot) {
+      if (plot_dir.empty())
+        plot_dir = (fs::path(plot_result_path).parent_path() / fs::path(plot_result_path).stem()).string() + "-plots";
+      for (const std::string& f : plot_result(plot_result_path, plot_dir))
+        std::cout << f << '\n';
+      return 0;
+    }
     if (*merge) {
       if (!output.empty())
         check_output_dir(output);

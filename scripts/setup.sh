@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS=(g++ cmake make pkg-config libsimgrid-dev libboost-graph-dev libyaml-cpp-dev
-      catch2 libcli11-dev libfmt-dev nlohmann-json3-dev libssl-dev git)
+      catch2 libcli11-dev libfmt-dev nlohmann-json3-dev libssl-dev gnuplot-nox git)
 
 deps_only=0
 for arg in "$@"; do

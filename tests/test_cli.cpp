@@ -1036,3 +1036,29 @@ TEST_CASE("cli: a sweep killed or interrupted resumes into the uninterrupted res
     CHECK(other.err.find("reusing") == std::string::npos);
   }
 }
+
+TEST_CASE("cli: plot draws throughput, CPU per GB and predicted against measured as SVG and PNG", "[cli][plot]")
+{
+  TempDir dir;
+  const Run r = run_cli(dir, std::vector<std::string>{"run", kTiny, "-q", "--format", "json", "--output",
+                                                      dir.ws + "/out", "--set",
+                                                      "validation.measurements=tiny-measurements.csv"} + kTinySets);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.status == 0);
+  const Run p = run_cli(dir, {"plot", dir.ws + "/out/result.json", "--output", dir.ws + "/figs"});
+  INFO("plot stderr: " << p.err);
+  REQUIRE(p.status == 0);
+  for (const char* stem : {"throughput", "cpu_per_GB", "predicted_vs_measured"}) {
+    INFO(stem);
+    const std::string svg = read_file(dir.ws + "/figs/" + stem + ".svg");
+    CHECK(svg.find("<svg") != std::string::npos);
+    const std::string png = read_file(dir.ws + "/figs/" + stem + ".png");
+    REQUIRE(png.size() > 8);
+    CHECK(png.substr(1, 3) == "PNG");
+    CHECK(p.out.find(std::string(stem) + ".png") != std::string::npos);
+  }
+  CHECK(std::filesystem::exists(dir.ws + "/figs/plot.gp"));
+  const Run bad = run_cli(dir, {"plot", dir.ws + "/nosuch.json"});
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("nosuch.json: error: cannot read the result") != std::string::npos);
+}
