@@ -517,7 +517,7 @@ private:
   {
     std::map<std::string, Origin> seen;
     for (auto it = map.begin(); it != map.end(); ++it) {
-      const YAML::Node& k = it->first;
+      const YAML::Node k = it->first;  // a copy: yaml-cpp's iterator hands out a temporary proxy
       const Origin key_at = mark(k.Mark());
       const std::string shown_prefix = prefix.empty() ? "" : prefix + ".";
       if (!k.IsScalar() || k.Scalar().empty())
