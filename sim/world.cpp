@@ -4,7 +4,10 @@
 #include <simgrid/s4u/NetZone.hpp>
 #include <xbt/log.h>
 
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace sg4 = simgrid::s4u;
 
@@ -15,10 +18,21 @@ World::World(bool exact) : exact_(exact)
   // SimGrid's own messages would go to stderr; results must not depend on
   // them and users should not see them.
   xbt_log_control_set("root.thresh:critical");
-  static int argc = 1;
-  static char name[] = "vsocksim";
-  static char* argv[] = {name, nullptr};
-  engine_ = std::make_unique<sg4::Engine>(&argc, argv);
+  // VSIM_CONTEXTS=thread selects SimGrid's thread contexts (slow; for
+  // sanitizer builds, which do not follow raw stack switching). Results are
+  // the same with every context factory.
+  static std::string name = "vsocksim";
+  static std::string factory;
+  static std::vector<char*> argv;
+  argv = {name.data()};
+  if (const char* f = std::getenv("VSIM_CONTEXTS")) {
+    factory = std::string("--cfg=contexts/factory:") + f;
+    argv.push_back(factory.data());
+  }
+  static int argc;
+  argc = static_cast<int>(argv.size());
+  argv.push_back(nullptr);
+  engine_ = std::make_unique<sg4::Engine>(&argc, argv.data());
   zone_ = sg4::create_full_zone("machine");
 }
 
