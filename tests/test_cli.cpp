@@ -1062,3 +1062,25 @@ TEST_CASE("cli: plot draws throughput, CPU per GB and predicted against measured
   CHECK(bad.status == 2);
   CHECK(bad.err.find("nosuch.json: error: cannot read the result") != std::string::npos);
 }
+
+TEST_CASE("cli: every file of the bad-input catalogue exits 2 with exactly its expected line", "[cli][catalogue]")
+{
+  TempDir dir;
+  const std::string bad = std::string(VSIM_SOURCE_DIR) + "/tests/data/bad";
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(bad))
+    if (e.path().extension() == ".yaml")
+      files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 30);
+  for (const std::string& f : files) {
+    INFO(f);
+    const std::string text = read_file(f);
+    const std::string head = text.substr(0, text.find('\n'));
+    REQUIRE(starts_with(head, "# expect: "));
+    const Run r = run_cli(dir, {"check", f});
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == f + ":" + head.substr(10) + "\n");
+  }
+}
