@@ -24,6 +24,7 @@
 
 #include "app/compare.hpp"
 #include "app/describe.hpp"
+#include "app/estimate.hpp"
 #include "app/experiment.hpp"
 #include "app/output.hpp"
 #include "app/plot.hpp"
@@ -83,24 +84,12 @@ Prepared prepare(const Experiment& ex, const std::string& file)
   return p;
 }
 
-int cmd_check(const std::string& file, const std::vector<std::string>& sets)
+int cmd_check(const std::string& file, const std::vector<std::string>& sets, unsigned jobs)
 {
   Experiment ex = load_experiment(file, sets, registry());
   prepare(ex, file);
-  std::int64_t iterations = 0;
-  double bytes = 0;
-  double messages = 0;
-  for (const Point& p : ex.points) {
-    std::int64_t it = p.params.integer("iterations");
-    double b = static_cast<double>(p.params.integer("workload.total_bytes")) *
-               static_cast<double>(p.params.integer("workload.connections"));
-    iterations += it;
-    bytes += b * static_cast<double>(it);
-    messages += b / static_cast<double>(p.params.integer("workload.message_size")) * static_cast<double>(it);
-  }
-  std::cout << fmt::format("{}: ok: experiment '{}', {} point(s), {} simulation(s), {:.3g} GB and {:.3g} messages "
-                           "simulated in all; config sha256 {}\n",
-                           file, ex.name, ex.points.size(), iterations, bytes / 1e9, messages, ex.config_sha256);
+  std::cout << fmt::format("{}: ok: experiment '{}', {} point(s), {}; config sha256 {}\n", file, ex.name,
+                           ex.points.size(), describe_estimate(estimate(ex), jobs), ex.config_sha256);
   return 0;
 }
 
@@ -122,7 +111,7 @@ int cmd_list(const std::string& file, const std::vector<std::string>& sets)
 
 int cmd_run(const std::string& file, const std::vector<std::string>& sets, const std::string& format,
             const std::string& output, unsigned jobs, bool quiet, const std::string& shard_text,
-            const std::string& command_line)
+            bool allow_large, const std::string& command_line)
 {
   Experiment ex = load_experiment(file, sets, registry());
   if (!output.empty())
@@ -132,6 +121,11 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   std::optional<Shard> shard = shard_text.empty() ? shard_from_slurm() : parse_shard(shard_text);
   if (shard)
     keep_shard(ex, *shard);
+  if (Estimate e = estimate(ex); e.core_seconds > kLargeCoreSeconds && !allow_large)
+    throw InputError(fmt::format("{}: error: this run is large: {} (more than {:.0f} hours on one core); "
+                                 "pass --allow-large to run it anyway, or shrink it (iterations, "
+                                 "workload.total_bytes, the sweep, --shard)",
+                                 file, describe_estimate(e, jobs), kLargeCoreSeconds / 3600));
   const std::vector<std::string>& metrics = prep.metrics;
   const std::string& measurements_file = prep.measurements_file;
 
@@ -249,11 +243,14 @@ int main(int argc, char** argv)
   merge->add_option("dirs", merge_dirs, "result directories (of run --shard I/N --output DIR)")->required();
   merge->add_option("--output", output, "also write the merged result to this directory");
   bool list = false;
+  bool allow_large = false;
+  run->add_flag("--allow-large", allow_large, "run even if the estimated time exceeds two days on one core");
   run->add_flag("--list", list, "print the expanded points with their indices and stop");
 
   auto* check = app.add_subcommand("check", "validate an experiment without simulating");
   check->add_option("file", file, "experiment file (YAML)")->required();
   check->add_option("--set", sets, "override a key: KEY=VALUE (repeatable)");
+  check->add_option("--jobs", jobs, "jobs the time estimate assumes")->check(CLI::Range(1u, 1024u))->capture_default_str();
 
   auto* describe = app.add_subcommand("describe", "list every parameter: path, type, unit, default, allowed, meaning");
   describe->add_option("topic", topic, "a key prefix (hv_sock, workload, costs, ...) or 'platforms'");
@@ -280,7 +277,7 @@ int main(int argc, char** argv)
     if (*run && list)
       return cmd_list(file, sets);
     if (*run)
-      return cmd_run(file, sets, format, output, jobs, quiet, shard_text, join_args(argc, argv));
+      return cmd_run(file, sets, format, output, jobs, quiet, shard_text, allow_large, join_args(argc, argv));
     if (*plot) {
       if (plot_dir.empty())
         plot_dir = (fs::path(plot_result_path).parent_path() / fs::path(plot_result_path).stem()).string() + "-plots";
@@ -298,7 +295,7 @@ int main(int argc, char** argv)
       return 0;
     }
     if (*check)
-      return cmd_check(file, sets);
+      return cmd_check(file, sets, jobs);
     if (*describe) {
       std::cout << (markdown ? describe_markdown(registry()) : describe_text(registry(), topic));
       return 0;

@@ -1084,3 +1084,26 @@ TEST_CASE("cli: every file of the bad-input catalogue exits 2 with exactly its e
     CHECK(r.err == f + ":" + head.substr(10) + "\n");
   }
 }
+
+TEST_CASE("cli: runs estimated at days are refused unless --allow-large; check prints the estimate", "[cli][limits]")
+{
+  TempDir dir;
+  const std::vector<std::string> huge = {"--set", "iterations=1000", "--set", "workload.total_bytes=1TB"};
+  const Run c = run_cli(dir, std::vector<std::string>{"check", kTiny} + huge);
+  REQUIRE(c.status == 0);
+  CHECK(c.out.find("simulation(s)") != std::string::npos);
+  CHECK(c.out.find(" h with ") != std::string::npos);
+  const Run refused =
+      run_cli(dir, std::vector<std::string>{"run", kTiny, "--output", dir.ws + "/out"} + huge);
+  CHECK(refused.status == 2);
+  CHECK(refused.err.find("error: this run is large:") != std::string::npos);
+  CHECK(refused.err.find("--allow-large") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.ws + "/out"));
+  // With --allow-large it starts (and is interrupted at once here).
+  const Run allowed =
+      run_cli(dir, std::vector<std::string>{"run", kTiny, "-q", "--allow-large"} + huge, [] { return true; }, SIGINT);
+  CHECK(allowed.status == 130);
+  // The default experiments are far from the limit.
+  const Run small = run_cli(dir, std::vector<std::string>{"run", kTiny, "-q"} + kTinySets);
+  CHECK(small.status == 0);
+}
