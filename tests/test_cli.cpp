@@ -1085,10 +1085,10 @@ TEST_CASE("cli: every file of the bad-input catalogue exits 2 with exactly its e
   }
 }
 
-TEST_CASE("cli: runs estimated at days are refused unless --allow-large; check prints the estimate", "[cli][limits]")
+TEST_CASE("cli: runs estimated at days are refused unless --allow-large, and check prints the estimate", "[cli][limits]")
 {
   TempDir dir;
-  const std::vector<std::string> huge = {"--set", "iterations=1000", "--set", "workload.total_bytes=1TB"};
+  const std::vector<std::string> huge = {"--set", "iterations=1000", "--set", "workload.total_bytes=1000GB"};
   const Run c = run_cli(dir, std::vector<std::string>{"check", kTiny} + huge);
   REQUIRE(c.status == 0);
   CHECK(c.out.find("simulation(s)") != std::string::npos);

@@ -408,7 +408,7 @@ TEST_CASE("to_table with three axes: one table per outer value", "[results]")
         "32KiB                                    -             1235/2345/1790/1790\n");
 }
 
-TEST_CASE("to_table with no metric list shows every metric; small numbers keep 3 digits", "[results]")
+TEST_CASE("to_table with no metric list shows every metric, and small numbers keep 3 digits", "[results]")
 {
   Experiment ex = make_experiment("t", {}, {}, {{}});
   std::vector<PointResult> res{{0, {{{"b_percent", 0.012345}, {"a", -0.0}}, {{"b_percent", 99.94}, {"a", 0.0}}}}};
