@@ -1099,9 +1099,11 @@ TEST_CASE("cli: runs estimated at days are refused unless --allow-large, and che
   CHECK(refused.err.find("error: this run is large:") != std::string::npos);
   CHECK(refused.err.find("--allow-large") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir.ws + "/out"));
-  // With --allow-large it starts (and is interrupted at once here).
-  const Run allowed =
-      run_cli(dir, std::vector<std::string>{"run", kTiny, "-q", "--allow-large"} + huge, [] { return true; }, SIGINT);
+  // With --allow-large it starts (and is interrupted once it runs).
+  const auto started = std::chrono::steady_clock::now();
+  const Run allowed = run_cli(
+      dir, std::vector<std::string>{"run", kTiny, "-q", "--allow-large"} + huge,
+      [&] { return std::chrono::steady_clock::now() - started > std::chrono::milliseconds(300); }, SIGINT);
   CHECK(allowed.status == 130);
   // The default experiments are far from the limit.
   const Run small = run_cli(dir, std::vector<std::string>{"run", kTiny, "-q"} + kTinySets);
