@@ -9,18 +9,29 @@ constexpr double kMessagesPerSecond = 0.5e6;
 constexpr double kBytesPerSecond = 2.5e9;
 }  // namespace
 
+Estimate point_estimate(const Params& p)
+{
+  auto value = [&](const char* key, double otherwise) {
+    return p.has(key) ? static_cast<double>(p.integer(key)) : otherwise;
+  };
+  Estimate e;
+  e.simulations = 1;
+  e.bytes = value("workload.total_bytes", 0) * value("workload.connections", 1);
+  e.messages = e.bytes / value("workload.message_size", 1);
+  e.core_seconds = e.messages / kMessagesPerSecond + e.bytes / kBytesPerSecond + 0.005;
+  return e;
+}
+
 Estimate estimate(const Experiment& ex)
 {
   Estimate e;
   for (const Point& p : ex.points) {
     double it = static_cast<double>(p.params.integer("iterations"));
-    double bytes = static_cast<double>(p.params.integer("workload.total_bytes")) *
-                   static_cast<double>(p.params.integer("workload.connections"));
-    double messages = bytes / static_cast<double>(p.params.integer("workload.message_size"));
+    Estimate one = point_estimate(p.params);
     e.simulations += it;
-    e.bytes += it * bytes;
-    e.messages += it * messages;
-    e.core_seconds += it * (messages / kMessagesPerSecond + bytes / kBytesPerSecond + 0.005);
+    e.bytes += it * one.bytes;
+    e.messages += it * one.messages;
+    e.core_seconds += it * one.core_seconds;
   }
   return e;
 }

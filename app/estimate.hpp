@@ -19,6 +19,10 @@ struct Estimate {
 // model), taken conservatively: 0.5 million messages and 2.5 GB of payload
 // per second and core.
 Estimate estimate(const Experiment& ex);
+
+// One simulation of a point (simulations = 1). Keys a point lacks count as
+// no bytes and no messages (the run driver does not require them).
+Estimate point_estimate(const Params& p);
 std::string describe_estimate(const Estimate& e, unsigned jobs);
 
 // Runs longer than this on one core are refused unless --allow-large.

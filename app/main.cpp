@@ -151,13 +151,17 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   opt.jobs = jobs;
   opt.progress = !quiet;
   opt.stop = &g_stop;
+  // The experiment without its points, and each point by index: writing a
+  // finished point's file costs the same whatever the sweep's size.
+  Experiment shell = ex;
+  shell.points.clear();
+  std::map<std::size_t, const Point*> by_index;
+  for (const Point& p : ex.points)
+    by_index[p.index] = &p;
   if (!output.empty())
     opt.on_point = [&](const PointResult& r) {
-      Experiment one = ex;
-      one.points.clear();
-      for (const Point& p : ex.points)
-        if (p.index == r.index)
-          one.points.push_back(p);
+      Experiment one = shell;
+      one.points.push_back(*by_index.at(r.index));
       write_point_file(output, to_json(one, {r}, manifest)["points"][0], identity);
       done.emplace(r.index, r);
     };
@@ -256,11 +260,17 @@ int main(int argc, char** argv)
   describe->add_option("topic", topic, "a key prefix (hv_sock, workload, costs, ...) or 'platforms'");
   describe->add_flag("--markdown", markdown, "Markdown reference (docs/parameters.md is made with this)");
 
-  if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "run" && std::string(argv[1]) != "check" &&
-      std::string(argv[1]) != "describe" && std::string(argv[1]) != "merge" &&
-      std::string(argv[1]) != "plot") {
-    std::cerr << "vsocksim: error: unknown command '" << argv[1] << "' (allowed: run, check, describe, merge, plot)\n";
-    return 2;
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      known = known || sub->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::cerr << "vsocksim: error: unknown command '" << argv[1] << "' (allowed: " << names << ")\n";
+      return 2;
+    }
   }
   try {
     app.parse(argc, argv);

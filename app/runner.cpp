@@ -1,5 +1,7 @@
 #include "app/runner.hpp"
 
+#include "app/estimate.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -157,8 +159,8 @@ struct Children {
 };
 
 // Progress on stderr: simulations and points done, simulated bytes, elapsed
-// time and an estimate of the time left (from the share of simulated
-// messages done, the main cost of a simulation). One \r-updated line on a
+// time and an estimate of the time left (from the share of the expected
+// work done, by the cost model of app/estimate.hpp). One \r-updated line on a
 // terminal, a plain line at most every few seconds otherwise.
 class Progress {
 public:
@@ -167,15 +169,9 @@ public:
         left_in_point_(ex.points.size(), 0)
   {
     for (const Point& point : ex.points) {
-      // The runner does not need workload keys; without them a simulation
-      // counts as one unit of work and no bytes.
-      const Params& p = point.params;
-      auto value = [&](const char* key, double otherwise) {
-        return p.has(key) ? static_cast<double>(p.integer(key)) : otherwise;
-      };
-      double bytes = value("workload.total_bytes", 0) * value("workload.connections", 1);
-      bytes_.push_back(bytes);
-      weight_.push_back(1.0 + bytes / value("workload.message_size", 1) + bytes / 65536.0);
+      Estimate e = point_estimate(point.params);  // the cost model `check` uses
+      bytes_.push_back(e.bytes);
+      weight_.push_back(e.core_seconds);
     }
     for (const Task& t : tasks) {
       total_weight_ += weight_[t.point];

@@ -114,7 +114,6 @@ void SimThread::charge(double cycles, Cat c)
 
 void SimThread::wake_at(Time t)
 {
-  ++world_->stats().wakeups;
   wakeups_.push(t);
   if (waiting_)
     sem_->release();
@@ -125,11 +124,8 @@ bool SimThread::wait()
   // A wake-up stamped at or before now arrived while this thread was
   // preparing to sleep (after its last check): like a wake_up() between
   // prepare_to_wait() and schedule(), it makes the sleep return at once.
-  if (!wakeups_.empty() && wakeups_.top() <= now_) {
-    while (!wakeups_.empty() && wakeups_.top() <= now_)
-      wakeups_.pop();
+  if (drop_due_wakeups())
     return false;
-  }
   waiting_ = true;
   for (;;) {
     ++world_->stats().waits;
@@ -140,17 +136,24 @@ bool SimThread::wait()
     Time t = wakeups_.top();
     double clock = world_->engine_clock();
     if (t <= clock) {
-      wakeups_.pop();
-      now_ = t > now_ ? t : now_;
+      now_ = std::max(now_, t);
       break;
     }
     sem_->acquire_timeout(t - clock);
   }
   waiting_ = false;
-  // Wake-ups for the same instant are one wake-up.
-  while (!wakeups_.empty() && wakeups_.top() <= now_)
-    wakeups_.pop();
+  drop_due_wakeups();  // this one, and any for the same instant: one wake-up
   return true;
+}
+
+bool SimThread::drop_due_wakeups()
+{
+  bool any = false;
+  while (!wakeups_.empty() && wakeups_.top() <= now_) {
+    wakeups_.pop();
+    any = true;
+  }
+  return any;
 }
 
 void SimThread::start()

@@ -84,6 +84,7 @@ protected:
 
 private:
   void sync_engine();  // sleep_until(now_) or yield: one simcall
+  bool drop_due_wakeups();  // pops the wake-ups at or before now_; whether there were any
 
   World* world_;
   std::string name_;

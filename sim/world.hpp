@@ -21,7 +21,6 @@ namespace vsim {
 struct SimStats {
   std::uint64_t sleeps = 0;     // sleep_until / yield simcalls
   std::uint64_t waits = 0;      // semaphore acquires (blocking waits)
-  std::uint64_t wakeups = 0;    // wake_at calls
   std::uint64_t observes = 0;   // observe() calls
   std::uint64_t simcalls() const { return sleeps + waits; }
 };

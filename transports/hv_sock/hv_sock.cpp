@@ -34,6 +34,22 @@ struct Counters {
   std::uint64_t reader_blocks = 0; // reader found the ring empty and slept
   std::uint64_t host_dpc_runs = 0;
   std::uint64_t packets = 0;
+
+  Counters& operator+=(const Counters& o)
+  {
+    syscalls += o.syscalls;
+    space_checks += o.space_checks;
+    pending_writes += o.pending_writes;
+    allocations += o.allocations;
+    copies += o.copies;
+    signals_to_host += o.signals_to_host;
+    interrupts_to_guest += o.interrupts_to_guest;
+    writer_blocks += o.writer_blocks;
+    reader_blocks += o.reader_blocks;
+    host_dpc_runs += o.host_dpc_runs;
+    packets += o.packets;
+    return *this;
+  }
 };
 
 struct Knobs {
@@ -598,18 +614,7 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
           ring.pending_send_sz(1e300), ring.interrupt_mask(1e300)));
     elapsed = std::max(elapsed, ch.done_at);
     delivered += ch.delivered;
-    const Counters& c = ch.n;
-    sum.syscalls += c.syscalls;
-    sum.space_checks += c.space_checks;
-    sum.pending_writes += c.pending_writes;
-    sum.allocations += c.allocations;
-    sum.copies += c.copies;
-    sum.signals_to_host += c.signals_to_host;
-    sum.interrupts_to_guest += c.interrupts_to_guest;
-    sum.writer_blocks += c.writer_blocks;
-    sum.reader_blocks += c.reader_blocks;
-    sum.host_dpc_runs += c.host_dpc_runs;
-    sum.packets += c.packets;
+    sum += ch.n;
   }
   // No CPU can have been busy longer than the whole run lasted.
   Time end = elapsed;
