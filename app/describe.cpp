@@ -9,6 +9,7 @@
 #include "app/experiment.hpp"
 #include "app/units.hpp"
 #include "transports/profiles.hpp"
+#include "transports/virtio_vsock/params.hpp"
 
 namespace vsim::app {
 
@@ -53,6 +54,8 @@ std::string default_text(const ParamSpec& spec)
 {
   if (is_cost(spec))
     return "from the platform profile";
+  if (spec.default_text == virtio_vsock::kFromPreset)
+    return "from virtio_vsock.preset";
   if (spec.default_text.empty())
     return spec.kind == ParamKind::Text ? "(empty)" : "(required)";
   return spec.default_text;
@@ -73,8 +76,12 @@ void describe_param(std::string& out, const ParamSpec& spec)
   out += fmt::format("  default: {}\n", default_text(spec));
   if (const std::string allowed = allowed_values(spec); !allowed.empty())
     out += fmt::format("  allowed: {}\n", allowed);
+  if (!spec.scope.empty())
+    out += fmt::format("  applies to transport {} only\n", spec.scope);
   if (is_cost(spec))
     for (const auto& profile : platform_profiles()) {
+      if (!spec.scope.empty() && profile.transport != spec.scope)
+        continue;
       auto it = profile.costs.find(spec.path.substr(6));
       out += fmt::format("  {}: {}\n", profile.name,
                          it == profile.costs.end() ? "(missing)" : with_unit(it->second, spec.unit));
@@ -87,7 +94,7 @@ void describe_platforms(std::string& out, const ParamRegistry& reg)
   for (const auto& profile : platform_profiles()) {
     out += fmt::format("{}\n  transport: {}\n  {}\n", profile.name, profile.transport, profile.doc);
     for (const auto& spec : reg.all())
-      if (is_cost(spec)) {
+      if (is_cost(spec) && (spec.scope.empty() || spec.scope == profile.transport)) {
         auto it = profile.costs.find(spec.path.substr(6));
         out += fmt::format("  {:<36} {}\n", spec.path,
                            it == profile.costs.end() ? "(missing)" : with_unit(it->second, spec.unit));

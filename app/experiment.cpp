@@ -18,6 +18,7 @@
 #include "app/describe.hpp"
 #include "app/units.hpp"
 #include "transports/profiles.hpp"
+#include "transports/virtio_vsock/params.hpp"
 
 namespace vsim::app {
 
@@ -25,7 +26,7 @@ namespace {
 
 // Transports with a simulation model; the others are accepted by the
 // `transport` choice but refused when a point would run them.
-const std::set<std::string> kImplementedTransports = {"hv_sock"};
+const std::set<std::string> kImplementedTransports = {"hv_sock", "virtio_vsock"};
 
 // Upper bound on the points of one sweep: a typo such as a 1000-value list
 // in a 4-axis grid should be an error, not an out-of-memory.
@@ -660,22 +661,42 @@ private:
   // to the value in the point's platform profile.
   Params resolve(const std::map<std::string, Given>& given) const
   {
+    // The transport first: a point keeps only the keys of its own transport.
+    const std::string transport = given.count("transport") ? std::get<std::string>(given.at("transport").value)
+                                                           : std::get<std::string>(default_value(*reg_.find("transport")));
     Params p;
     for (const auto& spec : reg_.all()) {
       if (auto it = given.find(spec.path); it != given.end())
         p.set(spec.path, it->second.value);
-      else if (!is_cost(spec.path))
+      else if (!spec.scope.empty() && spec.scope != transport)
+        continue;
+      else if (!is_cost(spec.path) && spec.default_text != virtio_vsock::kFromPreset)
         p.set(spec.path, default_value(spec));
     }
     const PlatformProfile* profile = find_profile(p.text("platform"));
     if (!profile)
       throw std::logic_error("platform '" + p.text("platform") + "' is a choice without a profile");
     for (const auto& spec : reg_.all()) {
-      if (!is_cost(spec.path) || p.has(spec.path))
+      if (p.has(spec.path) || (!spec.scope.empty() && spec.scope != transport))
+        continue;
+      if (spec.default_text == virtio_vsock::kFromPreset) {
+        // A knob the user did not set: the value of the point's preset.
+        const auto* preset = virtio_vsock::find_preset(p.text("virtio_vsock.preset"));
+        if (!preset || !preset->values.count(spec.path))
+          throw std::logic_error("preset has no value for " + spec.path);
+        ParamSpec from_preset = spec;
+        from_preset.default_text = preset->values.at(spec.path);
+        p.set(spec.path, default_value(from_preset));
+        continue;
+      }
+      if (!is_cost(spec.path))
         continue;
       auto it = profile->costs.find(spec.path.substr(6));
-      if (it == profile->costs.end())
+      if (it == profile->costs.end()) {
+        if (profile->transport != transport)
+          continue;  // check_point reports the platform/transport mismatch
         throw std::logic_error("platform profile '" + profile->name + "' has no value for " + spec.path);
+      }
       p.set(spec.path, it->second);
     }
     if (p.text("name").empty())
@@ -698,6 +719,16 @@ private:
       fail(with_file(transport_at), "transport",
            with_allowed(transport + " is not implemented yet",
                         join({kImplementedTransports.begin(), kImplementedTransports.end()})));
+    // A key of another transport set for this point (e.g. hv_sock.sndbuf
+    // with transport: virtio_vsock) would be silently meaningless.
+    for (const auto& [path, g] : given) {
+      const ParamSpec* spec = reg_.find(path);
+      if (spec && !spec->scope.empty() && spec->scope != transport)
+        fail(with_file(g.at), path,
+             with_allowed(fmt::format("applies to transport {} only, and this point's transport is {}", spec->scope,
+                                      transport),
+                          "keys of " + transport + " (see `vsocksim describe " + transport + "`)"));
+    }
     const PlatformProfile* profile = find_profile(p.text("platform"));
     if (profile->transport == transport)
       return;

@@ -3,6 +3,7 @@
 #include "app/compare.hpp"
 #include "transports/hv_sock/params.hpp"
 #include "transports/profiles.hpp"
+#include "transports/virtio_vsock/params.hpp"
 
 namespace vsim::app {
 
@@ -12,6 +13,7 @@ const ParamRegistry& registry()
     ParamRegistry r;
     declare_experiment_params(r);
     hv_sock::declare_params(r);
+    virtio_vsock::declare_params(r);
     declare_cost_params(r);
     declare_validation_params(r);
     return r;

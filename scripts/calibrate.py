@@ -24,7 +24,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "build", "vsocksim")
+BIN = os.environ.get("VSIM_BIN", os.path.join(ROOT, "build", "vsocksim"))  # a copy, to rebuild meanwhile
 
 
 def load_rows(path):
@@ -34,8 +34,9 @@ def load_rows(path):
 
 
 def run(experiment, costs, extra_sets, nbytes, jobs):
-    cmd = [BIN, "run", experiment, "--format", "json", "-q", "--jobs", str(jobs),
-           "--set", "iterations=1", "--set", f"workload.total_bytes={nbytes}"]
+    cmd = [BIN, "run", experiment, "--format", "json", "-q", "--jobs", str(jobs), "--set", "iterations=1"]
+    if nbytes:
+        cmd += ["--set", f"workload.total_bytes={nbytes}"]
     for k, v in sorted(costs.items()):
         cmd += ["--set", f"costs.{k}={v:.6g}"]
     for s in extra_sets:
@@ -71,6 +72,7 @@ def main():
     ap.add_argument("--start", default="", help="k=v,... starting values")
     ap.add_argument("--set", action="append", default=[], help="extra --set for every run")
     ap.add_argument("--bytes", type=int, default=20_000_000)
+    ap.add_argument("--keep-bytes", action="store_true", help="use the experiment's own total_bytes")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--extra", default="", help="CSV of extra rows (with scale_bytes column)")
@@ -91,12 +93,16 @@ def main():
         costs[k] = float(v)
 
     def objective(c):
-        res = run(exp, c, args.set, args.bytes, args.jobs)
+        res = run(exp, c, args.set, 0 if args.keep_bytes else args.bytes, args.jobs)
         e = errors(res, rows, args.bytes, extra_rows)
         return sum(abs(x) for x in e) / len(e), e
 
     # Start from the profile's values for the fitted names.
     desc = subprocess.run([BIN, "describe", "platforms"], capture_output=True, text=True).stdout
+    platform = next((s.split("=", 1)[1] for s in args.set if s.startswith("platform=")), None)
+    if platform:  # only that profile's block of the listing
+        blocks = desc.split("\n\n")
+        desc = next((b for b in blocks if b.startswith(platform + "\n")), desc)
     for n in names:
         if n not in costs:
             for line in desc.splitlines():

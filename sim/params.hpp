@@ -38,6 +38,9 @@ struct ParamSpec {
   double max = std::numeric_limits<double>::infinity();
   std::vector<std::string> choices;  // Choice: allowed words; Size: extra words (e.g. "default")
   std::string doc;                   // one line
+  // The transport the key applies to ("" = every transport). A point keeps
+  // only the keys of its own transport.
+  std::string scope;
   // Extra validation beyond kind and range: returns "" when the value is
   // acceptable, else what is wrong and what is allowed (one line).
   std::function<std::string(const std::string& text)> check;

@@ -74,9 +74,9 @@ void SimThread::observe()
   }
 }
 
-void SimThread::charge(double cycles, Cat c)
+void SimThread::charge(double cycles, Cat c, CpuTime& account)
 {
-  time_[c] += cycles;
+  account[c] += cycles;
   cpu_->account(c, cycles);
   if (!world_->exact() && !cpu_->needs_sync()) {
     // Run ahead: nobody else uses this CPU's thread time, so the work's end

@@ -48,7 +48,10 @@ public:
   // --- used by the thread's own body ------------------------------------
   // CPU work of `cycles` in category c on this thread's CPU. It takes at
   // least `cycles` of time, more when interrupts on the CPU preempt it.
-  void charge(double cycles, Cat c);
+  void charge(double cycles, Cat c) { charge(cycles, c, time_); }
+  // The same, but the CPU time is another task's that this thread stands
+  // in for (e.g. a kworker running right after this thread on its CPU).
+  void charge(double cycles, Cat c, CpuTime& account);
   // Time passing without this thread using a CPU (a latency it waits out).
   void delay(double cycles) { now_ += cycles; }
   // Make state published by other threads up to now() visible (see above).
@@ -59,6 +62,11 @@ public:
   // condition after waking, as kernel wait loops do. Returns whether the
   // thread actually slept.
   bool wait();
+  // Forget every pending wake-up. A thread whose wakers only wake it while
+  // it sleeps calls this after waking: the other wake-ups issued during that
+  // sleep found it already woken (and it re-derives, from stamped state,
+  // any that would find it asleep again).
+  void clear_wakeups() { wakeups_ = {}; }
 
   // --- used by other threads --------------------------------------------
   // Wake this thread at time t (no effect before t; t >= caller's now()).

@@ -10,6 +10,7 @@
 
 #include <cassert>
 #include <deque>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -53,6 +54,15 @@ public:
   }
 
   std::size_t history_size() const { return history_.size(); }
+  // The first write stamped after t whose value satisfies pred, if any.
+  template <typename Pred>
+  std::optional<Time> first_after(Time t, Pred pred) const
+  {
+    for (const auto& [when, v] : history_)
+      if (when > t && pred(v))
+        return when;
+    return std::nullopt;
+  }
 
 private:
   std::deque<std::pair<Time, T>> history_;

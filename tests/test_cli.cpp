@@ -644,7 +644,12 @@ TEST_CASE("cli: JSON result has the documented manifest, params and metrics", "[
   REQUIRE(checked.status == 0);
   CHECK_THAT(checked.out, Catch::Contains("config sha256 " + sha));
 
-  const std::set<std::string> every_key = described_paths();
+  // Every key of the hv_sock transport the tiny run uses (virtio_vsock's
+  // keys and costs are not part of its points).
+  std::set<std::string> every_key;
+  for (const std::string& path : described_paths())
+    if (!starts_with(path, "virtio_vsock.") && !starts_with(path, "costs.virtio_"))
+      every_key.insert(path);
   REQUIRE(every_key.size() > 20);
   REQUIRE(j.contains("points"));
   REQUIRE(j["points"].size() == 2);

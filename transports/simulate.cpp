@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "transports/hv_sock/hv_sock.hpp"
+#include "transports/virtio_vsock/virtio_vsock.hpp"
 
 namespace vsim {
 
@@ -11,6 +12,8 @@ std::map<std::string, double> simulate_iteration(const Params& params, std::uint
   const std::string& transport = params.text("transport");
   if (transport == "hv_sock")
     return hv_sock::simulate(params, iteration);
+  if (transport == "virtio_vsock")
+    return virtio_vsock::simulate(params, iteration);
   throw std::logic_error("transport '" + transport + "' is not implemented");
 }
 
@@ -25,17 +28,33 @@ const std::vector<MetricDoc>& metric_docs()
       {"reader_user_seconds", "s", "user CPU time of the reader threads"},
       {"guest_cpu_percent", "%", "busy time of all guest vCPUs / elapsed x 100, as `top` sums it"},
       {"host_cpu_percent", "%", "busy time of all host CPUs / elapsed x 100"},
-      {"syscalls_per_MB", "1/MB", "send()/recv() calls on the Linux side per MB of payload"},
+      {"throughput_Gbps", "Gbit/s", "throughput in 10^9 bits/s (virtio_vsock)"},
+      {"efficiency", "Mbit/s per %CPU", "virtio_vsock: Mbit/s / (%CPU of the host application + %CPU of the guest "
+                                        "application), as the 2019 study computed it from iperf3"},
+      {"app_cpu_percent_host", "%", "virtio_vsock: CPU time of the host application threads / elapsed x 100"},
+      {"app_cpu_percent_guest", "%", "virtio_vsock: CPU time of the guest application threads / elapsed x 100"},
+      {"guest_kworker_seconds", "s", "virtio_vsock: guest kworker CPU time running send work after the syscalls"},
+      {"syscalls_per_MB", "1/MB", "send()/recv() calls (hv_sock: Linux side; virtio_vsock: both sides) per MB"},
       {"space_checks_per_MB", "1/MB", "hvs_channel_writable_bytes evaluations per MB"},
       {"pending_send_sz_writes_per_MB", "1/MB", "pending_send_sz set/clear by the Linux writer per MB"},
-      {"allocations_per_MB", "1/MB", "4 KiB send-buffer allocations per MB"},
-      {"copies_per_MB", "1/MB", "guest kernel copies (user<->buffer, buffer->ring, ring->user) per MB"},
+      {"allocations_per_MB", "1/MB", "kernel allocations per MB (hv_sock: 4 KiB send buffers; virtio_vsock: packets, buffers, both sides)"},
+      {"copies_per_MB", "1/MB", "payload copies per MB (hv_sock: guest kernel copies; virtio_vsock: every copy of payload, both sides)"},
       {"signals_to_host_per_MB", "1/MB", "guest signals to the host (HvSignalEvent) per MB"},
       {"interrupts_to_guest_per_MB", "1/MB", "host signals delivered as guest interrupts per MB"},
       {"ring_full_stalls_per_MB", "1/MB", "times the writer found no room and slept, per MB"},
       {"reader_sleeps_per_MB", "1/MB", "times the Linux reader found no data and slept, per MB"},
       {"host_dpc_runs_per_MB", "1/MB", "host DPC runs draining the guest-to-host ring per MB"},
-      {"packets_per_MB", "1/MB", "VMBus packets carrying payload per MB"},
+      {"packets_per_MB", "1/MB", "packets carrying payload per MB (VMBus packets; virtio_vsock: RW packets the sender built)"},
+      {"kicks_per_MB", "1/MB", "virtio_vsock: guest virtqueue notifications (VM exits to ioeventfd) per MB"},
+      {"vm_exits_per_MB", "1/MB", "virtio_vsock: kicks plus interrupt injections per MB"},
+      {"credit_updates_per_MB", "1/MB", "virtio_vsock: explicit CREDIT_UPDATE packets per MB"},
+      {"worker_wakeups_per_MB", "1/MB", "virtio_vsock: times the vhost worker woke from sleep per MB"},
+      {"worker_runs_per_MB", "1/MB", "virtio_vsock: vhost work item runs (handle_tx_kick, send_pkt_work) per MB"},
+      {"rx_buffers_per_MB", "1/MB", "virtio_vsock: guest rx buffers filled by vhost per MB"},
+      {"credit_stalls_per_MB", "1/MB", "virtio_vsock: times a writer found zero credit and slept, per MB"},
+      {"small_pkt_copies_per_MB", "1/MB", "virtio_vsock: small packets copied into the previous buffer per MB"},
+      {"rx_buffer_stalls_per_MB", "1/MB", "virtio_vsock: times vhost found no guest rx buffer per MB"},
+      {"guest_work_runs_per_MB", "1/MB", "virtio_vsock: guest workqueue item runs (send, rx, tx) per MB"},
       {"ring_bytes_guest_to_host", "B", "size of the guest-to-host ring (header page included)"},
       {"ring_bytes_host_to_guest", "B", "size of the host-to-guest ring (header page included)"},
       {"sim_simcalls", "", "SimGrid simcalls the run made (a cost of the simulator, not of the system)"},

@@ -2,8 +2,17 @@
 
 namespace vsim::hv_sock {
 
-void declare_params(ParamRegistry& reg)
+void declare_params(ParamRegistry& registry)
 {
+  // Every key here applies to hv_sock points only.
+  struct Scoped {
+    ParamRegistry& r;
+    void declare(ParamSpec s)
+    {
+      s.scope = "hv_sock";
+      r.declare(std::move(s));
+    }
+  } reg{registry};
   auto size = [&](const char* path, const char* def, const char* doc) {
     ParamSpec s{path, ParamKind::Size, "bytes", def};
     s.min = 1;

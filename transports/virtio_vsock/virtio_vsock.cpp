@@ -1,0 +1,1287 @@
+#include "transports/virtio_vsock/virtio_vsock.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <queue>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "models/virtqueue.hpp"
+#include "sim/rng.hpp"
+#include "sim/world.hpp"
+
+namespace vsim::virtio_vsock {
+
+namespace {
+
+using models::Virtqueue;
+constexpr Time kNever = std::numeric_limits<Time>::infinity();
+
+struct Costs {
+  double clock_ghz;
+  // guest
+  double user_per_call, copy_fixed, copy_bpc, wakeup_latency, context_switch;
+  double send_syscall, recv_syscall, alloc, free, pkt, vq_add, kick, work_run;
+  double rx_buf, rx_pkt, tx_done, irq_exit, isr, dequeue_pkt;
+  // host
+  double h_user_per_call, h_send_syscall, h_recv_syscall, h_alloc, h_free, h_pkt, h_copy_fixed, h_copy_bpc;
+  double h_dequeue_pkt, h_worker_run, h_tx_pkt, h_rx_buf, h_guest_copy_bpc, h_signal, h_kick_latency;
+  double h_interrupt_latency, h_wakeup_latency;
+  double latency_jitter, iteration_jitter;
+
+  static Costs from(const Params& p)
+  {
+    auto c = [&](const char* name) { return p.number(std::string("costs.") + name); };
+    Costs k{};
+    k.clock_ghz = c("clock_ghz");
+    k.user_per_call = c("guest_user_per_call");
+    k.copy_fixed = c("guest_copy_fixed");
+    k.copy_bpc = c("guest_copy_bytes_per_cycle");
+    k.wakeup_latency = c("guest_wakeup_latency");
+    k.context_switch = c("guest_context_switch");
+    k.send_syscall = c("virtio_guest_send_syscall");
+    k.recv_syscall = c("virtio_guest_recv_syscall");
+    k.alloc = c("virtio_guest_alloc");
+    k.free = c("virtio_guest_free");
+    k.pkt = c("virtio_guest_pkt");
+    k.vq_add = c("virtio_guest_vq_add");
+    k.kick = c("virtio_guest_kick");
+    k.work_run = c("virtio_guest_work_run");
+    k.rx_buf = c("virtio_guest_rx_buf");
+    k.rx_pkt = c("virtio_guest_rx_pkt");
+    k.tx_done = c("virtio_guest_tx_done");
+    k.irq_exit = c("virtio_guest_irq_exit");
+    k.isr = c("virtio_guest_isr");
+    k.dequeue_pkt = c("virtio_guest_dequeue_pkt");
+    k.h_user_per_call = c("virtio_host_user_per_call");
+    k.h_send_syscall = c("virtio_host_send_syscall");
+    k.h_recv_syscall = c("virtio_host_recv_syscall");
+    k.h_alloc = c("virtio_host_alloc");
+    k.h_free = c("virtio_host_free");
+    k.h_pkt = c("virtio_host_pkt");
+    k.h_copy_fixed = c("virtio_host_copy_fixed");
+    k.h_copy_bpc = c("virtio_host_copy_bytes_per_cycle");
+    k.h_dequeue_pkt = c("virtio_host_dequeue_pkt");
+    k.h_worker_run = c("virtio_host_worker_run");
+    k.h_tx_pkt = c("virtio_host_tx_pkt");
+    k.h_rx_buf = c("virtio_host_rx_buf");
+    k.h_guest_copy_bpc = c("virtio_host_guest_copy_bytes_per_cycle");
+    k.h_signal = c("virtio_host_signal");
+    k.h_kick_latency = c("virtio_host_kick_latency");
+    k.h_interrupt_latency = c("virtio_host_interrupt_latency");
+    k.h_wakeup_latency = c("host_wakeup_latency");
+    k.latency_jitter = c("latency_jitter");
+    k.iteration_jitter = c("iteration_jitter");
+    return k;
+  }
+
+  // Whole cycles, so that sums of costs stay exact.
+  double guest_copy(double bytes) const { return copy_fixed + std::ceil(bytes / copy_bpc); }
+  double host_copy(double bytes) const { return h_copy_fixed + std::ceil(bytes / h_copy_bpc); }
+  double vhost_copy(double bytes) const { return std::ceil(bytes / h_guest_copy_bpc); }
+  double seconds(double cycles) const { return cycles / (clock_ghz * 1e9); }
+};
+
+struct Knobs {
+  std::uint64_t message_size, total_bytes;
+  std::uint32_t rx_buf_size, max_pkt_size, host_pkt_size;
+  bool mergeable_rx, host_split, credit_every_read, small_pkt_copy, batch_used, event_idx, indirect;
+  std::uint16_t queue_size;
+  std::uint32_t weight_packets;
+  std::uint64_t weight_bytes;
+  std::uint32_t buf_alloc, credit_threshold, small_pkt_max;
+};
+
+struct Counters {
+  std::uint64_t syscalls = 0, allocations = 0, frees = 0, copies = 0, kicks = 0, interrupts = 0;
+  std::uint64_t rx_interrupts = 0, tx_interrupts = 0, credit_updates = 0, worker_wakeups = 0, worker_runs = 0;
+  std::uint64_t data_packets = 0, rx_buffers = 0, credit_stalls = 0, reader_sleeps = 0, small_copies = 0;
+  std::uint64_t rx_buffer_stalls = 0, guest_work_runs = 0;
+};
+
+enum class Op : std::uint8_t { Rw, CreditUpdate };
+
+// A packet (struct virtio_vsock_pkt) or a guest rx buffer's contents.
+struct Pkt {
+  int conn = 0;
+  Op op = Op::Rw;
+  std::uint32_t len = 0;   // payload bytes
+  std::uint64_t fwd_cnt = 0;  // piggybacked credit fields of the sender
+  std::uint32_t buf_alloc = 0;
+  bool more = false;  // mergeable rx: the packet continues in the next buffer
+  bool cont = false;  // mergeable rx: this buffer continues a packet (no header)
+};
+
+// Storage for packets and rx buffers in flight; ids are virtqueue tokens.
+class Slab {
+public:
+  std::uint32_t alloc(const Pkt& p)
+  {
+    if (free_.empty()) {
+      items_.push_back(p);
+      return static_cast<std::uint32_t>(items_.size() - 1);
+    }
+    std::uint32_t id = free_.back();
+    free_.pop_back();
+    items_[id] = p;
+    return id;
+  }
+  void release(std::uint32_t id) { free_.push_back(id); }
+  Pkt& operator[](std::uint64_t id) { return items_[id]; }
+  std::size_t live() const { return items_.size() - free_.size(); }
+
+private:
+  std::vector<Pkt> items_;
+  std::vector<std::uint32_t> free_;
+};
+
+// A packet waiting on a send list (struct virtio_vsock / vhost_vsock
+// send_pkt_list), stamped with the time it was queued.
+struct Queued {
+  Time t;
+  std::uint32_t id;
+  std::uint32_t off = 0;  // bytes already copied out (host_split, mergeable_rx)
+};
+
+// One end of a connection (struct virtio_vsock_sock): what it sent, what it
+// received, and its view of the peer's credit (virtio_transport_has_space).
+struct Sock {
+  // sender
+  std::uint64_t tx_cnt = 0;
+  TimedValue<std::uint64_t> peer_fwd_cnt{0};  // from the peer's packet headers, stamped on arrival
+  std::uint32_t peer_buf_alloc = 0;
+  // receiver
+  std::uint64_t fwd_cnt = 0, last_fwd_cnt = 0;
+  std::uint32_t buf_alloc = 0;
+  struct Entry {
+    Time t;              // visible from
+    std::uint32_t len;   // payload bytes
+    std::uint32_t off = 0;
+    bool merged = false;  // small_pkt_copy: copied into the previous buffer
+  };
+  std::deque<Entry> rxq;
+  std::uint32_t tail_fill = 0;     // bytes in the buffer of the last queued packet
+  std::uint32_t tail_cap = 0;      // its capacity
+  Time tail_consumed_at = kNever;  // when the reader freed it
+  SimThread* app = nullptr;        // the thread using this socket
+
+  // virtio_transport_get_credit(): what may still be sent, as of t. Signed:
+  // another thread asking at an earlier time than the sender's may see the
+  // sender past the window it saw then.
+  std::int64_t credit_signed(Time t) const { return credit_from(peer_fwd_cnt.at(t)); }
+  std::int64_t credit_from(std::uint64_t fwd) const
+  {
+    return static_cast<std::int64_t>(peer_buf_alloc) - static_cast<std::int64_t>(tx_cnt - fwd);
+  }
+  // The sender's own view (at its own clock, never negative).
+  std::uint64_t credit(Time t) const
+  {
+    std::int64_t c = credit_signed(t);
+    if (c < 0)
+      throw std::logic_error("invariant violated: credit never negative (the sender is past its peer's window)");
+    return static_cast<std::uint64_t>(c);
+  }
+  std::uint64_t visible_bytes(Time t) const
+  {
+    std::uint64_t n = 0;
+    for (const auto& e : rxq) {
+      if (e.t > t)
+        break;
+      n += e.len - e.off;
+    }
+    return n;
+  }
+  bool visible(Time t) const { return !rxq.empty() && rxq.front().t <= t; }
+
+  // A thread about to sleep at t may already have been passed, in the
+  // engine's order, by the thread that wakes it (that thread runs ahead and
+  // saw it not yet asleep). What it would have been woken for is then queued
+  // with a later stamp: the sleeper sets its own wake-up at that time.
+  std::optional<Time> data_after(Time t) const
+  {
+    for (const auto& e : rxq)
+      if (e.t > t)
+        return e.t;
+    return std::nullopt;
+  }
+  std::optional<Time> credit_after(Time t) const
+  {
+    return peer_fwd_cnt.first_after(t, [&](std::uint64_t f) { return credit_from(f) > 0; });
+  }
+};
+
+// Sleep until woken (or until what the thread waits for, already queued with
+// a later stamp, becomes visible); the wake-up latency and the context switch
+// are the sleeper's, drawn from its own stream so that the draws do not
+// depend on which thread noticed first.
+template <typename Lat>
+void sleep_until_woken(SimThread& t, std::optional<Time> pending, Lat& lat, double wakeup_latency, double ctx_switch)
+{
+  if (pending)
+    t.wake_at(*pending);
+  const bool slept = t.wait();
+  t.clear_wakeups();
+  if (slept) {
+    t.delay(lat(wakeup_latency));
+    t.charge(ctx_switch, Cat::Sys);
+  }
+}
+
+struct Conn {
+  int index;
+  Sock guest, host;
+  std::uint64_t delivered = 0;
+  Time done_at = 0;
+};
+
+class GuestIrq;
+class Vhost;
+
+// What every thread of one simulation shares: the device (its two data
+// virtqueues, the guest driver's and vhost's send lists), the connections.
+struct Shared {
+  Costs k;
+  Knobs kn;
+  std::uint64_t seed;
+  std::uint32_t iteration;
+  std::unique_ptr<Virtqueue> rxq, txq;
+  Slab slab;
+  std::deque<Queued> guest_send;  // virtio_vsock.send_pkt_list
+  std::deque<Queued> host_send;   // vhost_vsock.send_pkt_list
+  std::uint32_t rx_buf_nr = 0, rx_buf_max_nr = 0;
+  std::deque<Conn> conns;
+  GuestIrq* irq = nullptr;
+  Vhost* vhost = nullptr;
+  Counters n;
+  CpuTime guest_kworker;  // send work run in application threads' stead
+  bool send_work_running = false, send_work_again = false;
+  std::uint64_t ops = 0;
+
+  // Keeps memory flat whatever the transfer size: nobody reads stamped
+  // state older than the engine's clock.
+  void prune(const World& w)
+  {
+    if (++ops % 1024 != 0)
+      return;
+    Time t = w.engine_clock();
+    rxq->forget_before(t);
+    txq->forget_before(t);
+    for (auto& c : conns) {
+      c.guest.peer_fwd_cnt.forget_before(t);
+      c.host.peer_fwd_cnt.forget_before(t);
+    }
+  }
+};
+
+class Latency {
+public:
+  Latency(const Shared& s, const std::string& component) : rng_(s.seed, s.iteration, component), j_(s.k.latency_jitter)
+  {
+  }
+  double operator()(double cycles) { return rng_.jitter(cycles, j_); }
+
+private:
+  Rng rng_;
+  double j_;
+};
+
+// Requests to a service thread that arrive at given times (doorbells,
+// interrupts), consumed in time order once the thread's clock reaches them.
+class Inbox {
+public:
+  void push(Time t, int kind) { q_.push(Req{t, seq_++, kind}); }
+  // Pops every request due at or before t; returns their kinds as a bit set.
+  unsigned take_due(Time t)
+  {
+    unsigned kinds = 0;
+    while (!q_.empty() && q_.top().t <= t) {
+      kinds |= 1u << q_.top().kind;
+      q_.pop();
+    }
+    return kinds;
+  }
+
+private:
+  struct Req {
+    Time t;
+    std::uint64_t seq;
+    int kind;
+    bool operator>(const Req& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  };
+  std::uint64_t seq_ = 0;
+  std::priority_queue<Req, std::vector<Req>, std::greater<Req>> q_;
+};
+
+enum VqKind { kRx = 0, kTx = 1, kSend = 2 };
+
+// Where guest-side work of the driver runs: an application thread (its
+// kworker stand-in) or the interrupt context of vCPU 0. Both share the
+// driver's routines below.
+class GuestCtx {
+public:
+  virtual ~GuestCtx() = default;
+  virtual void work(double cycles, Cat c) = 0;  // CPU work on this context's vCPU
+  virtual Time at() const = 0;
+  virtual void sync() = 0;  // observe(): shared guest state as of at()
+  virtual Latency& lat() = 0;
+};
+
+// ---------------------------------------------------------------------------
+// The vhost worker (drivers/vhost/vhost.c vhost_worker, drivers/vhost/vsock.c)
+class Vhost : public SimThread {
+public:
+  Vhost(World& w, Cpu& cpu, Shared& s) : SimThread(w, "vhost", cpu), s_(s), lat_(s, "vhost")
+  {
+    set_daemon();
+  }
+
+  // A guest kick (ioeventfd -> vhost_poll_wakeup) or a host send()
+  // (vhost_work_queue) queues a work item; the worker wakes at t.
+  void ring(Time t, VqKind kind)
+  {
+    inbox_.push(t, kind);
+    wake_at(t);
+  }
+
+protected:
+  void body() override;
+
+private:
+  void handle_tx();
+  void do_send_pkt();
+  void signal_guest(VqKind vq);
+  void deliver_to_host(const Pkt& p);
+
+  Shared& s_;
+  Latency lat_;
+  Inbox inbox_;
+  bool tx_queued_ = false, send_queued_ = false;
+};
+
+// ---------------------------------------------------------------------------
+// Guest driver routines (virtio_transport.c), run in a GuestCtx.
+//
+// The driver's private state (the free descriptor list, the send list, the
+// socket queues) is shared by the guest's contexts without time stamps. A
+// context therefore touches it only at an instant it has just observed --
+// every other thread is then at or past that instant -- and charges the CPU
+// time of what it did afterwards. (The kernel's bookkeeping is thereby
+// placed at the start of the work item rather than spread over it.)
+
+// virtio_transport_send_pkt_work(): move queued packets onto the tx queue,
+// kick once if vhost wants it.
+void guest_send_work(Shared& s, GuestCtx& c)
+{
+  const Costs& k = s.k;
+  c.sync();
+  // A work item never runs concurrently with itself (and tx_lock serialises
+  // the rest): if it is running in another context, that run goes round once
+  // more instead.
+  if (s.send_work_running) {
+    s.send_work_again = true;
+    return;
+  }
+  s.send_work_running = true;
+  double cost = k.work_run;
+  for (;;) {
+    ++s.n.guest_work_runs;
+    s.send_work_again = false;
+    bool added = false;
+    while (!s.guest_send.empty() && s.guest_send.front().t <= c.at()) {
+      const Queued q = s.guest_send.front();
+      // Header and payload: two buffers (one descriptor with INDIRECT_DESC).
+      if (!s.txq->add(c.at(), s.slab[q.id].len > 0 ? 2 : 1, q.id))
+        break;  // the tx queue is full: tx work re-queues us when buffers come back
+      s.guest_send.pop_front();
+      cost += k.vq_add;
+      added = true;
+    }
+    c.work(cost, Cat::Sys);
+    c.sync();  // kick_prepare reads avail_event: vhost's writes up to now must be in
+    if (added && s.txq->kick_prepare(c.at())) {
+      c.work(k.kick, Cat::Hypervisor);  // still under tx_lock
+      ++s.n.kicks;
+      s.vhost->ring(c.at() + c.lat()(k.h_kick_latency), kTx);
+      c.sync();  // a context that wanted the lock meanwhile makes us go round again
+    }
+    if (!s.send_work_again)
+      break;
+    cost = k.work_run;  // the work item, queued again while it ran, runs once more
+  }
+  s.send_work_running = false;
+}
+
+// virtio_transport_send_pkt_info() for one packet: allocate, fill, queue.
+// The payload copy from user memory is charged by the caller.
+void guest_queue_pkt(Shared& s, Time t, Sock& sock, int conn, Op op, std::uint32_t len)
+{
+  Pkt p;
+  p.conn = conn;
+  p.op = op;
+  p.len = len;
+  p.fwd_cnt = sock.fwd_cnt;  // virtio_transport_inc_tx_pkt(): piggyback fwd_cnt
+  p.buf_alloc = sock.buf_alloc;
+  sock.last_fwd_cnt = sock.fwd_cnt;
+  s.guest_send.push_back(Queued{t, s.slab.alloc(p)});
+}
+
+// virtio_vsock_rx_fill(): allocate rx buffers until the queue is full, kick.
+// c == nullptr: at probe time, before any traffic (no cost).
+void guest_rx_fill(Shared& s, GuestCtx* c, Time t)
+{
+  const Costs& k = s.k;
+  const std::uint16_t need = s.rxq->descriptors_for(2);
+  if (c) {
+    c->sync();
+    t = c->at();
+  }
+  std::uint32_t added = 0;
+  while (s.rxq->num_free() >= need) {
+    s.rxq->add(t, 2, s.slab.alloc(Pkt{}));
+    ++s.rx_buf_nr;
+    ++added;
+  }
+  s.rx_buf_max_nr = std::max(s.rx_buf_max_nr, s.rx_buf_nr);
+  if (!c)
+    return;
+  c->work(added * (2 * k.alloc + k.vq_add), Cat::Sys);
+  s.n.allocations += 2 * added;
+  c->sync();
+  if (s.rxq->kick_prepare(c->at())) {
+    c->work(k.kick, Cat::Hypervisor);
+    ++s.n.kicks;
+    s.vhost->ring(c->at() + c->lat()(k.h_kick_latency), kRx);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Interrupt context of guest vCPU 0: vring_interrupt, then the work items the
+// callbacks queue (virtio_transport_rx_work, virtio_transport_tx_work), run
+// by the kworker of that vCPU. They preempt any thread on vCPU 0.
+class GuestIrq : public SimThread, public GuestCtx {
+public:
+  GuestIrq(World& w, Cpu& cpu, Shared& s) : SimThread(w, "virtio_irq", cpu), s_(s), lat_(s, "guest_irq")
+  {
+    set_daemon();
+    cpu.attach_interrupt_context();
+  }
+
+  void raise(Time t, VqKind vq)
+  {
+    inbox_.push(t, vq);
+    wake_at(t);
+  }
+
+  void work(double cycles, Cat c) override
+  {
+    Time start = cpu().irq_start(now());
+    if (start > now())
+      delay(start - now());
+    cpu().add_irq(start, cycles, c);
+    delay(cycles);
+  }
+  Time at() const override { return now(); }
+  void sync() override { observe(); }
+  Latency& lat() override { return lat_; }
+
+protected:
+  void body() override
+  {
+    const Costs& k = s_.k;
+    for (;;) {
+      wait();
+      for (;;) {
+        observe();
+        unsigned due = inbox_.take_due(now());
+        if (!due)
+          break;
+        work(k.irq_exit, Cat::Hypervisor);  // MSI injection
+        work(k.isr, Cat::Irq);             // vring_interrupt -> callbacks -> queue_work
+        if (due & (1u << kRx)) {
+          ++s_.n.rx_interrupts;
+          rx_work();
+        }
+        if (due & (1u << kTx)) {
+          ++s_.n.tx_interrupts;
+          tx_work();
+        }
+      }
+    }
+  }
+
+private:
+  void rx_work();
+  void tx_work();
+  void deliver(const Pkt& p, std::uint32_t len);
+
+  Shared& s_;
+  Latency lat_;
+  Inbox inbox_;
+  std::vector<std::uint32_t> taken_;  // rx buffers taken in one rx work run
+  Pkt merging_;  // mergeable rx: the packet being reassembled
+  std::uint32_t merging_len_ = 0;
+  bool in_merge_ = false;
+};
+
+// virtio_transport_rx_work(): take used rx buffers, hand packets to their
+// sockets (no copy), refill when fewer than half the buffers remain.
+void GuestIrq::rx_work()
+{
+  const Costs& k = s_.k;
+  Virtqueue& vq = *s_.rxq;
+  observe();
+  const Time t0 = now();
+  // Take every used buffer at the observed instant ...
+  taken_.clear();
+  do {
+    vq.disable_cb(t0);
+    while (auto u = vq.get_buf(t0)) {
+      --s_.rx_buf_nr;
+      taken_.push_back(static_cast<std::uint32_t>(u->token));
+    }
+  } while (!vq.enable_cb(t0));
+  // ... then process them one after the other.
+  work(k.work_run, Cat::Sys);
+  ++s_.n.guest_work_runs;
+  for (std::uint32_t id : taken_) {
+    work(k.rx_buf, Cat::Sys);
+    const Pkt p = s_.slab[id];
+    s_.slab.release(id);
+    if (!s_.kn.mergeable_rx) {
+      deliver(p, p.len);
+      continue;
+    }
+    // Mergeable rx: one header, the payload over several buffers.
+    if (!p.cont) {
+      merging_ = p;
+      merging_len_ = 0;
+      in_merge_ = true;
+    } else if (!in_merge_) {
+      throw std::logic_error("invariant violated: a continuation rx buffer without its packet's header");
+    }
+    merging_len_ += p.len;
+    if (!p.more) {
+      in_merge_ = false;
+      deliver(merging_, merging_len_);
+    }
+  }
+  if (s_.rx_buf_nr < s_.rx_buf_max_nr / 2)
+    guest_rx_fill(s_, this, now());
+}
+
+// virtio_transport_recv_pkt(): credit fields, then queue data on the socket
+// (or, with small_pkt_copy, copy a small payload into the previous buffer).
+void GuestIrq::deliver(const Pkt& p, std::uint32_t len)
+{
+  const Costs& k = s_.k;
+  const Knobs& kn = s_.kn;
+  work(k.rx_pkt, Cat::Sys);
+  Conn& c = s_.conns[static_cast<std::size_t>(p.conn)];
+  Sock& sk = c.guest;
+  // virtio_transport_space_update(): the peer's credit fields.
+  sk.peer_buf_alloc = p.buf_alloc;
+  if (p.fwd_cnt > sk.peer_fwd_cnt.latest())
+    sk.peer_fwd_cnt.set(now(), p.fwd_cnt);
+  if (p.op == Op::CreditUpdate) {
+    if (sk.app->waiting() && sk.credit_signed(now()) > 0)  // sk_write_space
+      sk.app->wake_at(now());
+    work(k.free, Cat::Sys);
+    ++s_.n.frees;
+    return;
+  }
+  const bool small = kn.small_pkt_copy && len <= kn.small_pkt_max;
+  if (small)
+    observe();  // whether the reader has freed the last packet is its state, unstamped
+  bool tail_present = !sk.rxq.empty() || sk.tail_consumed_at > now();
+  if (small && tail_present && sk.tail_cap > 0 &&
+      len <= sk.tail_cap - sk.tail_fill) {
+    work(k.guest_copy(len) + k.free, Cat::Sys);
+    ++s_.n.copies;
+    ++s_.n.small_copies;
+    ++s_.n.frees;
+    sk.tail_fill += len;
+    sk.rxq.push_back(Sock::Entry{now(), len, 0, true});
+  } else {
+    sk.rxq.push_back(Sock::Entry{now(), len, 0, false});
+    sk.tail_fill = len;
+    sk.tail_cap = kn.mergeable_rx ? len : kn.rx_buf_size;
+  }
+  sk.tail_consumed_at = kNever;
+  if (sk.app->waiting())  // sk_data_ready
+    sk.app->wake_at(now());
+}
+
+// virtio_transport_tx_work(): free the packets vhost has consumed; if any,
+// queue the send work (the tx queue has room again).
+void GuestIrq::tx_work()
+{
+  const Costs& k = s_.k;
+  Virtqueue& vq = *s_.txq;
+  observe();
+  const Time t0 = now();
+  std::uint32_t freed = 0;
+  do {
+    vq.disable_cb(t0);
+    while (auto u = vq.get_buf(t0)) {
+      s_.slab.release(static_cast<std::uint32_t>(u->token));
+      ++freed;
+    }
+  } while (!vq.enable_cb(t0));
+  work(k.work_run + freed * (k.tx_done + k.free), Cat::Sys);
+  ++s_.n.guest_work_runs;
+  s_.n.frees += freed;
+  if (freed)
+    guest_send_work(s_, *this);
+}
+
+// ---------------------------------------------------------------------------
+// A guest application thread (one per connection).
+class GuestApp : public SimThread, public GuestCtx {
+protected:
+  GuestApp(World& w, Cpu& cpu, Shared& s, Conn& c, const char* role)
+      : SimThread(w, fmt::format("{}{}", role, c.index), cpu), s_(s), c_(c),
+        lat_(s, fmt::format("conn{}.{}", c.index, role))
+  {
+    c.guest.app = this;
+  }
+
+public:
+  // The send work item runs as the kworker of this vCPU, right after the
+  // syscall that queued it (CPU time not charged to this thread).
+  void work(double cycles, Cat c) override { charge(cycles, c, s_.guest_kworker); }
+  Time at() const override { return now(); }
+  void sync() override { observe(); }
+  Latency& lat() override { return lat_; }
+
+protected:
+  Shared& s_;
+  Conn& c_;
+  Latency lat_;
+};
+
+// The guest application's send() loop: vsock_stream_sendmsg ->
+// virtio_transport_stream_enqueue -> virtio_transport_send_pkt_info.
+class GuestWriter : public GuestApp {
+public:
+  GuestWriter(World& w, Cpu& cpu, Shared& s, Conn& c) : GuestApp(w, cpu, s, c, "guest_writer") {}
+
+protected:
+  void body() override
+  {
+    const Costs& k = s_.k;
+    const Knobs& kn = s_.kn;
+    Sock& sk = c_.guest;
+    for (std::uint64_t left = kn.total_bytes; left > 0;) {
+      std::uint64_t msg = std::min(left, kn.message_size);
+      charge(k.user_per_call, Cat::User);
+      charge(k.send_syscall, Cat::Sys);
+      ++s_.n.syscalls;
+      for (std::uint64_t rem = msg; rem > 0;) {
+        // Credit only grows with the peer's updates: if what is visible
+        // already does not limit this packet, later updates cannot matter.
+        std::uint64_t credit = sk.credit(now());
+        if (credit < std::min<std::uint64_t>(rem, kn.max_pkt_size)) {
+          observe();
+          credit = sk.credit(now());
+        }
+        if (credit == 0) {
+          // Sleep in vsock_stream_sendmsg until a credit update arrives; the
+          // packets queued so far go out (the kworker runs meanwhile).
+          guest_send_work(s_, *this);
+          observe();
+          if (sk.credit(now()) == 0) {
+            ++s_.n.credit_stalls;
+            sleep_until_woken(*this, sk.credit_after(now()), lat_, k.wakeup_latency, k.context_switch);
+          }
+          continue;
+        }
+        auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>({rem, kn.max_pkt_size, credit}));
+        charge(k.pkt + 2 * k.alloc + k.guest_copy(n), Cat::Sys);  // kzalloc pkt, kmalloc buf, copy_from_iter
+        s_.n.allocations += 2;
+        ++s_.n.copies;
+        sk.tx_cnt += n;
+        guest_queue_pkt(s_, now(), sk, c_.index, Op::Rw, n);
+        ++s_.n.data_packets;
+        rem -= n;
+      }
+      guest_send_work(s_, *this);
+      s_.prune(world());
+      left -= msg;
+    }
+  }
+};
+
+// The guest application's recv() loop: vsock_stream_recvmsg ->
+// virtio_transport_stream_do_dequeue, then the credit update policy.
+class GuestReader : public GuestApp {
+public:
+  GuestReader(World& w, Cpu& cpu, Shared& s, Conn& c) : GuestApp(w, cpu, s, c, "guest_reader") {}
+
+protected:
+  void body() override
+  {
+    const Costs& k = s_.k;
+    const Knobs& kn = s_.kn;
+    Sock& sk = c_.guest;
+    while (c_.delivered < kn.total_bytes) {
+      charge(k.user_per_call, Cat::User);
+      charge(k.recv_syscall, Cat::Sys);
+      ++s_.n.syscalls;
+      // Wait for data; then make sure every packet stamped up to now is
+      // queued unless what is visible already fills the buffer.
+      for (;;) {
+        if (sk.visible(now()) && (sk.visible_bytes(now()) >= kn.message_size))
+          break;
+        observe();
+        if (sk.visible(now()))
+          break;
+        ++s_.n.reader_sleeps;
+        sleep_until_woken(*this, sk.data_after(now()), lat_, k.wakeup_latency, k.context_switch);
+      }
+      std::uint64_t got = 0;
+      while (got < kn.message_size && sk.visible(now())) {
+        Sock::Entry& e = sk.rxq.front();
+        auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(kn.message_size - got, e.len - e.off));
+        charge((e.merged ? 0 : k.dequeue_pkt) + k.guest_copy(n), Cat::Sys);  // memcpy_to_msg
+        ++s_.n.copies;
+        e.off += n;
+        got += n;
+        if (e.off == e.len) {
+          bool merged = e.merged;  // its buffer was freed when it was copied
+          sk.rxq.pop_front();
+          if (!merged) {
+            charge(k.free, Cat::Sys);  // virtio_transport_free_pkt: struct and buffer
+            ++s_.n.frees;
+          }
+          if (sk.rxq.empty())
+            sk.tail_consumed_at = now();
+        }
+      }
+      sk.fwd_cnt += got;
+      c_.delivered += got;
+      maybe_credit_update();
+      s_.prune(world());
+    }
+    c_.done_at = now();
+  }
+
+private:
+  // virtio_transport_send_credit_update(): every read (2018) or when the
+  // free space the peer knows of is below the threshold (5.4).
+  void maybe_credit_update()
+  {
+    const Knobs& kn = s_.kn;
+    Sock& sk = c_.guest;
+    if (!kn.credit_every_read) {
+      std::uint64_t free_space = sk.buf_alloc - (sk.fwd_cnt - sk.last_fwd_cnt);
+      if (free_space >= kn.credit_threshold)
+        return;
+    }
+    charge(s_.k.pkt + s_.k.alloc, Cat::Sys);
+    ++s_.n.allocations;
+    ++s_.n.credit_updates;
+    observe();
+    guest_queue_pkt(s_, now(), sk, c_.index, Op::CreditUpdate, 0);
+    guest_send_work(s_, *this);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Host application threads (the host's own af_vsock + virtio_transport_common,
+// with vhost_transport_send_pkt queueing to the worker).
+
+void host_queue_pkt(Shared& s, Time t, Sock& sock, int conn, Op op, std::uint32_t len)
+{
+  Pkt p;
+  p.conn = conn;
+  p.op = op;
+  p.len = len;
+  p.fwd_cnt = sock.fwd_cnt;
+  p.buf_alloc = sock.buf_alloc;
+  sock.last_fwd_cnt = sock.fwd_cnt;
+  s.host_send.push_back(Queued{t, s.slab.alloc(p)});
+}
+
+class HostWriter : public SimThread {
+public:
+  HostWriter(World& w, Cpu& cpu, Shared& s, Conn& c)
+      : SimThread(w, fmt::format("host_writer{}", c.index), cpu), s_(s), c_(c),
+        lat_(s, fmt::format("conn{}.host_writer", c.index))
+  {
+    c.host.app = this;
+  }
+
+protected:
+  void body() override
+  {
+    const Costs& k = s_.k;
+    const Knobs& kn = s_.kn;
+    Sock& sk = c_.host;
+    for (std::uint64_t left = kn.total_bytes; left > 0;) {
+      std::uint64_t msg = std::min(left, kn.message_size);
+      charge(k.h_user_per_call, Cat::User);
+      charge(k.h_send_syscall, Cat::Sys);
+      ++s_.n.syscalls;
+      for (std::uint64_t rem = msg; rem > 0;) {
+        std::uint64_t credit = sk.credit(now());
+        if (credit < std::min<std::uint64_t>(rem, kn.host_pkt_size)) {
+          observe();
+          credit = sk.credit(now());
+          if (credit == 0) {
+            ++s_.n.credit_stalls;
+            sleep_until_woken(*this, sk.credit_after(now()), lat_, k.h_wakeup_latency, k.context_switch);
+            continue;
+          }
+        }
+        auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>({rem, kn.host_pkt_size, credit}));
+        charge(k.h_pkt + 2 * k.h_alloc + k.host_copy(n), Cat::Sys);
+        s_.n.allocations += 2;
+        ++s_.n.copies;
+        sk.tx_cnt += n;
+        observe();  // the send list is vhost's too
+        host_queue_pkt(s_, now(), sk, c_.index, Op::Rw, n);
+        ++s_.n.data_packets;
+        s_.vhost->ring(now(), kSend);  // vhost_work_queue
+        rem -= n;
+      }
+      s_.prune(world());
+      left -= msg;
+    }
+  }
+
+private:
+  Shared& s_;
+  Conn& c_;
+  Latency lat_;
+};
+
+class HostReader : public SimThread {
+public:
+  HostReader(World& w, Cpu& cpu, Shared& s, Conn& c)
+      : SimThread(w, fmt::format("host_reader{}", c.index), cpu), s_(s), c_(c),
+        lat_(s, fmt::format("conn{}.host_reader", c.index))
+  {
+    c.host.app = this;
+  }
+
+protected:
+  void body() override
+  {
+    const Costs& k = s_.k;
+    const Knobs& kn = s_.kn;
+    Sock& sk = c_.host;
+    while (c_.delivered < kn.total_bytes) {
+      charge(k.h_user_per_call, Cat::User);
+      charge(k.h_recv_syscall, Cat::Sys);
+      ++s_.n.syscalls;
+      for (;;) {
+        if (sk.visible(now()) && sk.visible_bytes(now()) >= kn.message_size)
+          break;
+        observe();
+        if (sk.visible(now()))
+          break;
+        sleep_until_woken(*this, sk.data_after(now()), lat_, k.h_wakeup_latency, k.context_switch);
+      }
+      std::uint64_t got = 0;
+      while (got < kn.message_size && sk.visible(now())) {
+        Sock::Entry& e = sk.rxq.front();
+        auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(kn.message_size - got, e.len - e.off));
+        charge(k.h_dequeue_pkt + k.host_copy(n), Cat::Sys);
+        e.off += n;
+        got += n;
+        if (e.off == e.len) {
+          sk.rxq.pop_front();
+          charge(k.h_free, Cat::Sys);
+        }
+      }
+      sk.fwd_cnt += got;
+      c_.delivered += got;
+      if (kn.credit_every_read || sk.buf_alloc - (sk.fwd_cnt - sk.last_fwd_cnt) < kn.credit_threshold) {
+        charge(k.h_pkt + k.h_alloc, Cat::Sys);
+        ++s_.n.credit_updates;
+        observe();
+        host_queue_pkt(s_, now(), sk, c_.index, Op::CreditUpdate, 0);
+        s_.vhost->ring(now(), kSend);
+      }
+      s_.prune(world());
+    }
+    c_.done_at = now();
+  }
+
+private:
+  Shared& s_;
+  Conn& c_;
+  Latency lat_;
+};
+
+// ---------------------------------------------------------------------------
+// vhost worker
+
+void Vhost::body()
+{
+  const Costs& k = s_.k;
+  for (;;) {
+    // Asleep in vhost_worker's schedule(): the wake-up (from a kick's
+    // eventfd or vhost_work_queue) takes the scheduler's latency.
+    if (wait()) {
+      delay(lat_(k.h_wakeup_latency));
+      ++s_.n.worker_wakeups;
+    }
+    for (;;) {
+      observe();
+      unsigned due = inbox_.take_due(now());
+      tx_queued_ |= (due & (1u << kTx)) != 0;
+      send_queued_ |= (due & ((1u << kRx) | (1u << kSend))) != 0;  // rx kick and send work both run do_send_pkt
+      if (tx_queued_) {
+        tx_queued_ = false;
+        charge(k.h_worker_run, Cat::Sys);
+        ++s_.n.worker_runs;
+        handle_tx();
+      } else if (send_queued_) {
+        send_queued_ = false;
+        charge(k.h_worker_run, Cat::Sys);
+        ++s_.n.worker_runs;
+        do_send_pkt();
+      } else {
+        break;
+      }
+    }
+  }
+}
+
+void Vhost::signal_guest(VqKind vq)
+{
+  charge(s_.k.h_signal, Cat::Sys);
+  ++s_.n.interrupts;
+  s_.irq->raise(now() + lat_(s_.k.h_interrupt_latency), vq);
+}
+
+// virtio_transport_recv_pkt() on the host, from the worker: credit fields,
+// then data onto the host socket.
+void Vhost::deliver_to_host(const Pkt& p)
+{
+  Conn& c = s_.conns[static_cast<std::size_t>(p.conn)];
+  Sock& sk = c.host;
+  sk.peer_buf_alloc = p.buf_alloc;
+  if (p.fwd_cnt > sk.peer_fwd_cnt.latest())
+    sk.peer_fwd_cnt.set(now(), p.fwd_cnt);
+  if (p.op == Op::CreditUpdate) {
+    if (sk.app->waiting() && sk.credit_signed(now()) > 0)
+      sk.app->wake_at(now());
+    charge(s_.k.h_free, Cat::Sys);
+    return;
+  }
+  sk.rxq.push_back(Sock::Entry{now(), p.len});
+  if (sk.app->waiting())
+    sk.app->wake_at(now());
+}
+
+// vhost_vsock_handle_tx_kick(): guest packets from the tx queue into host
+// sockets, one used entry each, one interrupt per run if the guest wants it.
+void Vhost::handle_tx()
+{
+  const Costs& k = s_.k;
+  const Knobs& kn = s_.kn;
+  Virtqueue& vq = *s_.txq;
+  vq.disable_notify(now());
+  bool added = false;
+  std::uint64_t pkts = 0, bytes = 0;
+  for (;;) {
+    // vhost_vsock_more_replies(): no replies are queued in a stream transfer,
+    // so the back-pressure test never stops the loop here.
+    auto a = vq.pop(now());
+    if (!a) {  // entries only ever appear: "none" alone needs an exact look
+      observe();
+      a = vq.pop(now());
+    }
+    if (!a) {
+      if (vq.enable_notify(now())) {
+        vq.disable_notify(now());
+        continue;
+      }
+      break;
+    }
+    const Pkt p = s_.slab[a->token];
+    // vhost_vsock_alloc_pkt(): kzalloc + kmalloc, header and payload copied in.
+    charge(k.h_tx_pkt + (p.len > 0 ? 2 : 1) * k.h_alloc + k.vhost_copy(p.len), Cat::Sys);
+    s_.n.allocations += p.len > 0 ? 2 : 1;
+    if (p.len > 0)
+      ++s_.n.copies;
+    deliver_to_host(p);
+    vq.push_used(now(), a->head, kHeaderBytes + p.len);
+    added = true;
+    bytes += p.len;
+    ++pkts;
+    if ((kn.weight_packets && pkts >= kn.weight_packets) || (kn.weight_bytes && bytes >= kn.weight_bytes)) {
+      tx_queued_ = true;  // vhost_exceeds_weight(): requeue and let others run
+      break;
+    }
+  }
+  if (added)
+    observe();  // signal_needed reads used_event
+  if (added && vq.signal_needed(now()))
+    signal_guest(kTx);
+}
+
+// vhost_transport_do_send_pkt(): host packets into guest rx buffers.
+void Vhost::do_send_pkt()
+{
+  const Costs& k = s_.k;
+  const Knobs& kn = s_.kn;
+  Virtqueue& vq = *s_.rxq;
+  vq.disable_notify(now());
+  bool added = false;
+  std::uint64_t pkts = 0, bytes = 0;
+  for (;;) {
+    auto queued = [&] { return !s_.host_send.empty() && s_.host_send.front().t <= now(); };
+    if (!queued())
+      observe();  // packets only ever get queued: "none" alone needs an exact look
+    if (!queued()) {
+      vq.enable_notify(now());
+      break;
+    }
+    auto a = vq.pop(now());
+    if (!a) {
+      observe();
+      a = vq.pop(now());
+    }
+    if (!a) {
+      ++s_.n.rx_buffer_stalls;
+      if (vq.enable_notify(now())) {
+        vq.disable_notify(now());
+        continue;
+      }
+      break;  // the packet stays queued until the guest adds rx buffers and kicks
+    }
+    Queued& q = s_.host_send.front();
+    const Pkt p = s_.slab[q.id];  // a copy: the slab may grow while this thread waits for its CPU
+    const std::uint32_t n = std::min(p.len - q.off, kn.rx_buf_size);
+    const bool header = !(kn.mergeable_rx && q.off > 0);
+    Pkt b = p;
+    b.len = n;
+    b.cont = !header;
+    b.more = kn.mergeable_rx && q.off + n < p.len;
+    s_.slab[a->token] = b;
+    charge(k.h_rx_buf + k.vhost_copy(n + (header ? kHeaderBytes : 0)), Cat::Sys);  // copy_to_iter
+    if (n > 0)
+      ++s_.n.copies;
+    ++s_.n.rx_buffers;
+    vq.push_used(now(), a->head, (header ? kHeaderBytes : 0) + n);
+    if (!kn.batch_used)
+      observe();
+    if (!kn.batch_used && vq.signal_needed(now()))
+      signal_guest(kRx);  // vhost_add_used_and_signal per buffer
+    added = true;
+    q.off += n;
+    bytes += n;
+    if (q.off == p.len) {
+      charge(k.h_free, Cat::Sys);
+      s_.slab.release(q.id);
+      s_.host_send.pop_front();
+      ++pkts;
+    }
+    if ((kn.weight_packets && pkts >= kn.weight_packets) || (kn.weight_bytes && bytes >= kn.weight_bytes)) {
+      send_queued_ = true;
+      break;
+    }
+  }
+  if (added && kn.batch_used)
+    observe();
+  if (added && kn.batch_used && vq.signal_needed(now()))
+    signal_guest(kRx);
+}
+
+// Per-iteration variability: the host's costs scaled by one factor drawn
+// from the iteration's own stream.
+void apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t iteration)
+{
+  Rng rng(seed, iteration, "host_speed");
+  double f = 1.0 - k.iteration_jitter + 2.0 * k.iteration_jitter * rng.uniform();
+  for (double* c : {&k.h_user_per_call, &k.h_send_syscall, &k.h_recv_syscall, &k.h_alloc, &k.h_free, &k.h_pkt,
+                    &k.h_copy_fixed, &k.h_dequeue_pkt, &k.h_worker_run, &k.h_tx_pkt, &k.h_rx_buf, &k.h_signal})
+    *c = std::round(*c * f);
+  k.h_copy_bpc /= f;
+  k.h_guest_copy_bpc /= f;
+}
+
+Knobs read_knobs(const Params& p)
+{
+  Knobs kn{};
+  auto u = [&](const char* key) { return static_cast<std::uint64_t>(p.integer(key)); };
+  kn.message_size = u("workload.message_size");
+  kn.total_bytes = u("workload.total_bytes");
+  kn.rx_buf_size = static_cast<std::uint32_t>(u("virtio_vsock.rx_buf_size"));
+  kn.max_pkt_size = static_cast<std::uint32_t>(u("virtio_vsock.max_pkt_size"));
+  kn.mergeable_rx = p.boolean("virtio_vsock.mergeable_rx");
+  kn.host_split = p.boolean("virtio_vsock.host_split");
+  // Without a way to spread a packet over several rx buffers, the host's
+  // packets must fit one (virtio_transport_send_pkt_info caps them).
+  kn.host_pkt_size = (kn.mergeable_rx || kn.host_split) ? kn.max_pkt_size : std::min(kn.max_pkt_size, kn.rx_buf_size);
+  kn.credit_every_read = p.text("virtio_vsock.credit_update") == "every_read";
+  kn.small_pkt_copy = p.boolean("virtio_vsock.small_pkt_copy");
+  kn.batch_used = p.boolean("virtio_vsock.batch_used");
+  kn.event_idx = p.boolean("virtio_vsock.event_idx");
+  kn.indirect = p.boolean("virtio_vsock.indirect_desc");
+  kn.queue_size = static_cast<std::uint16_t>(u("virtio_vsock.queue_size"));
+  kn.weight_packets = static_cast<std::uint32_t>(u("virtio_vsock.vhost_weight_packets"));
+  kn.weight_bytes = u("virtio_vsock.vhost_weight_bytes");
+  kn.buf_alloc = static_cast<std::uint32_t>(u("virtio_vsock.buf_alloc"));
+  kn.credit_threshold = static_cast<std::uint32_t>(u("virtio_vsock.credit_threshold"));
+  kn.small_pkt_max = static_cast<std::uint32_t>(u("virtio_vsock.small_pkt_copy_max"));
+  return kn;
+}
+
+}  // namespace
+
+Metrics simulate(const Params& p, std::uint32_t iteration)
+{
+  Shared s;
+  s.k = Costs::from(p);
+  s.seed = static_cast<std::uint64_t>(p.integer("seed"));
+  s.iteration = iteration;
+  apply_iteration_jitter(s.k, s.seed, iteration);
+  s.kn = read_knobs(p);
+  const Knobs& kn = s.kn;
+  const bool g2h = p.text("direction") == "guest_to_host";
+  const int conns = static_cast<int>(p.integer("workload.connections"));
+  const int vcpus = static_cast<int>(p.integer("guest.vcpus"));
+  const int hcpus = static_cast<int>(p.integer("host.cpus"));
+
+  World world(p.text("sim.mode") == "exact");
+  std::vector<Cpu*> guest, host;
+  for (int i = 0; i < vcpus; ++i)
+    guest.push_back(&world.add_cpu(Side::Guest, fmt::format("vcpu{}", i)));
+  for (int i = 0; i < hcpus; ++i)
+    host.push_back(&world.add_cpu(Side::Host, fmt::format("hcpu{}", i)));
+
+  s.rxq = std::make_unique<Virtqueue>(kn.queue_size, kn.event_idx, kn.indirect);
+  s.txq = std::make_unique<Virtqueue>(kn.queue_size, kn.event_idx, kn.indirect);
+  s.irq = &world.spawn<GuestIrq>(*guest[0], s);
+  s.vhost = &world.spawn<Vhost>(*host[0], s);
+  guest_rx_fill(s, nullptr, 0);  // virtio_vsock_probe(): rx buffers before any traffic
+
+  std::vector<SimThread*> writers, readers, guest_apps, host_apps;
+  for (int i = 0; i < conns; ++i) {
+    Conn& c = s.conns.emplace_back();
+    c.index = i;
+    for (Sock* sk : {&c.guest, &c.host}) {
+      sk->buf_alloc = kn.buf_alloc;
+      sk->peer_buf_alloc = kn.buf_alloc;  // exchanged at connect (REQUEST/RESPONSE)
+    }
+    Cpu& gcpu = *guest[(1 + i) % vcpus];
+    Cpu& hcpu = *host[(1 + i) % hcpus];
+    SimThread *g, *h;
+    if (g2h) {
+      g = &world.spawn<GuestWriter>(gcpu, s, c);
+      h = &world.spawn<HostReader>(hcpu, s, c);
+      writers.push_back(g);
+      readers.push_back(h);
+    } else {
+      h = &world.spawn<HostWriter>(hcpu, s, c);
+      g = &world.spawn<GuestReader>(gcpu, s, c);
+      writers.push_back(h);
+      readers.push_back(g);
+    }
+    guest_apps.push_back(g);
+    host_apps.push_back(h);
+  }
+
+  world.run();
+
+  // Conservation and credit accounting, per connection.
+  Time elapsed = 0;
+  std::uint64_t delivered = 0;
+  for (const Conn& c : s.conns) {
+    const Sock& tx = g2h ? c.guest : c.host;
+    const Sock& rx = g2h ? c.host : c.guest;
+    if (c.delivered != kn.total_bytes || tx.tx_cnt != kn.total_bytes || rx.fwd_cnt != kn.total_bytes)
+      throw std::logic_error(fmt::format(
+          "invariant violated: bytes in == bytes out (connection {}: sent {}, tx_cnt {}, receiver fwd_cnt {}, "
+          "delivered {}; the simulation stalled)",
+          c.index, kn.total_bytes, tx.tx_cnt, rx.fwd_cnt, c.delivered));
+    if (tx.tx_cnt - tx.peer_fwd_cnt.latest() > tx.peer_buf_alloc)
+      throw std::logic_error(fmt::format("invariant violated: credit never negative (connection {}: {} bytes in "
+                                         "flight against a window of {})",
+                                         c.index, tx.tx_cnt - tx.peer_fwd_cnt.latest(), tx.peer_buf_alloc));
+    elapsed = std::max(elapsed, c.done_at);
+    delivered += c.delivered;
+  }
+  s.rxq->check_invariants();
+  s.txq->check_invariants();
+  Time end = elapsed;
+  for (const auto& t : world.ordered_threads())
+    end = std::max(end, t->finished_at());
+  for (const auto& c : world.cpus())
+    if (c->time().busy() > end)
+      throw std::logic_error(fmt::format("invariant violated: CPU {} busy for {} cycles in a run of {} cycles",
+                                         c->name(), c->time().busy(), end));
+
+  const Costs& k = s.k;
+  const double secs = k.seconds(elapsed);
+  Metrics m;
+  m["elapsed_seconds"] = secs;
+  m["throughput_MBps"] = static_cast<double>(delivered) / secs / 1e6;
+  m["throughput_Gbps"] = static_cast<double>(delivered) * 8 / secs / 1e9;
+  auto thread_secs = [&](const std::vector<SimThread*>& ts, std::initializer_list<Cat> cats) {
+    double c = 0;
+    for (const SimThread* t : ts)
+      for (Cat cat : cats)
+        c += t->cpu_time()[cat];
+    return k.seconds(c);
+  };
+  m["writer_sys_seconds"] = thread_secs(writers, {Cat::Sys, Cat::Hypervisor});
+  m["writer_user_seconds"] = thread_secs(writers, {Cat::User});
+  m["reader_sys_seconds"] = thread_secs(readers, {Cat::Sys, Cat::Hypervisor});
+  m["reader_user_seconds"] = thread_secs(readers, {Cat::User});
+  auto side_percent = [&](Side side) {
+    double busy = 0;
+    for (const auto& c : world.cpus())
+      if (c->side() == side)
+        busy += c->time().busy();
+    return busy / elapsed * 100.0;
+  };
+  m["guest_cpu_percent"] = side_percent(Side::Guest);
+  m["host_cpu_percent"] = side_percent(Side::Host);
+  // The 2019 study's efficiency: Mbit/s per (%CPU host + %CPU guest), with
+  // the CPU of the benchmark's own processes (iperf3 reports getrusage).
+  const double app_host = thread_secs(host_apps, {Cat::User, Cat::Sys, Cat::Hypervisor}) / secs * 100.0;
+  const double app_guest = thread_secs(guest_apps, {Cat::User, Cat::Sys, Cat::Hypervisor}) / secs * 100.0;
+  m["app_cpu_percent_host"] = app_host;
+  m["app_cpu_percent_guest"] = app_guest;
+  m["efficiency"] = m["throughput_Gbps"] * 1000.0 / (app_host + app_guest);
+  const double mb = static_cast<double>(delivered) / 1e6;
+  auto per_mb = [&](const char* name, std::uint64_t v) {
+    m[std::string(name) + "_per_MB"] = static_cast<double>(v) / mb;
+  };
+  const Counters& n = s.n;
+  per_mb("syscalls", n.syscalls);
+  per_mb("allocations", n.allocations);
+  per_mb("copies", n.copies);
+  per_mb("kicks", n.kicks);
+  per_mb("interrupts_to_guest", n.interrupts);
+  per_mb("vm_exits", n.kicks + n.interrupts);
+  per_mb("credit_updates", n.credit_updates);
+  per_mb("worker_wakeups", n.worker_wakeups);
+  per_mb("worker_runs", n.worker_runs);
+  per_mb("packets", n.data_packets);
+  per_mb("rx_buffers", n.rx_buffers);
+  per_mb("credit_stalls", n.credit_stalls);
+  per_mb("reader_sleeps", n.reader_sleeps);
+  per_mb("small_pkt_copies", n.small_copies);
+  per_mb("rx_buffer_stalls", n.rx_buffer_stalls);
+  per_mb("guest_work_runs", n.guest_work_runs);
+  m["guest_kworker_seconds"] = k.seconds(s.guest_kworker.busy());
+  const SimStats& st = world.stats();
+  m["sim_simcalls"] = static_cast<double>(st.simcalls());
+  m["sim_sleeps"] = static_cast<double>(st.sleeps);
+  m["sim_waits"] = static_cast<double>(st.waits);
+  m["sim_observes"] = static_cast<double>(st.observes);
+  return m;
+}
+
+}  // namespace vsim::virtio_vsock
