@@ -1,0 +1,111 @@
+// Simulation speed of the virtio-vsock model on this machine (wall clock; a
+// figure to read, never a test). Each case runs in a forked child process
+// (one SimGrid engine per process) on one core; memory is the child's peak
+// resident set, to show it does not grow with the transfer size.
+//
+//   build/bench_virtio            all cases
+//   build/bench_virtio --quick    smaller transfers
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "app/experiment.hpp"
+#include "app/registry.hpp"
+#include "transports/simulate.hpp"
+
+using namespace vsim;
+
+namespace {
+
+struct Outcome {
+  double wall_seconds;
+  double throughput_MBps;
+  double simcalls;
+  long max_rss_kib;
+};
+
+// Runs one iteration in a child; returns wall time, a metric, and peak RSS.
+Outcome measure(const std::vector<std::string>& sets)
+{
+  const char* base = "transport: virtio_vsock\nplatform: kvm-2019\niterations: 1\n";
+  app::Experiment ex = app::load_experiment_text(base, "bench.yaml", sets, app::registry());
+  int fds[2];
+  if (pipe(fds) != 0)
+    std::perror("pipe");
+  std::fflush(nullptr);
+  auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    auto m = simulate_iteration(ex.points.at(0).params, 0);
+    double out[2] = {m.at("throughput_MBps"), m.at("sim_simcalls")};
+    if (write(fds[1], out, sizeof out) != sizeof out)
+      _exit(1);
+    _exit(0);
+  }
+  close(fds[1]);
+  double in[2] = {0, 0};
+  if (read(fds[0], in, sizeof in) != sizeof in)
+    std::fprintf(stderr, "bench: child failed\n");
+  close(fds[0]);
+  int status = 0;
+  struct rusage ru {};
+  wait4(pid, &status, 0, &ru);
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return {wall, in[0], in[1], ru.ru_maxrss};
+}
+
+void row(const char* label, double messages, double bytes, const Outcome& o)
+{
+  std::printf("%-44s %10.3f %12.0f %10.3f %9.2f %8.1f %9ld\n", label, o.wall_seconds, messages / o.wall_seconds,
+              bytes / o.wall_seconds / 1e9, o.simcalls / messages, o.throughput_MBps, o.max_rss_kib / 1024);
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+  bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  double small_bytes = quick ? 5e6 : 50e6;
+  double big_bytes = quick ? 0.5e9 : 5e9;
+  std::printf("virtio_vsock simulation speed (one core, wall clock), profile kvm-2019\n");
+  std::printf("%-44s %10s %12s %10s %9s %8s %9s\n", "case", "wall s", "msgs/s", "GB/s sim", "simcall/m", "MB/s",
+              "RSS MiB");
+  struct Case {
+    const char* label;
+    const char* size;
+    const char* direction;
+    const char* preset;
+    double bytes;
+    const char* mode;
+  };
+  std::vector<Case> cases = {
+      {"128 B g2h, linux-4.19", "128", "guest_to_host", "linux-4.19", small_bytes, "fast"},
+      {"128 B g2h, linux-4.19, 1/4 bytes", "128", "guest_to_host", "linux-4.19", small_bytes / 4, "fast"},
+      {"128 B h2g, linux-4.19", "128", "host_to_guest", "linux-4.19", small_bytes, "fast"},
+      {"128 B g2h, linux-5.4", "128", "guest_to_host", "linux-5.4", small_bytes, "fast"},
+      {"128 B g2h, linux-4.19 (exact mode)", "128", "guest_to_host", "linux-4.19", small_bytes / 4, "exact"},
+      {"64 KiB g2h, linux-4.19", "64KiB", "guest_to_host", "linux-4.19", big_bytes, "fast"},
+      {"64 KiB g2h, linux-4.19, 1/10 bytes", "64KiB", "guest_to_host", "linux-4.19", big_bytes / 10, "fast"},
+      {"64 KiB h2g, linux-4.19", "64KiB", "host_to_guest", "linux-4.19", big_bytes, "fast"},
+      {"64 KiB g2h, linux-5.4", "64KiB", "guest_to_host", "linux-5.4", big_bytes, "fast"},
+      {"64 KiB h2g, linux-5.4", "64KiB", "host_to_guest", "linux-5.4", big_bytes, "fast"},
+  };
+  for (const Case& c : cases) {
+    char total[64];
+    std::snprintf(total, sizeof total, "workload.total_bytes=%.0f", c.bytes);
+    Outcome o = measure({std::string("workload.message_size=") + c.size, total,
+                         std::string("direction=") + c.direction, std::string("virtio_vsock.preset=") + c.preset,
+                         std::string("sim.mode=") + c.mode});
+    double msg_size = std::strcmp(c.size, "128") == 0 ? 128.0 : 65536.0;
+    row(c.label, c.bytes / msg_size, c.bytes, o);
+  }
+  std::printf("goals (issue 3): >= 1e6 msgs/s with 128 B messages; >= 2 GB/s simulated payload with 64 KiB\n");
+  return 0;
+}
