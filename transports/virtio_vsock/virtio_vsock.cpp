@@ -516,6 +516,7 @@ protected:
 
 private:
   void rx_work();
+  void process_rx_buffer(std::uint32_t id);
   void tx_work();
   void deliver(const Pkt& p, std::uint32_t len);
 
@@ -534,44 +535,55 @@ void GuestIrq::rx_work()
 {
   const Costs& k = s_.k;
   Virtqueue& vq = *s_.rxq;
-  observe();
-  const Time t0 = now();
-  // Take every used buffer at the observed instant ...
-  taken_.clear();
-  do {
-    vq.disable_cb(t0);
-    while (auto u = vq.get_buf(t0)) {
+  work(k.work_run, Cat::Sys);
+  ++s_.n.guest_work_runs;
+  vq.disable_cb(now());
+  // The kernel's loop takes used buffers one by one, so buffers vhost
+  // publishes while it works are taken in the same run. Here: take every
+  // buffer used as of an observed instant, process them, look again; re-arm
+  // the callback only when a look finds nothing (and look once more after).
+  for (;;) {
+    observe();
+    taken_.clear();
+    while (auto u = vq.get_buf(now())) {
       --s_.rx_buf_nr;
       taken_.push_back(static_cast<std::uint32_t>(u->token));
     }
-  } while (!vq.enable_cb(t0));
-  // ... then process them one after the other.
-  work(k.work_run, Cat::Sys);
-  ++s_.n.guest_work_runs;
-  for (std::uint32_t id : taken_) {
-    work(k.rx_buf, Cat::Sys);
-    const Pkt p = s_.slab[id];
-    s_.slab.release(id);
-    if (!s_.kn.mergeable_rx) {
-      deliver(p, p.len);
+    if (taken_.empty()) {
+      if (vq.enable_cb(now()))
+        break;
+      vq.disable_cb(now());
       continue;
     }
-    // Mergeable rx: one header, the payload over several buffers.
-    if (!p.cont) {
-      merging_ = p;
-      merging_len_ = 0;
-      in_merge_ = true;
-    } else if (!in_merge_) {
-      throw std::logic_error("invariant violated: a continuation rx buffer without its packet's header");
-    }
-    merging_len_ += p.len;
-    if (!p.more) {
-      in_merge_ = false;
-      deliver(merging_, merging_len_);
-    }
+    for (std::uint32_t id : taken_)
+      process_rx_buffer(id);
   }
   if (s_.rx_buf_nr < s_.rx_buf_max_nr / 2)
     guest_rx_fill(s_, this, now());
+}
+
+void GuestIrq::process_rx_buffer(std::uint32_t id)
+{
+  work(s_.k.rx_buf, Cat::Sys);
+  const Pkt p = s_.slab[id];
+  s_.slab.release(id);
+  if (!s_.kn.mergeable_rx) {
+    deliver(p, p.len);
+    return;
+  }
+  // Mergeable rx: one header, the payload over several buffers.
+  if (!p.cont) {
+    merging_ = p;
+    merging_len_ = 0;
+    in_merge_ = true;
+  } else if (!in_merge_) {
+    throw std::logic_error("invariant violated: a continuation rx buffer without its packet's header");
+  }
+  merging_len_ += p.len;
+  if (!p.more) {
+    in_merge_ = false;
+    deliver(merging_, merging_len_);
+  }
 }
 
 // virtio_transport_recv_pkt(): credit fields, then queue data on the socket
