@@ -224,8 +224,8 @@ std::vector<std::string> plot_predicted_vs_measured(const std::vector<PvmFigure>
         hi = std::max({hi, m, p});
       }
       d << "\n\n";
-      plots += fmt::format(", {} index {} using 1:2 title {} with points pt {} ps 1.3", quote(data), i,
-                           quote(f.series[i].title), 5 + 2 * static_cast<int>(i % 4));
+      plots += fmt::format(", {} index {} using 1:2 title {} with points pt {} ps 1.3 lc {}", quote(data), i,
+                           quote(f.series[i].title), 5 + 2 * static_cast<int>(i % 4), i % 8 + 1);
     }
     const bool log = lo > 0;
     const std::string axes =
