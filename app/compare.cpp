@@ -72,14 +72,6 @@ int unit_column(const std::vector<std::string>& header, const std::vector<std::s
   return col;
 }
 
-std::string keys_text(const Measurement& m)
-{
-  std::string s;
-  for (const auto& [k, v] : m.keys)
-    s += (s.empty() ? "" : ", ") + k + "=" + v;
-  return s;
-}
-
 }  // namespace
 
 // Recursive descent over
@@ -243,6 +235,14 @@ std::optional<double> MetricExpr::eval(const Metrics& m, const Params& point, st
   return stack.at(0);
 }
 
+std::string Measurement::keys_text() const
+{
+  std::string s;
+  for (const auto& [k, v] : keys)
+    s += (s.empty() ? "" : ", ") + k + "=" + v;
+  return s;
+}
+
 void declare_validation_params(ParamRegistry& reg)
 {
   reg.declare({"validation.measurements", ParamKind::Text, "path", "", 0, 0, {},
@@ -376,7 +376,7 @@ std::string unmatched_row_message(const Experiment& ex, const Measurement& m, co
                        file, m.line, m.key_columns.at(k), key, ex.file, text, have);
   }
   return fmt::format("{}:{}:1: error: no point of {} has this combination ({}); the row matches no point", file, m.line,
-                     ex.file, keys_text(m));
+                     ex.file, m.keys_text());
 }
 
 std::string missing_metric_message(const Experiment& ex, const MissingMetric& mm, const std::string& file)
@@ -438,6 +438,26 @@ Comparison compare(const Experiment& ex, const std::vector<PointResult>& results
   return c;
 }
 
+std::string text_columns(const std::vector<std::vector<std::string>>& rows)
+{
+  std::vector<std::size_t> width;
+  for (const auto& row : rows)
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      width.resize(std::max(width.size(), i + 1), 0);
+      width[i] = std::max(width[i], row[i].size());
+    }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i)
+      line += fmt::format("{:<{}}", row[i], width[i] + 3);
+    while (!line.empty() && line.back() == ' ')
+      line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
 std::string comparison_table(const Comparison& c)
 {
   std::vector<std::vector<std::string>> rows;
@@ -449,19 +469,7 @@ std::string comparison_table(const Comparison& c)
     rows.push_back({std::to_string(r.point), keys, r.m->metric, r.stat, fmt::format("{:.4g}", r.measured),
                     fmt::format("{:.4g}", r.predicted), fmt::format("{:+.1f}%", r.error_percent)});
   }
-  std::vector<std::size_t> width(rows[0].size(), 0);
-  for (const auto& row : rows)
-    for (std::size_t i = 0; i < row.size(); ++i)
-      width[i] = std::max(width[i], row[i].size());
-  std::string out = fmt::format("Predicted against measured ({}):\n", c.file);
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i)
-      line += fmt::format("{:<{}}", row[i], width[i] + 3);
-    while (!line.empty() && line.back() == ' ')
-      line.pop_back();
-    out += line + "\n";
-  }
+  std::string out = fmt::format("Predicted against measured ({}):\n", c.file) + text_columns(rows);
   if (!c.rows.empty()) {
     const ComparisonRow& w = c.rows[c.worst];
     out += fmt::format("mean absolute error: {:.1f}% over {} row(s); worst: point {} ({:+.1f}%)\n",

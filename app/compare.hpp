@@ -72,6 +72,8 @@ struct Measurement {
   std::string unit;                     // the `unit` cell, else the metric's declared unit, else ""
   std::map<std::string, double> stats;  // of min, max, mean, median: those given
   std::string source;
+
+  std::string keys_text() const;  // "key=value, key=value"
 };
 
 // Declares `validation.measurements` (the CSV path, relative to the
@@ -124,6 +126,9 @@ std::string missing_metric_message(const Experiment& ex, const MissingMetric& mm
 Comparison compare(const Experiment& ex, const std::vector<PointResult>& results,
                    const std::vector<Measurement>& measurements, const std::string& file);
 std::string comparison_table(const Comparison& c);
+// Left-aligned columns three spaces apart, no trailing blanks (widths in
+// bytes: ASCII cells).
+std::string text_columns(const std::vector<std::vector<std::string>>& rows);
 nlohmann::ordered_json comparison_json(const Comparison& c);
 
 }  // namespace vsim::app

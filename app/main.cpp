@@ -235,13 +235,9 @@ int cmd_validate(std::vector<std::string> paths, const std::vector<std::string>&
   std::vector<Study> studies = load_studies(validation_files(paths), sets);
   if (!plot_dir.empty())
     check_output_dir(plot_dir);
-  if (!quiet) {
-    Experiment all;
-    for (const Study& s : studies)
-      all.points.insert(all.points.end(), s.ex.points.begin(), s.ex.points.end());
+  if (!quiet)
     std::cerr << fmt::format("validate: {} {}, {}\n", studies.size(), studies.size() == 1 ? "study" : "studies",
-                             describe_estimate(estimate(all), jobs));
-  }
+                             describe_estimate(estimate(combined(studies)), jobs));
   RunOptions opt;
   opt.jobs = jobs;
   opt.progress = !quiet;

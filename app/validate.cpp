@@ -79,10 +79,8 @@ std::string metric_text(const Measurement& m, bool md)
 // "key=value, ...: metric": a row in a sentence.
 std::string row_name(const ComparisonRow& r, bool md)
 {
-  std::string s;
-  for (const auto& [k, v] : r.m->keys)
-    s += (s.empty() ? "" : ", ") + k + "=" + v;
-  return s + (s.empty() ? "" : ": ") + metric_text(*r.m, md);
+  const std::string keys = r.m->keys_text();
+  return keys + (keys.empty() ? "" : ": ") + metric_text(*r.m, md);
 }
 
 // Sources the rows cite, sorted.
@@ -202,25 +200,6 @@ std::string overall_line(const std::vector<Study>& studies, bool md)
                      o.worst_study->ex.name, row_name(*o.worst, md));
 }
 
-// Left-aligned columns three spaces apart, no trailing blanks.
-std::string columns(const std::vector<std::vector<std::string>>& rows)
-{
-  std::vector<std::size_t> width(rows.at(0).size(), 0);
-  for (const auto& row : rows)
-    for (std::size_t i = 0; i < row.size(); ++i)
-      width[i] = std::max(width[i], row[i].size());
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i)
-      line += fmt::format("{:<{}}", row[i], width[i] + 3);
-    while (!line.empty() && line.back() == ' ')
-      line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
-
 std::string markdown_table(const std::vector<std::vector<std::string>>& rows)
 {
   std::string out;
@@ -315,10 +294,8 @@ std::vector<Study> load_studies(const std::vector<std::string>& files, const std
   return studies;
 }
 
-void run_studies(std::vector<Study>& studies, const IterationFn& fn, const RunOptions& opt)
+Experiment combined(const std::vector<Study>& studies)
 {
-  // One experiment holding every study's points (renumbered), so that the
-  // pool of jobs stays full across the studies' boundaries.
   Experiment all;
   all.name = "validate";
   for (const Study& s : studies)
@@ -326,9 +303,14 @@ void run_studies(std::vector<Study>& studies, const IterationFn& fn, const RunOp
       all.points.push_back(p);
       all.points.back().index = all.points.size() - 1;
     }
+  return all;
+}
+
+void run_studies(std::vector<Study>& studies, const IterationFn& fn, const RunOptions& opt)
+{
   RunOptions o = opt;
   o.on_point = nullptr;
-  std::vector<PointResult> results = run_points(all, fn, o);
+  std::vector<PointResult> results = run_points(combined(studies), fn, o);
   std::size_t next = 0;
   for (Study& s : studies) {
     s.results.clear();
@@ -350,7 +332,7 @@ std::string validation_text(const std::vector<Study>& studies)
                        run_size(s));
     if (const std::string d = description(s); !d.empty())
       out += d + "\n";
-    out += "\n" + columns(study_rows(s, true, false)) + summary_line(s, false) + "\n\n";
+    out += "\n" + text_columns(study_rows(s, true, false)) + summary_line(s, false) + "\n\n";
   }
   return out + overall_line(studies, false) + "\n";
 }

@@ -41,6 +41,10 @@ std::vector<std::string> validation_files(const std::vector<std::string>& paths)
 // checks that each row matches exactly one point. Throws InputError.
 std::vector<Study> load_studies(const std::vector<std::string>& files, const std::vector<std::string>& sets);
 
+// One experiment holding every study's points, in order, renumbered from 0:
+// what runs, so that the pool of jobs stays full across the studies.
+Experiment combined(const std::vector<Study>& studies);
+
 // Runs every point of every study in one pool of opt.jobs simulations, then
 // compares. Throws InputError when a row's metric is not in the results
 // (with its file:line:column), and whatever run_points throws.
