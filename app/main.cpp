@@ -32,6 +32,7 @@
 #include "app/results.hpp"
 #include "app/runner.hpp"
 #include "app/shard.hpp"
+#include "app/validate.hpp"
 #include "transports/simulate.hpp"
 
 namespace fs = std::filesystem;
@@ -109,6 +110,14 @@ int cmd_list(const std::string& file, const std::vector<std::string>& sets)
   return 0;
 }
 
+void stop_on_signals()
+{
+  struct sigaction sa {};
+  sa.sa_handler = [](int) { g_stop = 1; };
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
 int cmd_run(const std::string& file, const std::vector<std::string>& sets, const std::string& format,
             const std::string& output, unsigned jobs, bool quiet, const std::string& shard_text,
             bool allow_large, const std::string& command_line)
@@ -165,10 +174,7 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
       write_point_file(output, to_json(one, {r}, manifest)["points"][0], identity);
       done.emplace(r.index, r);
     };
-  struct sigaction sa {};
-  sa.sa_handler = [](int) { g_stop = 1; };
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  stop_on_signals();
   try {
     for (PointResult& r : run_points(todo, simulate_iteration, opt))
       done.emplace(r.index, std::move(r));
@@ -205,6 +211,49 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
     if (comparison)
       std::cout << '\n' << comparison_table(*comparison);
   }
+  return 0;
+}
+
+// The command that regenerates a Markdown report: what changes its content
+// (the --set entries and the paths), not --jobs or --plot.
+std::string markdown_command(const std::vector<std::string>& sets, const std::vector<std::string>& paths)
+{
+  std::string cmd = "build/vsocksim validate --markdown";
+  for (const std::string& s : sets)
+    cmd += " --set '" + s + "'";
+  if (paths != std::vector<std::string>{kValidationDir})
+    for (const std::string& p : paths)
+      cmd += " " + p;
+  return cmd + " > docs/validation.md";
+}
+
+int cmd_validate(std::vector<std::string> paths, const std::vector<std::string>& sets, unsigned jobs,
+                 const std::string& plot_dir, bool markdown, bool quiet)
+{
+  if (paths.empty())
+    paths.push_back(kValidationDir);
+  std::vector<Study> studies = load_studies(validation_files(paths), sets);
+  if (!plot_dir.empty())
+    check_output_dir(plot_dir);
+  if (!quiet)
+    std::cerr << fmt::format("validate: {} {}, {}\n", studies.size(), studies.size() == 1 ? "study" : "studies",
+                             describe_estimate(estimate(combined(studies)), jobs));
+  RunOptions opt;
+  opt.jobs = jobs;
+  opt.progress = !quiet;
+  opt.stop = &g_stop;
+  stop_on_signals();
+  try {
+    run_studies(studies, simulate_iteration, opt);
+  } catch (const Interrupted&) {
+    std::cerr << "vsocksim: interrupted\n";
+    return 130;
+  }
+  std::cout << (markdown ? validation_markdown(studies, markdown_command(sets, paths)) : validation_text(studies));
+  if (!plot_dir.empty())
+    for (const std::string& f : plot_validation(studies, plot_dir))
+      if (!quiet)
+        std::cerr << "wrote " << f << '\n';
   return 0;
 }
 
@@ -260,6 +309,23 @@ int main(int argc, char** argv)
   describe->add_option("topic", topic, "a key prefix (hv_sock, workload, costs, ...) or 'platforms'");
   describe->add_flag("--markdown", markdown, "Markdown reference (docs/parameters.md is made with this)");
 
+  std::vector<std::string> validate_paths;
+  std::string validate_plot;
+  auto* validate = app.add_subcommand(
+      "validate", "run the validation experiments and print predicted against published figures, per row and study");
+  validate->add_option("paths", validate_paths,
+                       fmt::format("directories of validation experiments (every .yaml in them) or experiment files "
+                                   "(default: {}, relative to the current directory)",
+                                   kValidationDir));
+  validate->add_option("--set", sets, "override a key in every experiment: KEY=VALUE (repeatable)");
+  validate->add_option("--jobs", jobs, "simulations run at once (results are identical for any value)")
+      ->check(CLI::Range(1u, 1024u))
+      ->capture_default_str();
+  validate->add_option("--plot", validate_plot,
+                       "also draw predicted against measured (SVG and PNG) into this directory");
+  validate->add_flag("--markdown", markdown, "print the report as a Markdown document (docs/validation.md)");
+  validate->add_flag("--quiet,-q", quiet, "no progress lines on stderr");
+
   if (argc > 1 && argv[1][0] != '-') {
     std::string names;
     bool known = false;
@@ -306,6 +372,8 @@ int main(int argc, char** argv)
     }
     if (*check)
       return cmd_check(file, sets, jobs);
+    if (*validate)
+      return cmd_validate(validate_paths, sets, jobs, validate_plot, markdown, quiet);
     if (*describe) {
       std::cout << (markdown ? describe_markdown(registry()) : describe_text(registry(), topic));
       return 0;

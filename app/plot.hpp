@@ -6,9 +6,30 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace vsim::app {
+
+// Figures of predicted against measured (validate --plot).
+struct PvmSeries {
+  std::string title;                             // legend entry
+  std::vector<std::pair<double, double>> points;  // (measured, predicted)
+};
+struct PvmFigure {
+  std::string stem;  // file name without extension
+  std::string title;
+  std::vector<PvmSeries> series;
+};
+
+// Renders each figure to DIR/STEM.svg and .png: predicted against measured
+// with the line predicted = measured and +-15% guides, on log-log axes
+// (figures mixing units and magnitudes stay readable: the guides are
+// ratios), linear when a value is not positive. Keeps DIR/STEM.dat and the
+// script DIR/SCRIPT. Returns the figures written. Throws std::runtime_error
+// when gnuplot is missing or fails.
+std::vector<std::string> plot_predicted_vs_measured(const std::vector<PvmFigure>& figures, const std::string& dir,
+                                                    const std::string& script);
 
 // Returns the files written. Throws InputError for an unreadable result,
 // std::runtime_error when gnuplot is missing or fails.
