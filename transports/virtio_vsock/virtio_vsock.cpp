@@ -797,8 +797,7 @@ private:
     charge(s_.k.pkt + s_.k.alloc, Cat::Sys);
     ++s_.n.allocations;
     ++s_.n.credit_updates;
-    observe();
-    guest_queue_pkt(s_, now(), sk, c_.index, Op::CreditUpdate, 0);
+    guest_queue_pkt(s_, now(), sk, c_.index, Op::CreditUpdate, 0);  // stamped: the send work takes it from now on
     guest_send_work(s_, *this);
   }
 };
@@ -855,7 +854,8 @@ protected:
         s_.n.allocations += 2;
         ++s_.n.copies;
         sk.tx_cnt += n;
-        observe();  // the send list is vhost's too
+        // Stamped with now: vhost takes it from now on, and vhost concludes
+        // the list is empty only after observing this thread past that time.
         host_queue_pkt(s_, now(), sk, c_.index, Op::Rw, n);
         ++s_.n.data_packets;
         s_.vhost->ring(now(), kSend);  // vhost_work_queue
@@ -916,7 +916,6 @@ protected:
       if (kn.credit_every_read || sk.buf_alloc - (sk.fwd_cnt - sk.last_fwd_cnt) < kn.credit_threshold) {
         charge(k.h_pkt + k.h_alloc, Cat::Sys);
         ++s_.n.credit_updates;
-        observe();
         host_queue_pkt(s_, now(), sk, c_.index, Op::CreditUpdate, 0);
         s_.vhost->ring(now(), kSend);
       }
