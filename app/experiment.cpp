@@ -149,6 +149,41 @@ std::optional<std::int64_t> to_int64(std::string_view s)
   return v;
 }
 
+// Offset of the first invalid UTF-8 sequence in S, or npos when S is
+// all UTF-8 (no overlong forms, surrogates or code points above U+10FFFF):
+// the results are JSON, which holds only UTF-8.
+std::size_t invalid_utf8_at(std::string_view s)
+{
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    std::size_t len = 0;
+    unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+    if (b < 0x80)
+      len = 1;
+    else if (b >= 0xC2 && b <= 0xDF)
+      len = 2;
+    else if (b >= 0xE0 && b <= 0xEF) {
+      len = 3;
+      lo = b == 0xE0 ? 0xA0 : 0x80;
+      hi = b == 0xED ? 0x9F : 0xBF;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      len = 4;
+      lo = b == 0xF0 ? 0x90 : 0x80;
+      hi = b == 0xF4 ? 0x8F : 0xBF;
+    } else
+      return i;
+    if (i + len > s.size())
+      return i;
+    for (std::size_t k = 1; k < len; ++k) {
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xBF))
+        return i;
+    }
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
 std::string got(const Scalar& s)
 {
   return s.plain ? fmt::format("'{}'", s.text) : fmt::format("quoted text \"{}\"", s.text);
@@ -181,7 +216,7 @@ private:
       case ParamKind::Number: return number();
       case ParamKind::Boolean: return boolean();
       case ParamKind::Choice: return choice();
-      case ParamKind::Text: return in_.text;
+      case ParamKind::Text: return text();
     }
     throw std::logic_error("unknown parameter kind");
   }
@@ -253,6 +288,13 @@ private:
     if (in_.plain && (in_.text == "true" || in_.text == "false"))
       return in_.text == "true";
     error("expected true or false, got " + got(in_));
+  }
+
+  Value text() const
+  {
+    if (const std::size_t at = invalid_utf8_at(in_.text); at != std::string::npos)
+      fail(at_, spec_.path, fmt::format("invalid UTF-8 at byte {} of the text (allowed: UTF-8 text)", at + 1));
+    return in_.text;
   }
 
   Value choice() const
@@ -678,8 +720,12 @@ private:
         throw std::logic_error("platform profile '" + profile->name + "' has no value for " + spec.path);
       p.set(spec.path, it->second);
     }
-    if (p.text("name").empty())
+    if (p.text("name").empty()) {
+      if (invalid_utf8_at(stem_) != std::string::npos)
+        fail(in_file(file_), "name",
+             "the file name is not UTF-8 text, so it cannot be the default name (allowed: set name to UTF-8 text)");
       p.set("name", stem_);
+    }
     return p;
   }
 
