@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <openssl/evp.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "app/describe.hpp"
@@ -310,6 +311,46 @@ private:
   const Origin& at_;
 };
 
+// Where each YAML document and its root node start; nothing else of the
+// parse is kept.
+struct DocumentMarks : YAML::EventHandler {
+  std::vector<YAML::Mark> starts, roots;
+  void node(const YAML::Mark& m)
+  {
+    if (roots.size() < starts.size())
+      roots.push_back(m);
+  }
+  void OnDocumentStart(const YAML::Mark& m) override { starts.push_back(m); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { node(m); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override
+  {
+    node(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override
+  {
+    node(m);
+  }
+  void OnMapEnd() override {}
+};
+
+// The marks of at most the first three documents of TEXT (throws
+// YAML::Exception). Not YAML::LoadAll: yaml-cpp 0.7 leaves a stray token such
+// as a ',' after a block unconsumed and then returns empty documents at it
+// forever, allocating until memory runs out.
+DocumentMarks document_marks(const std::string& text)
+{
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentMarks h;
+  while (h.starts.size() < 3 && parser.HandleNextDocument(h)) {
+  }
+  return h;
+}
+
 std::string node_kind(const YAML::Node& n)
 {
   switch (n.Type()) {
@@ -447,17 +488,27 @@ public:
 
   void read_file(const std::string& text)
   {
-    std::vector<YAML::Node> docs;
+    DocumentMarks docs;
+    YAML::Node root;
     try {
-      docs = YAML::LoadAll(text);
+      docs = document_marks(text);
+      root = YAML::Load(text);  // the first document
     } catch (const YAML::Exception& e) {
       fail(mark(e.mark), "", "invalid YAML: " + e.msg);
     }
-    if (docs.empty() || (docs.size() == 1 && docs[0].IsNull()))
+    // A document starting where the previous one did: the parser could not
+    // take the token there.
+    const std::vector<YAML::Mark>& starts = docs.starts;
+    for (std::size_t i = 1; i < starts.size(); ++i)
+      if (starts[i].pos == starts[i - 1].pos)
+        fail(mark(starts[i]), "",
+             fmt::format("invalid YAML: unexpected '{}'",
+                         static_cast<std::size_t>(starts[i].pos) < text.size() ? text.substr(starts[i].pos, 1) : ""));
+    if (starts.empty() || (starts.size() == 1 && root.IsNull()))
       fail(in_file(file_, 1, 1), "", "the file is empty (allowed: a map of experiment keys, see 'vsocksim describe')");
-    if (docs.size() > 1)
-      fail(mark(docs[1].Mark()), "", "expected one YAML document, found another one here");
-    const YAML::Node& root = docs[0];
+    if (starts.size() > 1)
+      fail(mark(docs.roots.size() > 1 ? docs.roots[1] : starts[1]), "",
+           "expected one YAML document, found another one here");
     if (!root.IsMap())
       fail(mark(root.Mark()), "",
            fmt::format("the top level must be a map of keys, got {} (allowed: a map of experiment keys, see "

@@ -162,6 +162,20 @@ TEST_CASE("error: top level is not a map, or several documents", "[experiment]")
   CHECK(error_of("seed: 1\n---\nseed: 2") == "t.yaml:3:1: error: expected one YAML document, found another one here");
 }
 
+// Found by scripts/fuzz.sh: yaml-cpp 0.7's LoadAll never returned on these
+// (empty documents at the stray ',' until out of memory).
+TEST_CASE("error: a stray token the YAML parser cannot take", "[experiment]")
+{
+  CHECK(error_of(",") == "t.yaml:1:1: error: invalid YAML: unexpected ','");
+  CHECK(error_of("- a\n,") == "t.yaml:2:1: error: invalid YAML: unexpected ','");
+  CHECK(error_of("# expdy swept ip.seed: alrea/y swept\n  grid:\n    seedseed::2]1  eed: alrea/y swept\n  grid:\n"
+                 "    seedseed::2]1  ,[\n  zi: \n,[\n  zi: \np\xbd   seed: [4, 4]\n") ==
+        "t.yaml:7:1: error: invalid YAML: unexpected ','");
+  CHECK(error_of("seed: 1\n---\n,") == "t.yaml:3:1: error: expected one YAML document, found another one here");
+  CHECK(error_of("seed: 1\n...\nseed: 2") == "t.yaml:3:1: error: expected one YAML document, found another one here");
+  CHECK(load("---\nseed: 3\n...\n").base.integer("seed") == 3);
+}
+
 TEST_CASE("error: unknown keys list the keys allowed at that level", "[experiment]")
 {
   CHECK(error_of("workload:\n  msg_size: 4KiB") ==
