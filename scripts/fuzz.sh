@@ -51,7 +51,9 @@ UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
 cp "$log" build-fuzz/fuzz.log
 
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-corpus=$(find "$work/corpus" -type f | wc -l)
+# Inputs libFuzzer keeps (the directory also holds ones it replaced since).
+corpus=$(sed -n 's/.* DONE .* corp: \([0-9]*\)\/.*/\1/p' "$log" | tail -1)
+[ -n "$corpus" ] || corpus=$(find "$work/corpus" -type f | wc -l)
 mapfile -t found < <(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | grep -v '/slow-unit-' || true)
 seed=$(sed -n 's/.*Seed: \([0-9]*\).*/\1/p' "$log" | head -1)
 if [ "$status" -ne 0 ] || [ ${#found[@]} -gt 0 ]; then
