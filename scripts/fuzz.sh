@@ -12,7 +12,8 @@
 # The starting corpus is made afresh each run from experiments/, tests/data/
 # (good, bad, cli) and tests/fuzz/seeds/ (inputs with --set lines); the
 # dictionary tests/fuzz/experiment.dict lists the key paths, choices and
-# metrics of `build/vsocksim describe`: add new parameters' names there.
+# metrics of `build/vsocksim describe`: add new parameters' names there (a
+# warning names the parameters of docs/parameters.md it lacks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
@@ -26,6 +27,12 @@ if ! { cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=
   echo "fuzz: build failed (full log: build-fuzz/build.log)" >&2
   exit 1
 fi
+
+# Parameters of docs/parameters.md (generated from the declarations, kept
+# current by a test) that the dictionary lacks: fuzzing still works, less well.
+missing=$(grep -o '^| `[a-z_.0-9]*`' docs/parameters.md | tr -d '|` ' |
+          while read -r key; do grep -qxF "\"$key\"" tests/fuzz/experiment.dict || echo "$key"; done)
+[ -z "$missing" ] || echo "fuzz: warning: tests/fuzz/experiment.dict lacks" $missing >&2
 
 work=$(mktemp -d /tmp/vsim-fuzz-XXXXXX)
 trap 'rm -rf "$work"' EXIT
