@@ -52,17 +52,18 @@ void remove_root()
     fs::remove_all(g_root, ec);
 }
 
-// The directory `prepare` in app/main.cpp would read from, restricted to the
-// fixture root: absolute paths and ".." out of it (/dev/zero, /dev/stdin)
-// would make the target read the machine's files instead of fuzzing.
+// Whether a measurements path stays in the fixture root. vsocksim reads any
+// path; here absolute paths and ".." out of the root (/dev/zero, /dev/stdin)
+// would read the machine's files instead of fuzzing the loader.
 bool inside_root(const fs::path& p)
 {
   const std::string s = p.string(), root = g_root.string() + "/";
   return s.rfind(root, 0) == 0;
 }
 
-// What `vsocksim check` does after loading (app/main.cpp: prepare, then the
-// estimate line), minus printing.
+// What `vsocksim check` does after loading, minus printing: a copy of
+// prepare() in app/main.cpp (measurements read and matched to the points),
+// then the estimate line.
 void check_like_main(const Experiment& ex)
 {
   if (const std::string& rel = ex.base.text("validation.measurements"); !rel.empty()) {
