@@ -50,6 +50,7 @@ seeds=$(find "$work/corpus" -type f | wc -l)
 log="$work/fuzz.log"
 status=0
 VSIM_FUZZ_DIR="$work/fixture" \
+ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-14/bin/llvm-symbolizer \
 ASAN_OPTIONS="detect_leaks=1" \
 UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
   build-fuzz/fuzz_experiment -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \

@@ -5,8 +5,8 @@
 #   scripts/setup.sh --deps        install only
 #   scripts/setup.sh --test-deps   also install what the tests need beyond the
 #                                  build (slurm-wlm and munge for the Slurm test,
-#                                  clang-14 and its libFuzzer/sanitizer runtime
-#                                  for scripts/fuzz.sh)
+#                                  clang-14, its libFuzzer/sanitizer runtime and
+#                                  llvm-14's symbolizer for scripts/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,7 +17,7 @@ deps_only=0
 for arg in "$@"; do
   case "$arg" in
     --deps) deps_only=1 ;;
-    --test-deps) PKGS+=(slurm-wlm munge clang-14 libclang-rt-14-dev) ;;
+    --test-deps) PKGS+=(slurm-wlm munge clang-14 libclang-rt-14-dev llvm-14) ;;
     *) echo "setup: unknown option $arg (allowed: --deps, --test-deps)" >&2; exit 2 ;;
   esac
 done
