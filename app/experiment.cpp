@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <openssl/evp.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "app/describe.hpp"
@@ -150,6 +151,41 @@ std::optional<std::int64_t> to_int64(std::string_view s)
   return v;
 }
 
+// Offset of the first invalid UTF-8 sequence in S, or npos when S is
+// all UTF-8 (no overlong forms, surrogates or code points above U+10FFFF):
+// the results are JSON, which holds only UTF-8.
+std::size_t invalid_utf8_at(std::string_view s)
+{
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    std::size_t len = 0;
+    unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+    if (b < 0x80)
+      len = 1;
+    else if (b >= 0xC2 && b <= 0xDF)
+      len = 2;
+    else if (b >= 0xE0 && b <= 0xEF) {
+      len = 3;
+      lo = b == 0xE0 ? 0xA0 : 0x80;
+      hi = b == 0xED ? 0x9F : 0xBF;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      len = 4;
+      lo = b == 0xF0 ? 0x90 : 0x80;
+      hi = b == 0xF4 ? 0x8F : 0xBF;
+    } else
+      return i;
+    if (i + len > s.size())
+      return i;
+    for (std::size_t k = 1; k < len; ++k) {
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xBF))
+        return i;
+    }
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
 std::string got(const Scalar& s)
 {
   return s.plain ? fmt::format("'{}'", s.text) : fmt::format("quoted text \"{}\"", s.text);
@@ -182,7 +218,7 @@ private:
       case ParamKind::Number: return number();
       case ParamKind::Boolean: return boolean();
       case ParamKind::Choice: return choice();
-      case ParamKind::Text: return in_.text;
+      case ParamKind::Text: return text();
     }
     throw std::logic_error("unknown parameter kind");
   }
@@ -256,6 +292,13 @@ private:
     error("expected true or false, got " + got(in_));
   }
 
+  Value text() const
+  {
+    if (const std::size_t at = invalid_utf8_at(in_.text); at != std::string::npos)
+      fail(at_, spec_.path, fmt::format("invalid UTF-8 at byte {} of the text (allowed: UTF-8 text)", at + 1));
+    return in_.text;
+  }
+
   Value choice() const
   {
     for (const auto& c : spec_.choices)
@@ -268,6 +311,46 @@ private:
   const Scalar& in_;
   const Origin& at_;
 };
+
+// Where each YAML document and its root node start; nothing else of the
+// parse is kept.
+struct DocumentMarks : YAML::EventHandler {
+  std::vector<YAML::Mark> starts, roots;
+  void node(const YAML::Mark& m)
+  {
+    if (roots.size() < starts.size())
+      roots.push_back(m);
+  }
+  void OnDocumentStart(const YAML::Mark& m) override { starts.push_back(m); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { node(m); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override
+  {
+    node(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override
+  {
+    node(m);
+  }
+  void OnMapEnd() override {}
+};
+
+// The marks of at most the first three documents of TEXT (throws
+// YAML::Exception). Not YAML::LoadAll: yaml-cpp 0.7 leaves a stray token such
+// as a ',' after a block unconsumed and then returns empty documents at it
+// forever, allocating until memory runs out.
+DocumentMarks document_marks(const std::string& text)
+{
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentMarks h;
+  while (h.starts.size() < 3 && parser.HandleNextDocument(h)) {
+  }
+  return h;
+}
 
 std::string node_kind(const YAML::Node& n)
 {
@@ -406,17 +489,27 @@ public:
 
   void read_file(const std::string& text)
   {
-    std::vector<YAML::Node> docs;
+    DocumentMarks docs;
+    YAML::Node root;
     try {
-      docs = YAML::LoadAll(text);
+      docs = document_marks(text);
+      root = YAML::Load(text);  // the first document
     } catch (const YAML::Exception& e) {
       fail(mark(e.mark), "", "invalid YAML: " + e.msg);
     }
-    if (docs.empty() || (docs.size() == 1 && docs[0].IsNull()))
+    // A document starting where the previous one did: the parser could not
+    // take the token there.
+    const std::vector<YAML::Mark>& starts = docs.starts;
+    for (std::size_t i = 1; i < starts.size(); ++i)
+      if (starts[i].pos == starts[i - 1].pos)
+        fail(mark(starts[i]), "",
+             fmt::format("invalid YAML: unexpected '{}'",
+                         static_cast<std::size_t>(starts[i].pos) < text.size() ? text.substr(starts[i].pos, 1) : ""));
+    if (starts.empty() || (starts.size() == 1 && root.IsNull()))
       fail(in_file(file_, 1, 1), "", "the file is empty (allowed: a map of experiment keys, see 'vsocksim describe')");
-    if (docs.size() > 1)
-      fail(mark(docs[1].Mark()), "", "expected one YAML document, found another one here");
-    const YAML::Node& root = docs[0];
+    if (starts.size() > 1)
+      fail(mark(docs.roots.size() > 1 ? docs.roots[1] : starts[1]), "",
+           "expected one YAML document, found another one here");
     if (!root.IsMap())
       fail(mark(root.Mark()), "",
            fmt::format("the top level must be a map of keys, got {} (allowed: a map of experiment keys, see "
@@ -699,8 +792,12 @@ private:
       }
       p.set(spec.path, it->second);
     }
-    if (p.text("name").empty())
+    if (p.text("name").empty()) {
+      if (invalid_utf8_at(stem_) != std::string::npos)
+        fail(in_file(file_), "name",
+             "the file name is not UTF-8 text, so it cannot be the default name (allowed: set name to UTF-8 text)");
       p.set("name", stem_);
+    }
     return p;
   }
 

@@ -3,6 +3,8 @@
 # AddressSanitizer and UndefinedBehaviorSanitizer, in build-asan/. SimGrid's
 # raw stack switching is invisible to ASan, so the simulations use SimGrid's
 # thread contexts there (VSIM_CONTEXTS=thread: slower, same results).
+# LeakSanitizer is on: every test process that leaks fails. Simulations run
+# by the runner's forked children end with _exit, which LSan does not check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --deps --test-deps
@@ -16,5 +18,5 @@ if ! { cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="$fla
   exit 1
 fi
 cd build-asan
-VSIM_CONTEXTS=thread ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+VSIM_CONTEXTS=thread ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j "$(nproc)" -E slurm_job_array

@@ -4,7 +4,9 @@
 #   scripts/setup.sh               install + Release build into build/
 #   scripts/setup.sh --deps        install only
 #   scripts/setup.sh --test-deps   also install what the tests need beyond the
-#                                  build (slurm-wlm and munge for the Slurm test)
+#                                  build (slurm-wlm and munge for the Slurm test,
+#                                  clang-14, its libFuzzer/sanitizer runtime and
+#                                  llvm-14's symbolizer for scripts/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,7 +17,7 @@ deps_only=0
 for arg in "$@"; do
   case "$arg" in
     --deps) deps_only=1 ;;
-    --test-deps) PKGS+=(slurm-wlm munge) ;;
+    --test-deps) PKGS+=(slurm-wlm munge clang-14 libclang-rt-14-dev llvm-14) ;;
     *) echo "setup: unknown option $arg (allowed: --deps, --test-deps)" >&2; exit 2 ;;
   esac
 done

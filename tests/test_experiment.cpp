@@ -162,6 +162,20 @@ TEST_CASE("error: top level is not a map, or several documents", "[experiment]")
   CHECK(error_of("seed: 1\n---\nseed: 2") == "t.yaml:3:1: error: expected one YAML document, found another one here");
 }
 
+// Found by scripts/fuzz.sh: yaml-cpp 0.7's LoadAll never returned on these
+// (empty documents at the stray ',' until out of memory).
+TEST_CASE("error: a stray token the YAML parser cannot take", "[experiment]")
+{
+  CHECK(error_of(",") == "t.yaml:1:1: error: invalid YAML: unexpected ','");
+  CHECK(error_of("- a\n,") == "t.yaml:2:1: error: invalid YAML: unexpected ','");
+  CHECK(error_of("# expdy swept ip.seed: alrea/y swept\n  grid:\n    seedseed::2]1  eed: alrea/y swept\n  grid:\n"
+                 "    seedseed::2]1  ,[\n  zi: \n,[\n  zi: \np\xbd   seed: [4, 4]\n") ==
+        "t.yaml:7:1: error: invalid YAML: unexpected ','");
+  CHECK(error_of("seed: 1\n---\n,") == "t.yaml:3:1: error: expected one YAML document, found another one here");
+  CHECK(error_of("seed: 1\n...\nseed: 2") == "t.yaml:3:1: error: expected one YAML document, found another one here");
+  CHECK(load("---\nseed: 3\n...\n").base.integer("seed") == 3);
+}
+
 TEST_CASE("error: unknown keys list the keys allowed at that level", "[experiment]")
 {
   CHECK(error_of("workload:\n  msg_size: 4KiB") ==
@@ -400,6 +414,32 @@ TEST_CASE("error: --set entries", "[experiment]")
   CHECK(error_of("sweep:\n  zip:\n    seed: [1, 2]\n    iterations: [1, 2]", {"sweep.zip.seed=[7, 8, 9]"}) ==
         "--set 'sweep.zip.seed=[7, 8, 9]': error: sweep.zip.seed: the list has 3 values but sweep.zip.iterations "
         "has 2 (zip lists must have equal lengths)");
+}
+
+// Found by scripts/fuzz.sh: text that is not UTF-8 was accepted and then
+// made the canonical JSON throw (exit 1, "internal error") instead of exit 2.
+TEST_CASE("error: text values and the default name must be UTF-8", "[experiment]")
+{
+  const std::string utf8 = "utf-8 caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82";
+  CHECK(load("description: " + utf8).base.text("description") == utf8);
+  CHECK(error_of("description: caf\xe9") ==
+        "t.yaml:1:14: error: description: invalid UTF-8 at byte 4 of the text (allowed: UTF-8 text)");
+  CHECK(error_of("seed: 1", {"name=a\xff"}) ==
+        "--set 'name=a\xff': error: name: invalid UTF-8 at byte 2 of the text (allowed: UTF-8 text)");
+  CHECK(error_of("sweep:\n  grid:\n    description: [ok, \"x\xff\"]") ==
+        "t.yaml:3:23: error: description: invalid UTF-8 at byte 2 of the text (allowed: UTF-8 text)");
+  // Overlong, surrogate, above U+10FFFF, cut short.
+  for (const char* bad : {"\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82"})
+    CHECK(error_of(std::string("name: \"") + bad + "\"").find("invalid UTF-8 at byte 1") != std::string::npos);
+  CHECK(load("seed: 1").name == "t");
+  try {
+    load_experiment_text("seed: 1", "dir/caf\xe9.yaml", {}, registry());
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) == "dir/caf\xe9.yaml: error: name: the file name is not UTF-8 text, so it cannot be "
+                                   "the default name (allowed: set name to UTF-8 text)");
+  }
+  CHECK(load_experiment_text("name: x", "dir/caf\xe9.yaml", {}, registry()).name == "x");
 }
 
 TEST_CASE("error: reading a missing file names it", "[experiment]")
