@@ -5,68 +5,16 @@
 //
 //   build/bench_virtio            all cases
 //   build/bench_virtio --quick    smaller transfers
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "app/experiment.hpp"
-#include "app/registry.hpp"
-#include "transports/simulate.hpp"
+#include "bench/bench_util.hpp"
 
-using namespace vsim;
+using namespace vsim::bench;
 
 namespace {
-
-struct Outcome {
-  double wall_seconds;
-  double throughput_MBps;
-  double simcalls;
-  long max_rss_kib;
-};
-
-// Runs one iteration in a child; returns wall time, a metric, and peak RSS.
-Outcome measure(const std::vector<std::string>& sets)
-{
-  const char* base = "transport: virtio_vsock\nplatform: kvm-2019\niterations: 1\n";
-  app::Experiment ex = app::load_experiment_text(base, "bench.yaml", sets, app::registry());
-  int fds[2];
-  if (pipe(fds) != 0)
-    std::perror("pipe");
-  std::fflush(nullptr);
-  auto t0 = std::chrono::steady_clock::now();
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    auto m = simulate_iteration(ex.points.at(0).params, 0);
-    double out[2] = {m.at("throughput_MBps"), m.at("sim_simcalls")};
-    if (write(fds[1], out, sizeof out) != sizeof out)
-      _exit(1);
-    _exit(0);
-  }
-  close(fds[1]);
-  double in[2] = {0, 0};
-  if (read(fds[0], in, sizeof in) != sizeof in)
-    std::fprintf(stderr, "bench: child failed\n");
-  close(fds[0]);
-  int status = 0;
-  struct rusage ru {};
-  wait4(pid, &status, 0, &ru);
-  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return {wall, in[0], in[1], ru.ru_maxrss};
-}
-
-void row(const char* label, double messages, double bytes, const Outcome& o)
-{
-  std::printf("%-44s %10.3f %12.0f %10.3f %9.2f %8.1f %9ld\n", label, o.wall_seconds, messages / o.wall_seconds,
-              bytes / o.wall_seconds / 1e9, o.simcalls / messages, o.throughput_MBps, o.max_rss_kib / 1024);
-}
-
+const char* kBase = "transport: virtio_vsock\nplatform: kvm-2019\niterations: 1\n";
 }  // namespace
 
 int main(int argc, char** argv)
@@ -100,7 +48,7 @@ int main(int argc, char** argv)
   for (const Case& c : cases) {
     char total[64];
     std::snprintf(total, sizeof total, "workload.total_bytes=%.0f", c.bytes);
-    Outcome o = measure({std::string("workload.message_size=") + c.size, total,
+    Outcome o = measure(kBase, {std::string("workload.message_size=") + c.size, total,
                          std::string("direction=") + c.direction, std::string("virtio_vsock.preset=") + c.preset,
                          std::string("sim.mode=") + c.mode});
     double msg_size = std::strcmp(c.size, "128") == 0 ? 128.0 : 65536.0;
