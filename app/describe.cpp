@@ -213,6 +213,28 @@ std::string describe_markdown(const ParamRegistry& reg)
       }
     }
   }
+  // Where each profile's cost values come from.
+  out += "\n## Sources of the cost values\n\nfitted: fitted on published rows, see "
+         "[calibration.md](calibration.md); kvm-2019 fit: kvm-2018 keeps kvm-2019's fitted value; set: chosen by "
+         "hand (calibration.md says why); prior: a published figure or a plausible value "
+         "(../shared/domain/costs-and-engine.md), not fitted; -: the profile's transport does not use it.\n\n| key |";
+  for (const auto& p : platform_profiles())
+    out += " " + p.name + " |";
+  out += "\n|---|";
+  for (std::size_t i = 0; i < platform_profiles().size(); ++i)
+    out += "---|";
+  out += "\n";
+  for (const auto& spec : reg.all()) {
+    if (!is_cost(spec))
+      continue;
+    out += fmt::format("| `{}` |", spec.path);
+    for (const auto& p : platform_profiles())
+      out += " " + ((spec.scope.empty() || spec.scope == p.transport) && p.costs.count(spec.path.substr(6))
+                        ? cost_source(p, spec.path.substr(6))
+                        : std::string("-")) +
+             " |";
+    out += "\n";
+  }
   out += "\n## Platforms\n\n| name | transport | description |\n|---|---|---|\n";
   for (const auto& p : platform_profiles())
     out += fmt::format("| `{}` | {} | {} |\n", p.name, p.transport, cell(p.doc));

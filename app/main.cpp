@@ -32,6 +32,7 @@
 #include "app/results.hpp"
 #include "app/runner.hpp"
 #include "app/shard.hpp"
+#include "app/explain.hpp"
 #include "app/validate.hpp"
 #include "transports/simulate.hpp"
 
@@ -326,6 +327,15 @@ int main(int argc, char** argv)
   validate->add_flag("--markdown", markdown, "print the report as a Markdown document (docs/validation.md)");
   validate->add_flag("--quiet,-q", quiet, "no progress lines on stderr");
 
+  std::string explain_path;
+  long long explain_point_index = -1;
+  auto* explain = app.add_subcommand(
+      "explain", "say per point what limits it: the saturated resource, the waits, the stages, the analytic bound");
+  explain->add_option("result", explain_path, "RESULT.json: the JSON of run --format json, or result.json of --output")
+      ->required();
+  auto* explain_point_opt =
+      explain->add_option("--point", explain_point_index, "only this point (its position in the result, from 0)");
+
   if (argc > 1 && argv[1][0] != '-') {
     std::string names;
     bool known = false;
@@ -374,6 +384,13 @@ int main(int argc, char** argv)
       return cmd_check(file, sets, jobs);
     if (*validate)
       return cmd_validate(validate_paths, sets, jobs, validate_plot, markdown, quiet);
+    if (*explain) {
+      std::optional<long long> k;
+      if (explain_point_opt->count())
+        k = explain_point_index;
+      std::cout << explain_result(explain_path, k);
+      return 0;
+    }
     if (*describe) {
       std::cout << (markdown ? describe_markdown(registry()) : describe_text(registry(), topic));
       return 0;

@@ -17,6 +17,7 @@ Virtqueue::Virtqueue(std::uint16_t size, bool event_idx, bool indirect, std::uin
   free_heads_.reserve(size);
   for (int i = size - 1; i >= 0; --i)
     free_heads_.push_back(static_cast<std::uint16_t>(i));
+  occupancy_ = Occupancy(size / descriptors_for(2), 1);
 }
 
 void Virtqueue::fail(const char* what) const
@@ -43,6 +44,7 @@ bool Virtqueue::add(Time t, std::uint16_t buffers, std::uint64_t token)
   ++avail_shadow_;
   ++num_added_;
   ++in_flight_;
+  occupancy_.change(0, t, 1);
   ++added_total_;
   // virtio_wmb() then avail->idx = avail_idx_shadow: published at once.
   avail_idx_.set(t, avail_shadow_);
@@ -73,6 +75,7 @@ std::optional<Virtqueue::Used> Virtqueue::get_buf(Time t)
   free_heads_.push_back(id);
   ++last_used_;
   --in_flight_;
+  occupancy_.change(0, t, -1);
   ++used_total_;
   // "If we expect an interrupt for the next entry, tell host by writing
   // event index" (only while callbacks are enabled).

@@ -30,6 +30,7 @@
 #include <optional>
 #include <vector>
 
+#include "sim/occupancy.hpp"
 #include "sim/timed_value.hpp"
 
 namespace vsim::models {
@@ -82,6 +83,11 @@ public:
   // used buffers are already pending (the caller must process them).
   bool enable_cb(Time t);
   std::uint64_t in_flight() const { return in_flight_; }
+  // in_flight() time-weighted (one stream: only the driver changes it, at
+  // instants it has just observed, so in time order). Capacity: the chains
+  // of two buffers (a vsock header and its payload) the queue holds, i.e.
+  // size() / descriptors_for(2).
+  const Occupancy& occupancy() const { return occupancy_; }
 
   // ---- device (vhost) -----------------------------------------------------
   // vhost_get_vq_desc(): the next available chain visible at t.
@@ -150,6 +156,7 @@ private:
   std::uint16_t last_used_;
   bool driver_cb_disabled_ = false;
   std::uint64_t in_flight_ = 0;
+  Occupancy occupancy_;
   std::uint64_t added_total_ = 0;
   std::uint64_t used_total_ = 0;
 

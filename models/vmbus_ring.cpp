@@ -39,6 +39,7 @@ VmbusRing::VmbusRing(std::uint32_t ring_size) : ring_size_(ring_size), data_size
     throw std::invalid_argument("VmbusRing: ring size " + std::to_string(ring_size) +
                                 " is below two pages (header page + at least one data page)");
   data_size_ = ring_size - kPageSize;
+  occupancy_ = Occupancy(data_size_, 2);  // stream 0: writer, 1: reader
 }
 
 // ------------------------------------------------------------------ writer side
@@ -75,6 +76,7 @@ VmbusRing::Published VmbusRing::publish(Time t, std::uint32_t payload)
   write_index_ = wrap_add(write_index_, len, data_size_);
   // virt_mb(); hv_set_next_write_location(): publish write_index at t.
   write_total_.set(t, write_total_.latest() + len);
+  occupancy_.change(0, t, len);
   check_fast("write");
   return {true, old_write, len};
 }
@@ -163,6 +165,7 @@ bool VmbusRing::iter_close(Time t)
   const std::uint64_t start_read_total = read_total_.latest();
   read_total_.set(t, priv_read_total_);
   published_read_index_ = priv_read_index_;
+  occupancy_.change(1, t, -static_cast<double>(priv_read_total_ - start_read_total));
 
   // Linux sets feat_pending_send_sz on every ring it creates (hv_ringbuffer_init),
   // so the pending_send_sz protocol is always on in this model.

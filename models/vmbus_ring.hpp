@@ -25,6 +25,7 @@
 #include <deque>
 #include <limits>
 
+#include "sim/occupancy.hpp"
 #include "sim/timed_value.hpp"
 
 namespace vsim::models {
@@ -175,6 +176,11 @@ public:
   std::uint32_t priv_read_index() const { return priv_read_index_; }
   std::uint32_t read_index(Time t) const;
 
+  // Bytes in use as the writer sees them (write_index - published read_index),
+  // time-weighted: the writer's publications and the reader's iter_close
+  // are its two update streams. Capacity: data_size().
+  const Occupancy& occupancy() const { return occupancy_; }
+
   // Drop TimedValue history that no reader will look at before t.
   void forget_before(Time t);
   // Total entries held in the TimedValue histories (to check pruning).
@@ -222,6 +228,8 @@ private:
   std::uint64_t write_refusals_ = 0;
   std::uint64_t write_signals_ = 0;
   std::uint64_t close_signals_ = 0;
+
+  Occupancy occupancy_;
 
   Time writer_time_ = -std::numeric_limits<Time>::infinity();
   Time reader_time_ = -std::numeric_limits<Time>::infinity();

@@ -27,6 +27,7 @@ void Cpu::add_irq(Time start, double cycles, Cat c)
   Time end = start + cycles;
   irq_busy_until_ = end;
   time_[c] += cycles;
+  irq_time_[c] += cycles;
   if (threads_ <= 0)  // no worker to preempt: nothing to remember
     return;
   if (start < committed_until_)

@@ -62,6 +62,11 @@ public:
 
   void account(Cat c, double cycles) { time_[c] += cycles; }
   const CpuTime& time() const { return time_; }
+  // The part of time() that interrupt work registered with add_irq took
+  // (the interrupt context's CPU time: it charges no thread).
+  const CpuTime& irq_time() const { return irq_time_; }
+  // Whether an interrupt context runs here (attach_interrupt_context).
+  bool takes_irqs() const { return takes_irqs_; }
 
   // --- interrupts -------------------------------------------------------
   // Earliest time an interrupt raised at t can start (interrupts on one CPU
@@ -96,6 +101,7 @@ private:
   int threads_ = 0;
   bool takes_irqs_ = false;
   CpuTime time_;
+  CpuTime irq_time_;
   Time irq_busy_until_ = 0;
   Time committed_until_ = 0;
   Time busy_until_ = 0;

@@ -77,6 +77,8 @@ void SimThread::observe()
 void SimThread::charge(double cycles, Cat c, CpuTime& account)
 {
   account[c] += cycles;
+  if (&account != &time_)
+    stood_in_[c] += cycles;
   cpu_->account(c, cycles);
   if (!world_->exact() && !cpu_->needs_sync()) {
     // Run ahead: nobody else uses this CPU's thread time, so the work's end

@@ -78,6 +78,9 @@ public:
 
   // Per-thread CPU time (what `time` would report for it).
   const CpuTime& cpu_time() const { return time_; }
+  // CPU time this thread charged on another task's behalf (charge() with
+  // another account: e.g. the kworker running send work after a syscall).
+  const CpuTime& stood_in_time() const { return stood_in_; }
   Time finished_at() const { return finished_at_; }
   bool finished() const { return finished_; }
 
@@ -104,6 +107,7 @@ private:
   bool finished_ = false;
   Time finished_at_ = 0;
   CpuTime time_;
+  CpuTime stood_in_;
   std::priority_queue<Time, std::vector<Time>, std::greater<Time>> wakeups_;
   simgrid::s4u::SemaphorePtr sem_;
 };

@@ -1,5 +1,7 @@
 #include "transports/profiles.hpp"
 
+#include <algorithm>
+
 namespace vsim {
 
 namespace {
@@ -215,6 +217,38 @@ void declare_cost_params(ParamRegistry& reg)
     s.scope = c.scope;
     reg.declare(s);
   }
+}
+
+std::string cost_source(const PlatformProfile& profile, const std::string& key)
+{
+  // The fitted costs of each profile, as docs/calibration.md lists them.
+  static const std::map<std::string, std::vector<std::string>> fitted = {
+      {"hyperv-2019",
+       {"guest_send_syscall", "guest_enqueue_call", "guest_copy_bytes_per_cycle", "guest_signal_host",
+        "guest_context_switch", "host_signal_latency", "host_interrupt_latency", "guest_wakeup_latency", "host_dpc",
+        "host_rx_packet", "host_rx_copy_bytes_per_cycle", "host_send_call", "host_tx_packet",
+        "host_tx_copy_bytes_per_cycle", "guest_recv_syscall"}},
+      {"kvm-2019",
+       {"guest_user_per_call", "virtio_guest_send_syscall", "virtio_guest_recv_syscall", "virtio_host_user_per_call",
+        "virtio_host_send_syscall", "virtio_host_recv_syscall", "guest_copy_bytes_per_cycle",
+        "virtio_host_guest_copy_bytes_per_cycle", "virtio_guest_pkt", "virtio_host_pkt", "virtio_host_tx_pkt",
+        "virtio_host_rx_buf", "virtio_guest_rx_pkt", "virtio_guest_kick", "guest_wakeup_latency",
+        "host_wakeup_latency", "virtio_host_interrupt_latency"}},
+      {"kvm-2018",
+       {"virtio_host_tx_pkt", "virtio_host_guest_copy_bytes_per_cycle", "guest_copy_bytes_per_cycle",
+        "virtio_host_recv_syscall"}},
+  };
+  auto in = [&](const std::string& profile_name) {
+    auto it = fitted.find(profile_name);
+    return it != fitted.end() && std::find(it->second.begin(), it->second.end(), key) != it->second.end();
+  };
+  if (in(profile.name))
+    return "fitted";
+  if (profile.name == "kvm-2018" && in("kvm-2019"))
+    return "kvm-2019 fit";
+  if ((profile.name == "kvm-2019" || profile.name == "kvm-2018") && key == "virtio_host_copy_bytes_per_cycle")
+    return "set";
+  return "prior";
 }
 
 }  // namespace vsim

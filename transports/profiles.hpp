@@ -25,6 +25,13 @@ struct PlatformProfile {
 const std::vector<PlatformProfile>& platform_profiles();
 const PlatformProfile* find_profile(const std::string& name);
 
+// Where a profile's value of cost `key` (without "costs.") comes from:
+// "fitted" (docs/calibration.md says on which rows), "kvm-2019 fit" (kvm-2018
+// keeps the kvm-2019 fitted value), "set" (chosen by hand, calibration.md
+// says why) or "prior" (a published figure or a plausible value, see
+// ../shared/domain/costs-and-engine.md).
+std::string cost_source(const PlatformProfile& profile, const std::string& key);
+
 // Declares every `costs.*` parameter (their defaults come from the profile).
 void declare_cost_params(ParamRegistry& reg);
 

@@ -1,8 +1,12 @@
 #include "transports/simulate.hpp"
 
+#include <cctype>
 #include <stdexcept>
+#include <string_view>
 
+#include "transports/hv_sock/bound.hpp"
 #include "transports/hv_sock/hv_sock.hpp"
+#include "transports/virtio_vsock/bound.hpp"
 #include "transports/virtio_vsock/virtio_vsock.hpp"
 
 namespace vsim {
@@ -14,6 +18,16 @@ std::map<std::string, double> simulate_iteration(const Params& params, std::uint
     return hv_sock::simulate(params, iteration);
   if (transport == "virtio_vsock")
     return virtio_vsock::simulate(params, iteration);
+  throw std::logic_error("transport '" + transport + "' is not implemented");
+}
+
+PlatformPlan platform_plan(const Params& params)
+{
+  const std::string& transport = params.text("transport");
+  if (transport == "hv_sock")
+    return hv_sock::platform_plan(params);
+  if (transport == "virtio_vsock")
+    return virtio_vsock::platform_plan(params);
   throw std::logic_error("transport '" + transport + "' is not implemented");
 }
 
@@ -61,14 +75,85 @@ const std::vector<MetricDoc>& metric_docs()
       {"sim_sleeps", "", "engine synchronisations (sleep_until / yield)"},
       {"sim_waits", "", "blocking waits on wake-ups"},
       {"sim_observes", "", "observations of shared state"},
+      // Families (sim/breakdown.hpp): <...> is a CPU, thread or queue name, {a|b} one of the words.
+      {"cpu.<cpu>.{user|sys|irq|hypervisor|busy}_percent", "%",
+       "time the CPU (vcpuN, hcpuN) spent in that category (busy: all four) / elapsed x 100"},
+      {"thread.<thread>.{user|sys|irq|hypervisor|busy}_percent", "%",
+       "the same per thread; the interrupt context (vmbus_isr, virtio_irq) includes the interrupt work of its "
+       "vCPU, kworker_<cpu> is send work application threads on that CPU ran on a kworker's behalf"},
+      {"queue.<queue>.mean", "B or chains",
+       "time-weighted mean level: vmbus_ring bytes in use (writer's view), virtio_tx / virtio_rx chains in flight"},
+      {"queue.<queue>.mean_percent", "%", "time-weighted mean level / capacity x 100 (ring data bytes; chains of "
+                                          "two buffers the virtqueue holds)"},
+      {"queue.<queue>.max_percent", "%", "highest level held for a while / capacity x 100"},
+      {"queue.<queue>.empty_time_percent", "%", "share of the elapsed time the queue was empty"},
+      {"queue.<queue>.time_{0_10|10_20|20_30|30_40|40_50|50_60|60_70|70_80|80_90|90_100}_percent", "%",
+       "share of the elapsed time the level was in (lo, hi] percent of capacity (a histogram)"},
+      {"queue.<queue>.late_updates", "",
+       "occupancy updates stamped before their stream's previous one (applied late; 0 when exact)"},
   };
   return docs;
+}
+
+namespace {
+
+// Whether name matches a metric family pattern: "<x>" stands for one or more
+// of [A-Za-z0-9_], "{a|b|c}" for one of the words; anything else literally.
+bool matches(std::string_view pat, std::string_view name)
+{
+  if (pat.empty())
+    return name.empty();
+  if (pat[0] == '<') {
+    std::size_t close = pat.find('>');
+    if (close == std::string_view::npos)
+      return false;
+    std::string_view rest = pat.substr(close + 1);
+    for (std::size_t n = 1; n <= name.size(); ++n) {
+      char c = name[n - 1];
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
+        break;
+      if (matches(rest, name.substr(n)))
+        return true;
+    }
+    return false;
+  }
+  if (pat[0] == '{') {
+    std::size_t close = pat.find('}');
+    if (close == std::string_view::npos)
+      return false;
+    std::string_view words = pat.substr(1, close - 1), rest = pat.substr(close + 1);
+    for (std::size_t start = 0;;) {
+      std::size_t bar = words.find('|', start);
+      std::string_view w = words.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start);
+      if (name.substr(0, w.size()) == w && matches(rest, name.substr(w.size())))
+        return true;
+      if (bar == std::string_view::npos)
+        return false;
+      start = bar + 1;
+    }
+  }
+  return !name.empty() && name[0] == pat[0] && matches(pat.substr(1), name.substr(1));
+}
+
+}  // namespace
+
+bool is_metric_family(const MetricDoc& d)
+{
+  return d.name.find_first_of("<{") != std::string::npos;
+}
+
+bool metric_matches(const std::string& pattern, const std::string& name)
+{
+  return matches(pattern, name);
 }
 
 const MetricDoc* find_metric(const std::string& name)
 {
   for (const auto& d : metric_docs())
     if (d.name == name)
+      return &d;
+  for (const auto& d : metric_docs())
+    if (is_metric_family(d) && matches(d.name, name))
       return &d;
   return nullptr;
 }

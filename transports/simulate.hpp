@@ -14,13 +14,43 @@ namespace vsim {
 
 std::map<std::string, double> simulate_iteration(const Params& params, std::uint32_t iteration);
 
+// The experiment's platform as a transport sets it up, with the CPU cost of
+// each thread per MB of payload: the input of the analytic bound (app/topology).
+struct ThreadLoad {
+  std::string thread;      // as in thread.<name> metrics (kworker_<cpu>: a kworker's work)
+  std::string cpu;         // the CPU it is pinned on: vcpuN or hcpuN
+  std::string stage;       // the data-path stage it is, in plain words
+  int connection = -1;     // the connection it serves; -1: every connection (shared)
+  double cycles_per_MB = 0;  // per MB of its connection's payload (shared: of all payload); a lower bound
+  std::string what;        // what the cycles pay for
+};
+struct ChannelLink {
+  std::string name;         // the channel or device queue carrying the connection's data
+  int connection = 0;
+  std::string writer, reader;  // threads at its two ends
+};
+struct PlatformPlan {
+  int vcpus = 0, host_cpus = 0, connections = 0;
+  double clock_ghz = 0;
+  std::vector<ThreadLoad> loads;
+  std::vector<ChannelLink> links;
+};
+// The plan of the point's transport (transports/<t>/bound.cpp).
+PlatformPlan platform_plan(const Params& params);
+
 struct MetricDoc {
   std::string name;
   std::string unit;
   std::string doc;
 };
-// Every metric any transport reports, in documentation order.
+// Every metric any transport reports, in documentation order. A name with
+// "<x>" (one or more of [A-Za-z0-9_]) or "{a|b}" (one of the words) declares
+// a family: `cpu.<cpu>.{user|sys|irq|hypervisor|busy}_percent` covers
+// cpu.vcpu0.sys_percent.
 const std::vector<MetricDoc>& metric_docs();
+// The declaration of a metric: the exact name, else the first family it matches.
 const MetricDoc* find_metric(const std::string& name);
+bool is_metric_family(const MetricDoc& d);
+bool metric_matches(const std::string& pattern, const std::string& name);
 
 }  // namespace vsim

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "models/vmbus_ring.hpp"
+#include "sim/breakdown.hpp"
 #include "sim/rng.hpp"
 #include "sim/world.hpp"
 #include "transports/hv_sock/costs.hpp"
@@ -671,6 +672,12 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   m["sim_sleeps"] = static_cast<double>(st.sleeps);
   m["sim_waits"] = static_cast<double>(st.waits);
   m["sim_observes"] = static_cast<double>(st.observes);
+  append_breakdown(m, world, elapsed, {s.irq}, [&] {  // explanation: busy fractions, data ring occupancy
+    std::vector<NamedQueue> q;
+    for (const Channel& ch : channels)
+      q.push_back({"vmbus_ring", &(g2h ? ch.outbound : ch.inbound).occupancy()});
+    return q;
+  }());
   return m;
 }
 

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "models/virtqueue.hpp"
+#include "sim/breakdown.hpp"
 #include "sim/rng.hpp"
 #include "sim/world.hpp"
 
@@ -1292,6 +1293,7 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   m["sim_sleeps"] = static_cast<double>(st.sleeps);
   m["sim_waits"] = static_cast<double>(st.waits);
   m["sim_observes"] = static_cast<double>(st.observes);
+  append_breakdown(m, world, elapsed, {s.irq}, {{"virtio_tx", &s.txq->occupancy()}, {"virtio_rx", &s.rxq->occupancy()}});
   return m;
 }
 

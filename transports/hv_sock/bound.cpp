@@ -1,0 +1,127 @@
+#include "transports/hv_sock/bound.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "models/vmbus_ring.hpp"
+#include "transports/hv_sock/costs.hpp"
+#include "transports/hv_sock/ring_math.hpp"
+
+namespace vsim::hv_sock {
+
+namespace {
+
+// The ring size simulate() gives the channel (ring_math: SO_SNDBUF/SO_RCVBUF
+// through the 2019 sizing rule).
+std::uint32_t ring_size(const Params& p, const char* key, const char* sysctl, SocketBuffer which)
+{
+  std::optional<std::uint64_t> opt;
+  if (!p.is_word(key, "default"))
+    opt = static_cast<std::uint64_t>(p.integer(key));
+  std::uint32_t sk = socket_buffer_value(opt, static_cast<std::uint64_t>(p.integer(sysctl)), which);
+  return ring_size_for(sk, p.text("hv_sock.ring_sizing") == "sockopt");
+}
+
+// A message of m bytes cut into packets of at most `max` bytes: the packet
+// count and the sum of f(payload) over them.
+struct Split {
+  double packets = 0, sum = 0;
+};
+template <typename F>
+Split split(std::uint64_t m, std::uint64_t max, F f)
+{
+  Split s;
+  s.packets = static_cast<double>(m / max);
+  s.sum = s.packets * f(static_cast<double>(max));
+  if (m % max) {
+    s.packets += 1;
+    s.sum += f(static_cast<double>(m % max));
+  }
+  return s;
+}
+
+}  // namespace
+
+PlatformPlan platform_plan(const Params& p)
+{
+  const Costs k = Costs::from(p);
+  const std::uint64_t m = static_cast<std::uint64_t>(p.integer("workload.message_size"));
+  const bool g2h = p.text("direction") == "guest_to_host";
+  const bool send_loop = p.boolean("hv_sock.send_loop");
+  const bool per_check = p.text("hv_sock.pending_send_size") == "per_check";
+  PlatformPlan plan;
+  plan.vcpus = static_cast<int>(p.integer("guest.vcpus"));
+  plan.host_cpus = static_cast<int>(p.integer("host.cpus"));
+  plan.connections = static_cast<int>(p.integer("workload.connections"));
+  plan.clock_ghz = k.clock_ghz;
+  const double msgs = 1e6 / static_cast<double>(m);  // messages per MB
+  const std::uint32_t data =
+      (g2h ? ring_size(p, "hv_sock.sndbuf", "hv_sock.sysctl_wmem_max", SocketBuffer::Send)
+           : ring_size(p, "hv_sock.rcvbuf", "hv_sock.sysctl_rmem_max", SocketBuffer::Receive)) -
+      models::kPageSize;
+
+  // Every host signal is an interrupt on vCPU 0 (GuestIrq); how many there are
+  // depends on waiting alone, so its lower bound is zero.
+  plan.loads.push_back({"vmbus_isr", "vcpu0", "interrupt context (vmbus_isr, tasklet, hvs_channel_cb)", -1, 0,
+                        "interrupts only when a side sleeps: none needed at full speed"});
+  for (int i = 0; i < plan.connections; ++i) {
+    const std::string gcpu = fmt::format("vcpu{}", (1 + i) % plan.vcpus);
+    const std::string hcpu = fmt::format("hcpu{}", i % plan.host_cpus);
+    const std::string chan = fmt::format("vmbus{}.{}", i, g2h ? "g2h" : "h2g");
+    if (g2h) {
+      // LinuxWriter: send() then, per packet of up to 4088 bytes,
+      // hvs_stream_has_space (+ pending_send_sz clear before June 2019) and
+      // hvs_stream_enqueue: a space check, the copy into the send buffer,
+      // hv_ringbuffer_write and its copy into the ring.
+      const Split sp = split(m, kSendBufPayload, [&](double n) {
+        return k.guest_space_check + k.guest_copy(n) + k.guest_ring_write +
+               k.guest_copy(models::hvs_packet_len(static_cast<std::uint32_t>(n)));
+      });
+      const double ring_pkts =
+          std::max(1.0, std::floor((data - kWritableHeadroom) / static_cast<double>(kPendingSendSize)));
+      const double enqueues = send_loop ? std::ceil(sp.packets / ring_pkts) : sp.packets;  // per message
+      const double per_enqueue = k.guest_space_check + (per_check ? k.guest_pending_send_sz_write : 0) +
+                                 k.guest_enqueue_call;
+      const double writer = msgs * (k.guest_user_per_call + k.guest_send_syscall + sp.sum + enqueues * per_enqueue);
+      plan.loads.push_back({fmt::format("linux_writer{}", i), gcpu, "guest writer (send syscall, copies into the ring)",
+                            i, writer,
+                            fmt::format("{:.0f} send() and {:.0f} packets per MB: 2 copies, ring write, space "
+                                        "checks",
+                                        msgs, msgs * sp.packets)});
+      // HostReader: the DPC hands every packet to the reader; one DPC and one
+      // receive call per ring's worth of packets at best.
+      const Split rp = split(m, kSendBufPayload, [&](double n) { return k.host_rx_packet + k.host_rx_copy(n); });
+      const double reader = msgs * rp.sum + msgs * rp.packets / ring_pkts * (k.host_dpc + k.host_recv_call);
+      plan.loads.push_back({fmt::format("host_reader{}", i), hcpu, "host reader (DPC draining the ring)", i, reader,
+                            fmt::format("{:.0f} packets per MB, a DPC per {:.0f} packets at best", msgs * rp.packets,
+                                        ring_pkts)});
+      plan.links.push_back({chan, i, fmt::format("linux_writer{}", i), fmt::format("host_reader{}", i)});
+    } else {
+      const std::uint32_t max_pkt =
+          std::min(static_cast<std::uint32_t>(p.integer("hv_sock.host_packet_size")), writable_bytes(data));
+      const Split wp = split(m, max_pkt, [&](double n) { return k.host_tx_packet + k.host_tx_copy(n); });
+      plan.loads.push_back({fmt::format("host_writer{}", i), hcpu, "host writer (send, packets into the ring)", i,
+                            msgs * (k.host_send_call + wp.sum),
+                            fmt::format("{:.0f} packets per MB of up to {} bytes", msgs * wp.packets, max_pkt)});
+      // LinuxReader: recv() returns at most the rest of one packet and at
+      // most message_size bytes; hv_pkt_iter per packet, iter_close per
+      // ring's worth at best.
+      const double ring_pkts = std::max(1.0, std::floor(data / static_cast<double>(models::hvs_packet_len(max_pkt))));
+      const Split rp = split(m, max_pkt, [&](double n) {
+        const double chunks = std::ceil(n / static_cast<double>(m));
+        return k.guest_dequeue_packet + chunks * (k.guest_user_per_call + k.guest_recv_syscall) +
+               (chunks - 1) * k.guest_copy_fixed + k.guest_copy(n);
+      });
+      plan.loads.push_back({fmt::format("linux_reader{}", i), gcpu, "guest reader (recv syscall, copy from the ring)",
+                            i, msgs * rp.sum + msgs * rp.packets / ring_pkts * k.guest_iter_close,
+                            fmt::format("{:.0f} packets per MB, one copy each", msgs * rp.packets)});
+      plan.links.push_back({chan, i, fmt::format("host_writer{}", i), fmt::format("linux_reader{}", i)});
+    }
+  }
+  return plan;
+}
+
+}  // namespace vsim::hv_sock
