@@ -18,6 +18,9 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#endif
 
 namespace vsim::app {
 namespace {
@@ -116,6 +119,11 @@ std::string signal_text(int sig)
   std::fflush(stderr);
   if (!write_all(fd, out) && code == 0)
     code = 3;
+#if defined(__SANITIZE_ADDRESS__)
+  // _exit skips LeakSanitizer's check at exit: run it here, so that the
+  // sanitizer suite checks the simulations for leaks too (a leak fails the run).
+  __lsan_do_leak_check();
+#endif
   ::_exit(code);  // never the parent's atexit handlers or static destructors
 }
 

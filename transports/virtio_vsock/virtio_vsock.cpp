@@ -83,7 +83,6 @@ struct Costs {
 
   // Whole cycles, so that sums of costs stay exact.
   double guest_copy(double bytes) const { return copy_fixed + std::ceil(bytes / copy_bpc); }
-  double host_copy(double bytes) const { return h_copy_fixed + std::ceil(bytes / h_copy_bpc); }
   double vhost_copy(double bytes) const { return std::ceil(bytes / h_guest_copy_bpc); }
   double seconds(double cycles) const { return cycles / (clock_ghz * 1e9); }
 };
@@ -653,160 +652,200 @@ void GuestIrq::tx_work()
 }
 
 // ---------------------------------------------------------------------------
-// A guest application thread (one per connection).
-class GuestApp : public SimThread, public GuestCtx {
-protected:
-  GuestApp(World& w, Cpu& cpu, Shared& s, Conn& c, const char* role)
-      : SimThread(w, fmt::format("{}{}", role, c.index), cpu), s_(s), c_(c),
-        lat_(s, fmt::format("conn{}.{}", c.index, role))
+// The application threads (one writer and one reader per connection). Both
+// ends run the same socket layer (af_vsock.c vsock_stream_sendmsg /
+// vsock_stream_recvmsg over virtio_transport_common.c); what differs is the
+// costs and how a packet reaches the other side.
+
+// The costs of one end's socket layer.
+struct StackCosts {
+  double user_per_call, send_syscall, recv_syscall, alloc, free, pkt, dequeue_pkt, wakeup_latency, context_switch;
+  double copy_fixed, copy_bpc;
+  double copy(double bytes) const { return copy_fixed + std::ceil(bytes / copy_bpc); }
+
+  static StackCosts guest(const Costs& k)
   {
-    c.guest.app = this;
+    return {k.user_per_call, k.send_syscall, k.recv_syscall, k.alloc, k.free, k.pkt, k.dequeue_pkt,
+            k.wakeup_latency, k.context_switch, k.copy_fixed, k.copy_bpc};
+  }
+  static StackCosts host(const Costs& k)
+  {
+    return {k.h_user_per_call, k.h_send_syscall, k.h_recv_syscall, k.h_alloc, k.h_free, k.h_pkt, k.h_dequeue_pkt,
+            k.h_wakeup_latency, k.context_switch, k.h_copy_fixed, k.h_copy_bpc};
+  }
+};
+
+class AppThread : public SimThread {
+protected:
+  AppThread(World& w, Cpu& cpu, Shared& s, Conn& c, Sock& sk, bool writer, StackCosts sc, std::uint32_t max_pkt,
+            const char* side)
+      : SimThread(w, fmt::format("{}_{}{}", side, writer ? "writer" : "reader", c.index), cpu), s_(s), c_(c),
+        sk_(sk), writer_(writer), sc_(sc), max_pkt_(max_pkt),
+        lat_(s, fmt::format("conn{}.{}_{}", c.index, side, writer ? "writer" : "reader"))
+  {
+    sk.app = this;
   }
 
+  // How a packet this end built reaches the other side.
+  virtual void queue_packet(Op op, std::uint32_t len) = 0;
+  // Work queued by the syscall that runs once it returns (guest: the send
+  // work item); before a writer sleeps for credit, and after a message or
+  // a credit update.
+  virtual void flush() {}
+
+  void body() override
+  {
+    if (writer_)
+      send_all();
+    else
+      receive_all();
+  }
+
+  Shared& s_;
+  Conn& c_;
+  Sock& sk_;
+  bool writer_;
+  StackCosts sc_;
+  std::uint32_t max_pkt_;
+  Latency lat_;
+
+private:
+  // send() in a loop: virtio_transport_send_pkt_info cuts each message into
+  // packets of at most max_pkt_ bytes and the credit, each with two
+  // allocations (packet, buffer) and a copy from user memory.
+  void send_all()
+  {
+    const Knobs& kn = s_.kn;
+    for (std::uint64_t left = kn.total_bytes; left > 0;) {
+      std::uint64_t msg = std::min(left, kn.message_size);
+      charge(sc_.user_per_call, Cat::User);
+      charge(sc_.send_syscall, Cat::Sys);
+      ++s_.n.syscalls;
+      for (std::uint64_t rem = msg; rem > 0;) {
+        // Credit only grows with the peer's updates: if what is visible
+        // already does not limit this packet, later updates cannot matter.
+        std::uint64_t credit = sk_.credit(now());
+        if (credit < std::min<std::uint64_t>(rem, max_pkt_)) {
+          observe();
+          credit = sk_.credit(now());
+        }
+        if (credit == 0) {
+          // Sleep in vsock_stream_sendmsg until a credit update arrives; what
+          // was queued so far goes out meanwhile.
+          if (flush_before_sleep()) {
+            observe();
+            credit = sk_.credit(now());
+          }
+          if (credit == 0) {
+            ++s_.n.credit_stalls;
+            sleep_until_woken(*this, sk_.credit_after(now()), lat_, sc_.wakeup_latency, sc_.context_switch);
+          }
+          continue;
+        }
+        auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>({rem, max_pkt_, credit}));
+        charge(sc_.pkt + 2 * sc_.alloc + sc_.copy(n), Cat::Sys);  // kzalloc pkt, kmalloc buf, copy_from_iter
+        s_.n.allocations += 2;
+        ++s_.n.copies;
+        sk_.tx_cnt += n;
+        queue_packet(Op::Rw, n);
+        ++s_.n.data_packets;
+        rem -= n;
+      }
+      flush();
+      s_.prune(world());
+      left -= msg;
+    }
+  }
+
+  // recv() in a loop with a buffer of message_size bytes:
+  // virtio_transport_stream_do_dequeue, then the credit update policy.
+  void receive_all()
+  {
+    const Knobs& kn = s_.kn;
+    while (c_.delivered < kn.total_bytes) {
+      charge(sc_.user_per_call, Cat::User);
+      charge(sc_.recv_syscall, Cat::Sys);
+      ++s_.n.syscalls;
+      // Wait for data; then make sure every packet stamped up to now is
+      // queued unless what is visible already fills the buffer.
+      for (;;) {
+        if (sk_.visible(now()) && (sk_.visible_bytes(now()) >= kn.message_size))
+          break;
+        observe();
+        if (sk_.visible(now()))
+          break;
+        ++s_.n.reader_sleeps;
+        sleep_until_woken(*this, sk_.data_after(now()), lat_, sc_.wakeup_latency, sc_.context_switch);
+      }
+      std::uint64_t got = 0;
+      while (got < kn.message_size && sk_.visible(now())) {
+        Sock::Entry& e = sk_.rxq.front();
+        auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(kn.message_size - got, e.len - e.off));
+        charge((e.merged ? 0 : sc_.dequeue_pkt) + sc_.copy(n), Cat::Sys);  // memcpy_to_msg
+        ++s_.n.copies;
+        e.off += n;
+        got += n;
+        if (e.off == e.len) {
+          bool merged = e.merged;  // its buffer was freed when it was copied
+          sk_.rxq.pop_front();
+          if (!merged) {
+            charge(sc_.free, Cat::Sys);  // virtio_transport_free_pkt: struct and buffer
+            ++s_.n.frees;
+          }
+          if (sk_.rxq.empty())
+            sk_.tail_consumed_at = now();
+        }
+      }
+      sk_.fwd_cnt += got;
+      c_.delivered += got;
+      // virtio_transport_send_credit_update(): every read (2018) or when the
+      // free space the peer knows of is below the threshold (5.4).
+      if (kn.credit_every_read || sk_.buf_alloc - (sk_.fwd_cnt - sk_.last_fwd_cnt) < kn.credit_threshold) {
+        charge(sc_.pkt + sc_.alloc, Cat::Sys);
+        ++s_.n.allocations;
+        ++s_.n.credit_updates;
+        queue_packet(Op::CreditUpdate, 0);
+        flush();
+      }
+      s_.prune(world());
+    }
+    c_.done_at = now();
+  }
+
+  // Runs flush() before a credit sleep; whether it did anything.
+  virtual bool flush_before_sleep() { return false; }
+};
+
+// A guest application thread. The send work item queued by a syscall runs as
+// the kworker of this vCPU right after the syscall (CPU time not charged to
+// this thread).
+class GuestApp : public AppThread, public GuestCtx {
 public:
-  // The send work item runs as the kworker of this vCPU, right after the
-  // syscall that queued it (CPU time not charged to this thread).
+  GuestApp(World& w, Cpu& cpu, Shared& s, Conn& c, bool writer)
+      : AppThread(w, cpu, s, c, c.guest, writer, StackCosts::guest(s.k), s.kn.max_pkt_size, "guest")
+  {
+  }
+
   void work(double cycles, Cat c) override { charge(cycles, c, s_.guest_kworker); }
   Time at() const override { return now(); }
   void sync() override { observe(); }
   Latency& lat() override { return lat_; }
 
 protected:
-  Shared& s_;
-  Conn& c_;
-  Latency lat_;
-};
-
-// The guest application's send() loop: vsock_stream_sendmsg ->
-// virtio_transport_stream_enqueue -> virtio_transport_send_pkt_info.
-class GuestWriter : public GuestApp {
-public:
-  GuestWriter(World& w, Cpu& cpu, Shared& s, Conn& c) : GuestApp(w, cpu, s, c, "guest_writer") {}
-
-protected:
-  void body() override
-  {
-    const Costs& k = s_.k;
-    const Knobs& kn = s_.kn;
-    Sock& sk = c_.guest;
-    for (std::uint64_t left = kn.total_bytes; left > 0;) {
-      std::uint64_t msg = std::min(left, kn.message_size);
-      charge(k.user_per_call, Cat::User);
-      charge(k.send_syscall, Cat::Sys);
-      ++s_.n.syscalls;
-      for (std::uint64_t rem = msg; rem > 0;) {
-        // Credit only grows with the peer's updates: if what is visible
-        // already does not limit this packet, later updates cannot matter.
-        std::uint64_t credit = sk.credit(now());
-        if (credit < std::min<std::uint64_t>(rem, kn.max_pkt_size)) {
-          observe();
-          credit = sk.credit(now());
-        }
-        if (credit == 0) {
-          // Sleep in vsock_stream_sendmsg until a credit update arrives; the
-          // packets queued so far go out (the kworker runs meanwhile).
-          guest_send_work(s_, *this);
-          observe();
-          if (sk.credit(now()) == 0) {
-            ++s_.n.credit_stalls;
-            sleep_until_woken(*this, sk.credit_after(now()), lat_, k.wakeup_latency, k.context_switch);
-          }
-          continue;
-        }
-        auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>({rem, kn.max_pkt_size, credit}));
-        charge(k.pkt + 2 * k.alloc + k.guest_copy(n), Cat::Sys);  // kzalloc pkt, kmalloc buf, copy_from_iter
-        s_.n.allocations += 2;
-        ++s_.n.copies;
-        sk.tx_cnt += n;
-        guest_queue_pkt(s_, now(), sk, c_.index, Op::Rw, n);
-        ++s_.n.data_packets;
-        rem -= n;
-      }
-      guest_send_work(s_, *this);
-      s_.prune(world());
-      left -= msg;
-    }
-  }
-};
-
-// The guest application's recv() loop: vsock_stream_recvmsg ->
-// virtio_transport_stream_do_dequeue, then the credit update policy.
-class GuestReader : public GuestApp {
-public:
-  GuestReader(World& w, Cpu& cpu, Shared& s, Conn& c) : GuestApp(w, cpu, s, c, "guest_reader") {}
-
-protected:
-  void body() override
-  {
-    const Costs& k = s_.k;
-    const Knobs& kn = s_.kn;
-    Sock& sk = c_.guest;
-    while (c_.delivered < kn.total_bytes) {
-      charge(k.user_per_call, Cat::User);
-      charge(k.recv_syscall, Cat::Sys);
-      ++s_.n.syscalls;
-      // Wait for data; then make sure every packet stamped up to now is
-      // queued unless what is visible already fills the buffer.
-      for (;;) {
-        if (sk.visible(now()) && (sk.visible_bytes(now()) >= kn.message_size))
-          break;
-        observe();
-        if (sk.visible(now()))
-          break;
-        ++s_.n.reader_sleeps;
-        sleep_until_woken(*this, sk.data_after(now()), lat_, k.wakeup_latency, k.context_switch);
-      }
-      std::uint64_t got = 0;
-      while (got < kn.message_size && sk.visible(now())) {
-        Sock::Entry& e = sk.rxq.front();
-        auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(kn.message_size - got, e.len - e.off));
-        charge((e.merged ? 0 : k.dequeue_pkt) + k.guest_copy(n), Cat::Sys);  // memcpy_to_msg
-        ++s_.n.copies;
-        e.off += n;
-        got += n;
-        if (e.off == e.len) {
-          bool merged = e.merged;  // its buffer was freed when it was copied
-          sk.rxq.pop_front();
-          if (!merged) {
-            charge(k.free, Cat::Sys);  // virtio_transport_free_pkt: struct and buffer
-            ++s_.n.frees;
-          }
-          if (sk.rxq.empty())
-            sk.tail_consumed_at = now();
-        }
-      }
-      sk.fwd_cnt += got;
-      c_.delivered += got;
-      maybe_credit_update();
-      s_.prune(world());
-    }
-    c_.done_at = now();
-  }
+  // Stamped: the send work takes it from now on.
+  void queue_packet(Op op, std::uint32_t len) override { guest_queue_pkt(s_, now(), sk_, c_.index, op, len); }
+  void flush() override { guest_send_work(s_, *this); }
 
 private:
-  // virtio_transport_send_credit_update(): every read (2018) or when the
-  // free space the peer knows of is below the threshold (5.4).
-  void maybe_credit_update()
+  bool flush_before_sleep() override
   {
-    const Knobs& kn = s_.kn;
-    Sock& sk = c_.guest;
-    if (!kn.credit_every_read) {
-      std::uint64_t free_space = sk.buf_alloc - (sk.fwd_cnt - sk.last_fwd_cnt);
-      if (free_space >= kn.credit_threshold)
-        return;
-    }
-    charge(s_.k.pkt + s_.k.alloc, Cat::Sys);
-    ++s_.n.allocations;
-    ++s_.n.credit_updates;
-    guest_queue_pkt(s_, now(), sk, c_.index, Op::CreditUpdate, 0);  // stamped: the send work takes it from now on
-    guest_send_work(s_, *this);
+    flush();
+    return true;
   }
 };
 
-// ---------------------------------------------------------------------------
-// Host application threads (the host's own af_vsock + virtio_transport_common,
-// with vhost_transport_send_pkt queueing to the worker).
-
+// The host's own af_vsock + virtio_transport_common, with
+// vhost_transport_send_pkt handing packets to the worker.
 void host_queue_pkt(Shared& s, Time t, Sock& sock, int conn, Op op, std::uint32_t len)
 {
   Pkt p;
@@ -819,116 +858,21 @@ void host_queue_pkt(Shared& s, Time t, Sock& sock, int conn, Op op, std::uint32_
   s.host_send.push_back(Queued{t, s.slab.alloc(p)});
 }
 
-class HostWriter : public SimThread {
+class HostApp : public AppThread {
 public:
-  HostWriter(World& w, Cpu& cpu, Shared& s, Conn& c)
-      : SimThread(w, fmt::format("host_writer{}", c.index), cpu), s_(s), c_(c),
-        lat_(s, fmt::format("conn{}.host_writer", c.index))
+  HostApp(World& w, Cpu& cpu, Shared& s, Conn& c, bool writer)
+      : AppThread(w, cpu, s, c, c.host, writer, StackCosts::host(s.k), s.kn.host_pkt_size, "host")
   {
-    c.host.app = this;
   }
 
 protected:
-  void body() override
+  // Stamped with now: vhost takes it from now on, and vhost concludes the
+  // list is empty only after observing this thread past that time.
+  void queue_packet(Op op, std::uint32_t len) override
   {
-    const Costs& k = s_.k;
-    const Knobs& kn = s_.kn;
-    Sock& sk = c_.host;
-    for (std::uint64_t left = kn.total_bytes; left > 0;) {
-      std::uint64_t msg = std::min(left, kn.message_size);
-      charge(k.h_user_per_call, Cat::User);
-      charge(k.h_send_syscall, Cat::Sys);
-      ++s_.n.syscalls;
-      for (std::uint64_t rem = msg; rem > 0;) {
-        std::uint64_t credit = sk.credit(now());
-        if (credit < std::min<std::uint64_t>(rem, kn.host_pkt_size)) {
-          observe();
-          credit = sk.credit(now());
-          if (credit == 0) {
-            ++s_.n.credit_stalls;
-            sleep_until_woken(*this, sk.credit_after(now()), lat_, k.h_wakeup_latency, k.context_switch);
-            continue;
-          }
-        }
-        auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>({rem, kn.host_pkt_size, credit}));
-        charge(k.h_pkt + 2 * k.h_alloc + k.host_copy(n), Cat::Sys);
-        s_.n.allocations += 2;
-        ++s_.n.copies;
-        sk.tx_cnt += n;
-        // Stamped with now: vhost takes it from now on, and vhost concludes
-        // the list is empty only after observing this thread past that time.
-        host_queue_pkt(s_, now(), sk, c_.index, Op::Rw, n);
-        ++s_.n.data_packets;
-        s_.vhost->ring(now(), kSend);  // vhost_work_queue
-        rem -= n;
-      }
-      s_.prune(world());
-      left -= msg;
-    }
+    host_queue_pkt(s_, now(), sk_, c_.index, op, len);
+    s_.vhost->ring(now(), kSend);  // vhost_work_queue
   }
-
-private:
-  Shared& s_;
-  Conn& c_;
-  Latency lat_;
-};
-
-class HostReader : public SimThread {
-public:
-  HostReader(World& w, Cpu& cpu, Shared& s, Conn& c)
-      : SimThread(w, fmt::format("host_reader{}", c.index), cpu), s_(s), c_(c),
-        lat_(s, fmt::format("conn{}.host_reader", c.index))
-  {
-    c.host.app = this;
-  }
-
-protected:
-  void body() override
-  {
-    const Costs& k = s_.k;
-    const Knobs& kn = s_.kn;
-    Sock& sk = c_.host;
-    while (c_.delivered < kn.total_bytes) {
-      charge(k.h_user_per_call, Cat::User);
-      charge(k.h_recv_syscall, Cat::Sys);
-      ++s_.n.syscalls;
-      for (;;) {
-        if (sk.visible(now()) && sk.visible_bytes(now()) >= kn.message_size)
-          break;
-        observe();
-        if (sk.visible(now()))
-          break;
-        sleep_until_woken(*this, sk.data_after(now()), lat_, k.h_wakeup_latency, k.context_switch);
-      }
-      std::uint64_t got = 0;
-      while (got < kn.message_size && sk.visible(now())) {
-        Sock::Entry& e = sk.rxq.front();
-        auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(kn.message_size - got, e.len - e.off));
-        charge(k.h_dequeue_pkt + k.host_copy(n), Cat::Sys);
-        e.off += n;
-        got += n;
-        if (e.off == e.len) {
-          sk.rxq.pop_front();
-          charge(k.h_free, Cat::Sys);
-        }
-      }
-      sk.fwd_cnt += got;
-      c_.delivered += got;
-      if (kn.credit_every_read || sk.buf_alloc - (sk.fwd_cnt - sk.last_fwd_cnt) < kn.credit_threshold) {
-        charge(k.h_pkt + k.h_alloc, Cat::Sys);
-        ++s_.n.credit_updates;
-        host_queue_pkt(s_, now(), sk, c_.index, Op::CreditUpdate, 0);
-        s_.vhost->ring(now(), kSend);
-      }
-      s_.prune(world());
-    }
-    c_.done_at = now();
-  }
-
-private:
-  Shared& s_;
-  Conn& c_;
-  Latency lat_;
 };
 
 // ---------------------------------------------------------------------------
@@ -1189,13 +1133,13 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
     Cpu& hcpu = *host[(1 + i) % hcpus];
     SimThread *g, *h;
     if (g2h) {
-      g = &world.spawn<GuestWriter>(gcpu, s, c);
-      h = &world.spawn<HostReader>(hcpu, s, c);
+      g = &world.spawn<GuestApp>(gcpu, s, c, true);
+      h = &world.spawn<HostApp>(hcpu, s, c, false);
       writers.push_back(g);
       readers.push_back(h);
     } else {
-      h = &world.spawn<HostWriter>(hcpu, s, c);
-      g = &world.spawn<GuestReader>(gcpu, s, c);
+      h = &world.spawn<HostApp>(hcpu, s, c, true);
+      g = &world.spawn<GuestApp>(gcpu, s, c, false);
       writers.push_back(h);
       readers.push_back(g);
     }
