@@ -13,6 +13,7 @@
 #include "models/vmbus_ring.hpp"
 #include "sim/breakdown.hpp"
 #include "sim/rng.hpp"
+#include "sim/summary.hpp"
 #include "sim/world.hpp"
 #include "transports/hv_sock/costs.hpp"
 #include "transports/hv_sock/ring_math.hpp"
@@ -618,38 +619,9 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
     sum += ch.n;
   }
   // No CPU can have been busy longer than the whole run lasted.
-  Time end = elapsed;
-  for (const auto& t : world.ordered_threads())
-    end = std::max(end, t->finished_at());
-  for (const auto& c : world.cpus())
-    if (c->time().busy() > end)
-      throw std::logic_error(fmt::format("invariant violated: CPU {} busy for {} cycles in a run of {} cycles",
-                                         c->name(), c->time().busy(), end));
-  const Costs& k = s.k;
-  double secs = k.seconds(elapsed);
+  check_cpu_busy(world, elapsed);
   Metrics m;
-  m["elapsed_seconds"] = secs;
-  m["throughput_MBps"] = static_cast<double>(delivered) / secs / 1e6;
-  auto thread_secs = [&](const std::vector<SimThread*>& ts, std::initializer_list<Cat> cats) {
-    double c = 0;
-    for (const SimThread* t : ts)
-      for (Cat cat : cats)
-        c += t->cpu_time()[cat];
-    return k.seconds(c);
-  };
-  m["writer_sys_seconds"] = thread_secs(writers, {Cat::Sys, Cat::Hypervisor});
-  m["writer_user_seconds"] = thread_secs(writers, {Cat::User});
-  m["reader_sys_seconds"] = thread_secs(readers, {Cat::Sys, Cat::Hypervisor});
-  m["reader_user_seconds"] = thread_secs(readers, {Cat::User});
-  auto side_percent = [&](Side side) {
-    double busy = 0;
-    for (const auto& c : world.cpus())
-      if (c->side() == side)
-        busy += c->time().busy();
-    return busy / elapsed * 100.0;
-  };
-  m["guest_cpu_percent"] = side_percent(Side::Guest);
-  m["host_cpu_percent"] = side_percent(Side::Host);
+  append_run_metrics(m, world, elapsed, s.k.clock_ghz, delivered, writers, readers);
   const double mb = static_cast<double>(delivered) / 1e6;
   auto per_mb = [&](const char* name, std::uint64_t v) {
     m[std::string(name) + "_per_MB"] = static_cast<double>(v) / mb;

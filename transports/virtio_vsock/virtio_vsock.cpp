@@ -14,6 +14,7 @@
 #include "models/virtqueue.hpp"
 #include "sim/breakdown.hpp"
 #include "sim/rng.hpp"
+#include "sim/summary.hpp"
 #include "sim/world.hpp"
 
 namespace vsim::virtio_vsock {
@@ -1169,44 +1170,17 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   }
   s.rxq->check_invariants();
   s.txq->check_invariants();
-  Time end = elapsed;
-  for (const auto& t : world.ordered_threads())
-    end = std::max(end, t->finished_at());
-  for (const auto& c : world.cpus())
-    if (c->time().busy() > end)
-      throw std::logic_error(fmt::format("invariant violated: CPU {} busy for {} cycles in a run of {} cycles",
-                                         c->name(), c->time().busy(), end));
+  check_cpu_busy(world, elapsed);
 
   const Costs& k = s.k;
   const double secs = k.seconds(elapsed);
   Metrics m;
-  m["elapsed_seconds"] = secs;
-  m["throughput_MBps"] = static_cast<double>(delivered) / secs / 1e6;
+  append_run_metrics(m, world, elapsed, k.clock_ghz, delivered, writers, readers);
   m["throughput_Gbps"] = static_cast<double>(delivered) * 8 / secs / 1e9;
-  auto thread_secs = [&](const std::vector<SimThread*>& ts, std::initializer_list<Cat> cats) {
-    double c = 0;
-    for (const SimThread* t : ts)
-      for (Cat cat : cats)
-        c += t->cpu_time()[cat];
-    return k.seconds(c);
-  };
-  m["writer_sys_seconds"] = thread_secs(writers, {Cat::Sys, Cat::Hypervisor});
-  m["writer_user_seconds"] = thread_secs(writers, {Cat::User});
-  m["reader_sys_seconds"] = thread_secs(readers, {Cat::Sys, Cat::Hypervisor});
-  m["reader_user_seconds"] = thread_secs(readers, {Cat::User});
-  auto side_percent = [&](Side side) {
-    double busy = 0;
-    for (const auto& c : world.cpus())
-      if (c->side() == side)
-        busy += c->time().busy();
-    return busy / elapsed * 100.0;
-  };
-  m["guest_cpu_percent"] = side_percent(Side::Guest);
-  m["host_cpu_percent"] = side_percent(Side::Host);
   // The 2019 study's efficiency: Mbit/s per (%CPU host + %CPU guest), with
   // the CPU of the benchmark's own processes (iperf3 reports getrusage).
-  const double app_host = thread_secs(host_apps, {Cat::User, Cat::Sys, Cat::Hypervisor}) / secs * 100.0;
-  const double app_guest = thread_secs(guest_apps, {Cat::User, Cat::Sys, Cat::Hypervisor}) / secs * 100.0;
+  const double app_host = k.seconds(thread_cycles(host_apps, {Cat::User, Cat::Sys, Cat::Hypervisor})) / secs * 100.0;
+  const double app_guest = k.seconds(thread_cycles(guest_apps, {Cat::User, Cat::Sys, Cat::Hypervisor})) / secs * 100.0;
   m["app_cpu_percent_host"] = app_host;
   m["app_cpu_percent_guest"] = app_guest;
   m["efficiency"] = m["throughput_Gbps"] * 1000.0 / (app_host + app_guest);
