@@ -38,6 +38,14 @@ World::World(bool exact) : exact_(exact)
 
 World::~World() = default;
 
+std::vector<Cpu*> World::add_cpus(Side side, const std::string& prefix, int n)
+{
+  std::vector<Cpu*> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back(&add_cpu(side, prefix + std::to_string(i)));
+  return out;
+}
+
 Cpu& World::add_cpu(Side side, const std::string& name)
 {
   // Speed 1 flop per time unit: one flop is one cycle of the platform clock.

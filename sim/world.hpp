@@ -35,6 +35,8 @@ public:
   World& operator=(const World&) = delete;
 
   Cpu& add_cpu(Side side, const std::string& name);
+  // n CPUs named prefix0, prefix1, ...
+  std::vector<Cpu*> add_cpus(Side side, const std::string& prefix, int n);
   // Takes ownership; the thread's actor starts when run() is called.
   template <typename T, typename... Args>
   T& spawn(Args&&... args)

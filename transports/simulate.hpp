@@ -38,6 +38,24 @@ struct PlatformPlan {
 // The plan of the point's transport (transports/<t>/bound.cpp).
 PlatformPlan platform_plan(const Params& params);
 
+// For the plans: a message of m bytes cut into packets of at most `max`
+// bytes, their count and the sum of f(payload) over them.
+struct Split {
+  double packets = 0, sum = 0;
+};
+template <typename F>
+Split split(std::uint64_t m, std::uint64_t max, F f)
+{
+  Split s;
+  s.packets = static_cast<double>(m / max);
+  s.sum = s.packets * f(static_cast<double>(max));
+  if (m % max) {
+    s.packets += 1;
+    s.sum += f(static_cast<double>(m % max));
+  }
+  return s;
+}
+
 struct MetricDoc {
   std::string name;
   std::string unit;

@@ -8,42 +8,10 @@
 
 #include "models/vmbus_ring.hpp"
 #include "transports/hv_sock/costs.hpp"
+#include "transports/hv_sock/params.hpp"
 #include "transports/hv_sock/ring_math.hpp"
 
 namespace vsim::hv_sock {
-
-namespace {
-
-// The ring size simulate() gives the channel (ring_math: SO_SNDBUF/SO_RCVBUF
-// through the 2019 sizing rule).
-std::uint32_t ring_size(const Params& p, const char* key, const char* sysctl, SocketBuffer which)
-{
-  std::optional<std::uint64_t> opt;
-  if (!p.is_word(key, "default"))
-    opt = static_cast<std::uint64_t>(p.integer(key));
-  std::uint32_t sk = socket_buffer_value(opt, static_cast<std::uint64_t>(p.integer(sysctl)), which);
-  return ring_size_for(sk, p.text("hv_sock.ring_sizing") == "sockopt");
-}
-
-// A message of m bytes cut into packets of at most `max` bytes: the packet
-// count and the sum of f(payload) over them.
-struct Split {
-  double packets = 0, sum = 0;
-};
-template <typename F>
-Split split(std::uint64_t m, std::uint64_t max, F f)
-{
-  Split s;
-  s.packets = static_cast<double>(m / max);
-  s.sum = s.packets * f(static_cast<double>(max));
-  if (m % max) {
-    s.packets += 1;
-    s.sum += f(static_cast<double>(m % max));
-  }
-  return s;
-}
-
-}  // namespace
 
 PlatformPlan platform_plan(const Params& p)
 {

@@ -16,6 +16,7 @@
 #include "sim/summary.hpp"
 #include "sim/world.hpp"
 #include "transports/hv_sock/costs.hpp"
+#include "transports/hv_sock/params.hpp"
 #include "transports/hv_sock/ring_math.hpp"
 
 namespace vsim::hv_sock {
@@ -525,14 +526,6 @@ private:
   }
 };
 
-std::uint32_t ring_size(const Params& p, const char* key, const char* sysctl, SocketBuffer which)
-{
-  std::optional<std::uint64_t> opt;
-  if (!p.is_word(key, "default"))
-    opt = static_cast<std::uint64_t>(p.integer(key));
-  std::uint32_t sk = socket_buffer_value(opt, static_cast<std::uint64_t>(p.integer(sysctl)), which);
-  return ring_size_for(sk, p.text("hv_sock.ring_sizing") == "sockopt");
-}
 
 // Per-iteration variability: the host's costs scaled by one factor drawn
 // from the iteration's own stream.
@@ -567,11 +560,8 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   const int hcpus = static_cast<int>(p.integer("host.cpus"));
 
   World world(p.text("sim.mode") == "exact");
-  std::vector<Cpu*> guest, host;
-  for (int i = 0; i < vcpus; ++i)
-    guest.push_back(&world.add_cpu(Side::Guest, fmt::format("vcpu{}", i)));
-  for (int i = 0; i < hcpus; ++i)
-    host.push_back(&world.add_cpu(Side::Host, fmt::format("hcpu{}", i)));
+  const std::vector<Cpu*> guest = world.add_cpus(Side::Guest, "vcpu", vcpus);
+  const std::vector<Cpu*> host = world.add_cpus(Side::Host, "hcpu", hcpus);
 
   s.irq = &world.spawn<GuestIrq>(*guest[0], s);
   const std::uint32_t out_size = ring_size(p, "hv_sock.sndbuf", "hv_sock.sysctl_wmem_max", SocketBuffer::Send);

@@ -1,5 +1,7 @@
 #include "transports/hv_sock/params.hpp"
 
+#include <optional>
+
 namespace vsim::hv_sock {
 
 void declare_params(ParamRegistry& registry)
@@ -44,6 +46,15 @@ void declare_params(ParamRegistry& registry)
   wmem.path = "hv_sock.sysctl_rmem_max";
   wmem.doc = "net.core.rmem_max: cap on the value SO_RCVBUF accepts (the kernel then doubles it)";
   reg.declare(wmem);
+}
+
+std::uint32_t ring_size(const Params& p, const char* key, const char* sysctl, SocketBuffer which)
+{
+  std::optional<std::uint64_t> opt;
+  if (!p.is_word(key, "default"))
+    opt = static_cast<std::uint64_t>(p.integer(key));
+  std::uint32_t sk = socket_buffer_value(opt, static_cast<std::uint64_t>(p.integer(sysctl)), which);
+  return ring_size_for(sk, p.text("hv_sock.ring_sizing") == "sockopt");
 }
 
 }  // namespace vsim::hv_sock

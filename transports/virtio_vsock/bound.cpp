@@ -9,28 +9,6 @@
 
 namespace vsim::virtio_vsock {
 
-namespace {
-
-// Sum of f(payload) over the packets of one message of m bytes cut into
-// packets of at most max bytes, and their count.
-struct Split {
-  double packets = 0, sum = 0;
-};
-template <typename F>
-Split split(std::uint64_t m, std::uint64_t max, F f)
-{
-  Split s;
-  s.packets = static_cast<double>(m / max);
-  s.sum = s.packets * f(static_cast<double>(max));
-  if (m % max) {
-    s.packets += 1;
-    s.sum += f(static_cast<double>(m % max));
-  }
-  return s;
-}
-
-}  // namespace
-
 PlatformPlan platform_plan(const Params& p)
 {
   auto c = [&](const char* name) { return p.number(std::string("costs.") + name); };

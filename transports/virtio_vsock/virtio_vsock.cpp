@@ -1110,11 +1110,8 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   const int hcpus = static_cast<int>(p.integer("host.cpus"));
 
   World world(p.text("sim.mode") == "exact");
-  std::vector<Cpu*> guest, host;
-  for (int i = 0; i < vcpus; ++i)
-    guest.push_back(&world.add_cpu(Side::Guest, fmt::format("vcpu{}", i)));
-  for (int i = 0; i < hcpus; ++i)
-    host.push_back(&world.add_cpu(Side::Host, fmt::format("hcpu{}", i)));
+  const std::vector<Cpu*> guest = world.add_cpus(Side::Guest, "vcpu", vcpus);
+  const std::vector<Cpu*> host = world.add_cpus(Side::Host, "hcpu", hcpus);
 
   s.rxq = std::make_unique<Virtqueue>(kn.queue_size, kn.event_idx, kn.indirect);
   s.txq = std::make_unique<Virtqueue>(kn.queue_size, kn.event_idx, kn.indirect);
