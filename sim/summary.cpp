@@ -48,6 +48,13 @@ void append_run_metrics(std::map<std::string, double>& m, const World& world, Ti
   };
   m["guest_cpu_percent"] = side_percent(Side::Guest);
   m["host_cpu_percent"] = side_percent(Side::Host);
+  // What the run cost the engine (figures for the speed benchmarks).
+  const SimStats& st = world.stats();
+  m["sim_simcalls"] = static_cast<double>(st.simcalls());
+  m["sim_sleeps"] = static_cast<double>(st.sleeps);
+  m["sim_waits"] = static_cast<double>(st.waits);
+  m["sim_releases"] = static_cast<double>(st.releases);
+  m["sim_observes"] = static_cast<double>(st.observes);
 }
 
 }  // namespace vsim

@@ -21,7 +21,8 @@ double thread_cycles(const std::vector<SimThread*>& threads, std::initializer_li
 void check_cpu_busy(const World& world, Time elapsed);
 
 // elapsed_seconds, throughput_MBps, writer/reader sys and user seconds (sys
-// includes hypervisor time, as `time` reports it), guest/host CPU percent.
+// includes hypervisor time, as `time` reports it), guest/host CPU percent,
+// and the engine's own counts (sim_simcalls, sim_sleeps, ...).
 void append_run_metrics(std::map<std::string, double>& m, const World& world, Time elapsed, double clock_ghz,
                         std::uint64_t delivered, const std::vector<SimThread*>& writers,
                         const std::vector<SimThread*>& readers);

@@ -53,6 +53,14 @@ void SimThread::sync_engine()
     sg4::this_actor::yield();
 }
 
+bool SimThread::others_not_before(Time t) const
+{
+  for (const SimThread* p : world_->ordered_threads())
+    if (p != this && (p->effective_time() < t || (p->effective_time() == t && p->id_ < id_)))
+      return false;
+  return true;
+}
+
 void SimThread::observe()
 {
   ++world_->stats().observes;
@@ -117,8 +125,13 @@ void SimThread::charge(double cycles, Cat c, CpuTime& account)
 void SimThread::wake_at(Time t)
 {
   wakeups_.push(t);
-  if (waiting_)
+  // Releasing the semaphore costs a simcall and, unconsumed, would make the
+  // sleeper's next blocks return at once: only when it moves the wake-up.
+  if (waiting_ && t < armed_) {
+    armed_ = t;
+    ++world_->stats().releases;
     sem_->release();
+  }
 }
 
 bool SimThread::wait()
@@ -130,8 +143,9 @@ bool SimThread::wait()
     return false;
   waiting_ = true;
   for (;;) {
-    ++world_->stats().waits;
     if (wakeups_.empty()) {
+      armed_ = kNever;
+      ++world_->stats().waits;
       sem_->acquire();
       continue;
     }
@@ -141,6 +155,15 @@ bool SimThread::wait()
       now_ = std::max(now_, t);
       break;
     }
+    // Nobody can wake this thread before the earliest time another thread
+    // may still act at: if that is not before t, t is its wake-up time and
+    // the engine need not carry it there (see observe()).
+    if (!world_->exact() && others_not_before(t)) {
+      now_ = std::max(now_, t);
+      break;
+    }
+    armed_ = t;
+    ++world_->stats().waits;
     sem_->acquire_timeout(t - clock);
   }
   waiting_ = false;

@@ -96,6 +96,9 @@ protected:
 private:
   void sync_engine();  // sleep_until(now_) or yield: one simcall
   bool drop_due_wakeups();  // pops the wake-ups at or before now_; whether there were any
+  // Whether no other thread can act before t any more (the ordering rule of
+  // observe() applied at t): then none can wake this one earlier than t.
+  bool others_not_before(Time t) const;
 
   World* world_;
   std::string name_;
@@ -104,6 +107,10 @@ private:
   Time now_ = 0;
   bool daemon_ = false;
   bool waiting_ = false;
+  // While waiting: the time the thread is blocked until (its earliest
+  // wake-up when it blocked). A waker only needs to interrupt the block
+  // with an earlier wake-up; later ones are found when it wakes.
+  Time armed_ = 0;
   bool finished_ = false;
   Time finished_at_ = 0;
   CpuTime time_;

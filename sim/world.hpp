@@ -21,8 +21,9 @@ namespace vsim {
 struct SimStats {
   std::uint64_t sleeps = 0;     // sleep_until / yield simcalls
   std::uint64_t waits = 0;      // semaphore acquires (blocking waits)
+  std::uint64_t releases = 0;   // semaphore releases (wake-ups of a blocked thread)
   std::uint64_t observes = 0;   // observe() calls
-  std::uint64_t simcalls() const { return sleeps + waits; }
+  std::uint64_t simcalls() const { return sleeps + waits + releases; }
 };
 
 class World {
@@ -61,6 +62,7 @@ public:
   const std::vector<SimThread*>& ordered_threads() const { return registered_; }
   const std::vector<std::unique_ptr<Cpu>>& cpus() const { return cpus_; }
   SimStats& stats() { return stats_; }
+  const SimStats& stats() const { return stats_; }
   double engine_clock() const;
 
 private:

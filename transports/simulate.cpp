@@ -73,7 +73,8 @@ const std::vector<MetricDoc>& metric_docs()
       {"ring_bytes_host_to_guest", "B", "size of the host-to-guest ring (header page included)"},
       {"sim_simcalls", "", "SimGrid simcalls the run made (a cost of the simulator, not of the system)"},
       {"sim_sleeps", "", "engine synchronisations (sleep_until / yield)"},
-      {"sim_waits", "", "blocking waits on wake-ups"},
+      {"sim_waits", "", "blocking waits on wake-ups (semaphore acquires)"},
+      {"sim_releases", "", "wake-ups that interrupted a blocked thread (semaphore releases)"},
       {"sim_observes", "", "observations of shared state"},
       // Families (sim/breakdown.hpp): <...> is a CPU, thread or queue name, {a|b} one of the words.
       {"cpu.<cpu>.{user|sys|irq|hypervisor|busy}_percent", "%",

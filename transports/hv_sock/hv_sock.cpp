@@ -629,11 +629,6 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   per_mb("packets", sum.packets);
   m["ring_bytes_guest_to_host"] = out_size;
   m["ring_bytes_host_to_guest"] = in_size;
-  const SimStats& st = world.stats();
-  m["sim_simcalls"] = static_cast<double>(st.simcalls());
-  m["sim_sleeps"] = static_cast<double>(st.sleeps);
-  m["sim_waits"] = static_cast<double>(st.waits);
-  m["sim_observes"] = static_cast<double>(st.observes);
   append_breakdown(m, world, elapsed, {s.irq}, [&] {  // explanation: busy fractions, data ring occupancy
     std::vector<NamedQueue> q;
     for (const Channel& ch : channels)

@@ -1203,11 +1203,6 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   per_mb("rx_buffer_stalls", n.rx_buffer_stalls);
   per_mb("guest_work_runs", n.guest_work_runs);
   m["guest_kworker_seconds"] = k.seconds(s.guest_kworker.busy());
-  const SimStats& st = world.stats();
-  m["sim_simcalls"] = static_cast<double>(st.simcalls());
-  m["sim_sleeps"] = static_cast<double>(st.sleeps);
-  m["sim_waits"] = static_cast<double>(st.waits);
-  m["sim_observes"] = static_cast<double>(st.observes);
   append_breakdown(m, world, elapsed, {s.irq}, {{"virtio_tx", &s.txq->occupancy()}, {"virtio_rx", &s.rxq->occupancy()}});
   return m;
 }
