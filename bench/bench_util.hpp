@@ -9,8 +9,18 @@
 
 #include <chrono>
 #include <cstdio>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
+#include <xbt/log.h>
 
 #include "app/experiment.hpp"
 #include "app/registry.hpp"
@@ -23,9 +33,10 @@ struct Outcome {
   double throughput_MBps;
   double simcalls;
   long max_rss_kib;
+  std::map<std::string, double> metrics;  // every metric of the run
 };
 
-// Runs one iteration in a child; returns wall time, a metric, and peak RSS.
+// Runs one iteration in a child; returns wall time, its metrics, and peak RSS.
 inline Outcome measure(const char* base, const std::vector<std::string>& sets)
 {
   vsim::app::Experiment ex = vsim::app::load_experiment_text(base, "bench.yaml", sets, vsim::app::registry());
@@ -37,8 +48,90 @@ inline Outcome measure(const char* base, const std::vector<std::string>& sets)
   pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
-    auto m = vsim::simulate_iteration(ex.points.at(0).params, 0);
-    double out[2] = {m.at("throughput_MBps"), m.at("sim_simcalls")};
+    std::string text;
+    for (const auto& [name, value] : vsim::simulate_iteration(ex.points.at(0).params, 0))
+      text += fmt::format("{} {:.17g}\n", name, value);
+    for (std::size_t done = 0; done < text.size();) {
+      ssize_t n = write(fds[1], text.data() + done, text.size() - done);
+      if (n <= 0)
+        _exit(1);
+      done += static_cast<std::size_t>(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;)
+    text.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  struct rusage ru {};
+  wait4(pid, &status, 0, &ru);
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  Outcome o{wall, 0, 0, ru.ru_maxrss, {}};
+  std::istringstream in(text);
+  std::string name;
+  double value;
+  while (in >> name >> value)
+    o.metrics[name] = value;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || o.metrics.empty())
+    std::fprintf(stderr, "bench: child failed\n");
+  o.throughput_MBps = o.metrics.count("throughput_MBps") ? o.metrics.at("throughput_MBps") : 0;
+  o.simcalls = o.metrics.count("sim_simcalls") ? o.metrics.at("sim_simcalls") : 0;
+  return o;
+}
+
+// The engine's floor: wall nanoseconds per hand-off between two SimGrid
+// actors blocked on semaphores (one releases, the other resumes), the
+// cheapest way one simulated thread can wake another; and per sleep_until of
+// one actor (a thread carried to a later time). Measured in a forked child.
+struct EngineFloor {
+  double handoff_ns;
+  double sleep_ns;
+};
+
+inline EngineFloor engine_floor(int rounds = 200000)
+{
+  int fds[2];
+  if (pipe(fds) != 0)
+    std::perror("pipe");
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    namespace sg4 = simgrid::s4u;
+    xbt_log_control_set("root.thresh:critical");
+    int argc = 1;
+    char name[] = "bench";
+    char* argv[] = {name, nullptr};
+    sg4::Engine engine(&argc, argv);
+    auto* zone = sg4::create_full_zone("z");
+    sg4::Host* a = zone->create_host("a", 1.0);
+    sg4::Host* b = zone->create_host("b", 1.0);
+    zone->seal();
+    auto sa = sg4::Semaphore::create(0), sb = sg4::Semaphore::create(0);
+    std::chrono::steady_clock::time_point t0, t1, t2;
+    sg4::Actor::create("ping", a, [&] {
+      t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < rounds; ++i) {
+        sb->release();
+        sa->acquire();
+      }
+      t1 = std::chrono::steady_clock::now();
+      for (int i = 0; i < rounds; ++i)
+        sg4::this_actor::sleep_until(sg4::Engine::get_clock() + 1.0);
+      t2 = std::chrono::steady_clock::now();
+    });
+    sg4::Actor::create("pong", b, [&] {
+      for (int i = 0; i < rounds; ++i) {
+        sb->acquire();
+        sa->release();
+      }
+    });
+    engine.run();
+    double out[2] = {std::chrono::duration<double, std::nano>(t1 - t0).count() / (2.0 * rounds),
+                     std::chrono::duration<double, std::nano>(t2 - t1).count() / rounds};
     if (write(fds[1], out, sizeof out) != sizeof out)
       _exit(1);
     _exit(0);
@@ -46,19 +139,19 @@ inline Outcome measure(const char* base, const std::vector<std::string>& sets)
   close(fds[1]);
   double in[2] = {0, 0};
   if (read(fds[0], in, sizeof in) != sizeof in)
-    std::fprintf(stderr, "bench: child failed\n");
+    std::fprintf(stderr, "bench: engine floor child failed\n");
   close(fds[0]);
   int status = 0;
-  struct rusage ru {};
-  wait4(pid, &status, 0, &ru);
-  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return {wall, in[0], in[1], ru.ru_maxrss};
+  waitpid(pid, &status, 0);
+  return {in[0], in[1]};
 }
 
-inline void row(const char* label, double messages, double bytes, const Outcome& o)
+// `extra`: further columns, printed after the common ones.
+inline void row(const char* label, double messages, double bytes, const Outcome& o, const std::string& extra = "")
 {
-  std::printf("%-44s %10.3f %12.0f %10.3f %9.2f %8.1f %9ld\n", label, o.wall_seconds, messages / o.wall_seconds,
-              bytes / o.wall_seconds / 1e9, o.simcalls / messages, o.throughput_MBps, o.max_rss_kib / 1024);
+  std::printf("%-44s %10.3f %12.0f %10.3f %9.2f %8.1f %9ld%s\n", label, o.wall_seconds, messages / o.wall_seconds,
+              bytes / o.wall_seconds / 1e9, o.simcalls / messages, o.throughput_MBps, o.max_rss_kib / 1024,
+              extra.c_str());
 }
 
 }  // namespace vsim::bench
