@@ -12,7 +12,7 @@ struct Speed {
   double bytes_per_second;
 };
 constexpr Speed kHvSock{0.5e6, 2.5e9};
-constexpr Speed kVirtio{25e3, 0.8e9};
+constexpr Speed kVirtio{35e3, 2e9};
 }  // namespace
 
 Estimate point_estimate(const Params& p)
