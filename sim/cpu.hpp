@@ -61,6 +61,12 @@ public:
   bool needs_sync() const { return threads_ > 1 || (threads_ == 1 && takes_irqs_); }
 
   void account(Cat c, double cycles) { time_[c] += cycles; }
+  // Takes back interrupt work accounted by add_irq (see SimThread::drop_work_from).
+  void unaccount_irq(Cat c, double cycles)
+  {
+    time_[c] -= cycles;
+    irq_time_[c] -= cycles;
+  }
   const CpuTime& time() const { return time_; }
   // The part of time() that interrupt work registered with add_irq took
   // (the interrupt context's CPU time: it charges no thread).

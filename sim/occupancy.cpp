@@ -1,5 +1,7 @@
 #include "sim/occupancy.hpp"
 
+#include "sim/horizon.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -15,6 +17,20 @@ Occupancy::Occupancy(double capacity, int streams)
     throw std::invalid_argument("Occupancy: needs a positive capacity and at least one stream");
 }
 
+namespace {
+HorizonClock g_horizon = nullptr;
+}
+
+void set_horizon(HorizonClock clock)
+{
+  g_horizon = clock;
+}
+
+Time horizon()
+{
+  return g_horizon ? g_horizon() : std::numeric_limits<Time>::infinity();
+}
+
 void Occupancy::change(int stream, Time t, double delta)
 {
   auto s = static_cast<std::size_t>(stream);
@@ -23,13 +39,12 @@ void Occupancy::change(int stream, Time t, double delta)
     t = last_[s];
   }
   last_[s] = t;
-  if (pending_.size() == 1) {  // one writer: its order is time order
-    pending_[0].emplace_back(t, delta);
-    drain(t);
-    return;
-  }
   pending_[s].emplace_back(t, delta);
-  drain(*std::min_element(last_.begin(), last_.end()));
+  // One stream: its order is time order. Several: no update can come
+  // stamped before the earliest of their latest stamps.
+  Time upto = pending_.size() == 1 ? t : *std::min_element(last_.begin(), last_.end());
+  upto = std::min(upto, horizon());
+  drain(upto);
 }
 
 std::size_t Occupancy::pending() const

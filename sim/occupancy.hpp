@@ -35,7 +35,9 @@ public:
   // queue); streams: how many threads update it (1 or 2 in practice).
   explicit Occupancy(double capacity = 1, int streams = 1);
 
-  // The level changes by delta at time t, by the hand of `stream`.
+  // The level changes by delta at time t, by the hand of `stream`. Updates
+  // stamped after the horizon (sim/horizon.hpp) stay pending: the run may
+  // end before them, and summarize(end) applies only those up to its end.
   void change(int stream, Time t, double delta);
 
   struct Summary {
@@ -52,6 +54,7 @@ public:
   Summary summarize(Time end) const;
 
   std::uint64_t late_updates() const { return late_; }
+
   std::size_t pending() const;  // updates waiting for the other streams (to check they stay few)
 
 private:

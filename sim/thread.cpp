@@ -82,12 +82,44 @@ void SimThread::observe()
   }
 }
 
+void SimThread::remember(const Work& w)
+{
+  const Time clock = world_->engine_clock();
+  while (!recent_.empty() && recent_.front().start < clock)
+    recent_.pop_front();  // started before the engine's clock: before the end of the run
+  recent_.push_back(w);
+}
+
+void SimThread::drop_work_from(Time end)
+{
+  for (const Work& w : recent_) {
+    if (w.start < end)
+      continue;
+    if (!w.account) {
+      cpu_->unaccount_irq(w.c, w.cycles);
+      continue;
+    }
+    (*w.account)[w.c] -= w.cycles;
+    if (w.account != &time_)
+      stood_in_[w.c] -= w.cycles;
+    cpu_->account(w.c, -w.cycles);
+  }
+  recent_.clear();
+}
+
+void SimThread::charge_irq(Time start, double cycles, Cat c)
+{
+  cpu_->add_irq(start, cycles, c);
+  remember({start, cycles, c, nullptr});
+}
+
 void SimThread::charge(double cycles, Cat c, CpuTime& account)
 {
   account[c] += cycles;
   if (&account != &time_)
     stood_in_[c] += cycles;
   cpu_->account(c, cycles);
+  remember({now_, cycles, c, &account});
   if (!world_->exact() && !cpu_->needs_sync()) {
     // Run ahead: nobody else uses this CPU's thread time, so the work's end
     // is known now; interrupts found later become stolen time.
@@ -196,6 +228,11 @@ void SimThread::start()
       sg4::Actor::kill_all();
       return;
     }
+    // The run ends with its last non-daemon thread. Before this one
+    // leaves, whatever other threads have to do before its end (a daemon
+    // woken earlier, which the engine would otherwise never resume) is done.
+    if (!daemon_)
+      observe();
     finished_ = true;
     finished_at_ = now_;
   });

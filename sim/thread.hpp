@@ -14,6 +14,7 @@
 // stamped earlier have been made.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <queue>
 #include <string>
@@ -52,6 +53,9 @@ public:
   // The same, but the CPU time is another task's that this thread stands
   // in for (e.g. a kworker running right after this thread on its CPU).
   void charge(double cycles, Cat c, CpuTime& account);
+  // Interrupt work of `cycles` in category c that runs on this thread's CPU
+  // from `start` (this thread being the CPU's interrupt context).
+  void charge_irq(Time start, double cycles, Cat c);
   // Time passing without this thread using a CPU (a latency it waits out).
   void delay(double cycles) { now_ += cycles; }
   // Make state published by other threads up to now() visible (see above).
@@ -89,6 +93,12 @@ public:
 
   // Runs body() as a SimGrid actor (called by World).
   void start();
+  // Called by World once the run is over at `end` (the last non-daemon
+  // thread's finish): takes back the CPU time of work that started at or
+  // after it. A daemon running ahead of the engine may have done such work
+  // in fast mode, and in exact mode it accounts its next piece before the
+  // engine stops it; neither belongs to the run.
+  void drop_work_from(Time end);
 
 protected:
   virtual void body() = 0;
@@ -116,6 +126,16 @@ private:
   CpuTime time_;
   CpuTime stood_in_;
   std::priority_queue<Time, std::vector<Time>, std::greater<Time>> wakeups_;
+  // This thread's work that started at or after the engine's clock (it may
+  // still start after the run's end), in start order.
+  struct Work {
+    Time start;
+    double cycles;
+    Cat c;
+    CpuTime* account;  // nullptr: interrupt work (charge_irq)
+  };
+  std::deque<Work> recent_;
+  void remember(const Work& w);
   simgrid::s4u::SemaphorePtr sem_;
 };
 

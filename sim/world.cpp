@@ -1,9 +1,12 @@
 #include "sim/world.hpp"
 
+#include "sim/horizon.hpp"
+
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 #include <xbt/log.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -34,9 +37,12 @@ World::World(bool exact) : exact_(exact)
   argv.push_back(nullptr);
   engine_ = std::make_unique<sg4::Engine>(&argc, argv.data());
   zone_ = sg4::create_full_zone("machine");
+  // Counts and level changes stamped after the engine's clock may still fall
+  // after the end of the run: they are kept apart until then.
+  set_horizon([] { return sg4::Engine::get_clock(); });
 }
 
-World::~World() = default;
+World::~World() { set_horizon(nullptr); }
 
 std::vector<Cpu*> World::add_cpus(Side side, const std::string& prefix, int n)
 {
@@ -76,6 +82,20 @@ void World::run()
   engine_->run();
   if (!error_.empty())
     throw std::logic_error(error_);
+  // The run ends when its last non-daemon thread does; work that started
+  // later (daemons run ahead) is not part of it.
+  Time end = 0;
+  bool any = false;
+  for (const auto& t : threads_)
+    if (!t->daemon()) {
+      end = std::max(end, t->finished_at());
+      any = true;
+    }
+  if (any)
+    for (const auto& t : threads_)
+      t->drop_work_from(end);
+  end_ = end;
+  set_horizon(nullptr);
 }
 
 }  // namespace vsim

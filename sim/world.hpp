@@ -51,6 +51,10 @@ public:
   // Runs the simulation; rethrows (std::logic_error) the first error a
   // thread reported.
   void run();
+  // When the run ended: its last non-daemon thread's finish. What daemon
+  // threads did from then on is not part of it (their CPU time is taken
+  // back; stamped counts and statistics are cut there).
+  Time end() const { return end_; }
   void fail(const std::string& what)
   {
     if (error_.empty())
@@ -74,6 +78,7 @@ private:
   std::vector<std::unique_ptr<SimThread>> threads_;
   std::vector<SimThread*> registered_;
   SimStats stats_;
+  Time end_ = 0;
   std::string error_;
 };
 

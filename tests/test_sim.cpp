@@ -1,8 +1,12 @@
 // The engine layer's arithmetic, without a simulation: random streams, CPU
-// time with interrupt preemption, stamped shared values.
+// time with interrupt preemption, stamped shared values and counts, occupancy
+// against the horizon.
 #include <catch2/catch.hpp>
 
+#include "sim/count.hpp"
 #include "sim/cpu.hpp"
+#include "sim/horizon.hpp"
+#include "sim/occupancy.hpp"
 #include "sim/rng.hpp"
 #include "sim/timed_value.hpp"
 
@@ -98,4 +102,56 @@ TEST_CASE("a stamped value shows each reader the value at its own time", "[sim][
   CHECK(v.at(19) == 1);
   CHECK(v.at(25) == 3);
   CHECK(v.history_size() == 2);
+}
+
+namespace {
+Time g_fake_clock = 0;
+Time fake_clock()
+{
+  return g_fake_clock;
+}
+}  // namespace
+
+TEST_CASE("a stamped count leaves out what happened from the end of the run on", "[sim][count]")
+{
+  Count plain;  // no simulation running: no horizon, every increment counts
+  plain.add(5);
+  plain.add(1e9, 2);
+  CHECK(plain.until(10) == 3);
+
+  set_horizon(fake_clock);
+  g_fake_clock = 100;
+  Count c;
+  c.add(50);       // before the horizon: final
+  c.add(120, 2);   // after it: kept apart
+  c.add(110);      // another thread, behind the first but still after the horizon
+  g_fake_clock = 115;
+  c.add(130);      // the clock passed 110; it stays behind 120 (pruned from the front) and still counts right
+  CHECK(c.until(1e300) == 5);
+  CHECK(c.until(125) == 4);  // 130 after the end
+  CHECK(c.until(120) == 2);  // 120 (x2) and 130 from the end on
+  CHECK(c.until(0) == 1);    // 50 was final when counted: the end cannot be before the horizon
+  set_horizon(nullptr);
+}
+
+TEST_CASE("occupancy keeps level changes after the horizon pending until the end is known", "[sim][occupancy]")
+{
+  set_horizon(fake_clock);
+  g_fake_clock = 0;
+  Occupancy o(10, 1);
+  o.change(0, 0, 5);    // level 5 from 0
+  o.change(0, 100, 5);  // level 10 from 100: after the end of a run ending at 100
+  Occupancy::Summary at100 = o.summarize(100);
+  CHECK(at100.mean == 5);
+  CHECK(at100.max == 5);
+  Occupancy::Summary at200 = o.summarize(200);
+  CHECK(at200.mean == 7.5);
+  set_horizon(nullptr);
+  // Without a horizon, a one-stream update applies at once and the end cut
+  // cannot undo it: the reason for the horizon.
+  Occupancy u(10, 1);
+  u.change(0, 0, 5);
+  u.change(0, 100, 5);
+  u.change(0, 300, 0);  // the accumulator has moved past 100 and 200 now
+  CHECK(u.summarize(200).mean > 5);
 }

@@ -152,3 +152,49 @@ TEST_CASE("a thread whose pending wake-up nobody can precede takes it without th
     CHECK(o.stats.waits == (exact ? 1u : 0u));  // the reference carries it there
   }
 }
+
+TEST_CASE("a run ends with its last non-daemon thread: daemon work due before is done, work after is not counted",
+          "[sim][wakeup]")
+{
+  for (bool exact : {false, true}) {
+    Outcome o = in_child([exact] {
+      World w(exact);
+      Cpu& a = w.add_cpu(Side::Guest, "a");
+      Cpu& b = w.add_cpu(Side::Host, "b");
+      Outcome r;
+      auto& daemon = w.spawn<Scripted>("daemon", a, [&](Scripted& t) {
+        for (;;) {
+          t.wait();
+          t.clear_wakeups();
+          t.charge(100, Cat::Sys);
+          r.woke_at.push_back(t.now());
+        }
+      });
+      daemon.set_daemon();
+      auto& app = w.spawn<Scripted>("app", b, [&](Scripted& t) {
+        t.charge(10, Cat::Sys);
+        t.observe();            // the daemon is asleep by now
+        daemon.wake_at(50);     // due before the end
+        t.charge(1000, Cat::Sys);
+        daemon.wake_at(1010);   // at the end: not part of the run
+      });
+      w.run();
+      r.stats = w.stats();
+      r.woke_at.push_back(w.end());
+      r.woke_at.push_back(daemon.cpu_time().busy());
+      r.woke_at.push_back(app.cpu_time().busy());
+      r.woke_at.push_back(a.time().busy());
+      return r;
+    });
+    INFO((exact ? "exact" : "fast"));
+    // The daemon's work at 50 (done at 150) happened; the one woken at
+    // 1010 may have started, but its CPU time is taken back.
+    REQUIRE(o.woke_at.size() >= 5);
+    const std::size_t n = o.woke_at.size();
+    CHECK(o.woke_at[0] == 150);
+    CHECK(o.woke_at[n - 4] == 1010);  // the end: the app's finish
+    CHECK(o.woke_at[n - 3] == 100);   // daemon CPU time
+    CHECK(o.woke_at[n - 2] == 1010);  // app CPU time
+    CHECK(o.woke_at[n - 1] == 100);   // the daemon's CPU
+  }
+}

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "models/vmbus_ring.hpp"
+#include "sim/count.hpp"
 #include "sim/breakdown.hpp"
 #include "sim/rng.hpp"
 #include "sim/summary.hpp"
@@ -25,34 +26,20 @@ namespace {
 
 using models::VmbusRing;
 
+// Event counts per channel, stamped (sim/count.hpp): what daemons do after
+// the run's end is left out.
 struct Counters {
-  std::uint64_t syscalls = 0;        // send()/recv() calls on the Linux side
-  std::uint64_t space_checks = 0;    // hvs_channel_writable_bytes evaluations
-  std::uint64_t pending_writes = 0;  // pending_send_sz set/clear (Linux side)
-  std::uint64_t allocations = 0;     // 4 KiB send buffers (kmalloc)
-  std::uint64_t copies = 0;          // guest kernel copies
-  std::uint64_t signals_to_host = 0; // vmbus_setevent from the guest
-  std::uint64_t interrupts_to_guest = 0;
-  std::uint64_t writer_blocks = 0; // writer found the ring full and slept
-  std::uint64_t reader_blocks = 0; // reader found the ring empty and slept
-  std::uint64_t host_dpc_runs = 0;
-  std::uint64_t packets = 0;
-
-  Counters& operator+=(const Counters& o)
-  {
-    syscalls += o.syscalls;
-    space_checks += o.space_checks;
-    pending_writes += o.pending_writes;
-    allocations += o.allocations;
-    copies += o.copies;
-    signals_to_host += o.signals_to_host;
-    interrupts_to_guest += o.interrupts_to_guest;
-    writer_blocks += o.writer_blocks;
-    reader_blocks += o.reader_blocks;
-    host_dpc_runs += o.host_dpc_runs;
-    packets += o.packets;
-    return *this;
-  }
+  Count syscalls;             // send()/recv() calls on the Linux side
+  Count space_checks;         // hvs_channel_writable_bytes evaluations
+  Count pending_writes;       // pending_send_sz set/clear (Linux side)
+  Count allocations;          // 4 KiB send buffers (kmalloc)
+  Count copies;               // guest kernel copies
+  Count signals_to_host;      // vmbus_setevent from the guest
+  Count interrupts_to_guest;
+  Count writer_blocks;        // writer found the ring full and slept
+  Count reader_blocks;        // reader found the ring empty and slept
+  Count host_dpc_runs;
+  Count packets;
 };
 
 struct Knobs {
@@ -128,7 +115,7 @@ public:
   // The host signals channel ch; the interrupt arrives on vCPU 0 at t.
   void raise(Time t, Channel& ch)
   {
-    ++ch.n.interrupts_to_guest;
+    ch.n.interrupts_to_guest.add(t);
     requests_.push(Request{t, seq_++, &ch});
     wake_at(t);
   }
@@ -163,8 +150,8 @@ private:
     Time start = cpu().irq_start(t);
     if (start > now())
       delay(start - now());
-    cpu().add_irq(start, k.guest_irq_exit, Cat::Hypervisor);
-    cpu().add_irq(start + k.guest_irq_exit, k.guest_isr + k.guest_tasklet, Cat::Irq);
+    charge_irq(start, k.guest_irq_exit, Cat::Hypervisor);
+    charge_irq(start + k.guest_irq_exit, k.guest_isr + k.guest_tasklet, Cat::Irq);
     delay(k.guest_irq_exit + k.guest_isr + k.guest_tasklet);
     observe();
     channel_callback(ch);
@@ -201,7 +188,7 @@ protected:
   void signal_host()
   {
     charge(s_.k.guest_signal_host, Cat::Hypervisor);
-    ++ch_.n.signals_to_host;
+    ch_.n.signals_to_host.add(now());
     ch_.host->wake_at(now() + lat_(s_.k.host_signal_latency));
   }
 
@@ -248,7 +235,7 @@ private:
     const Costs& k = s_.k;
     charge(k.guest_user_per_call, Cat::User);
     charge(k.guest_send_syscall, Cat::Sys);
-    ++ch_.n.syscalls;
+    ch_.n.syscalls.add(now());
     std::uint64_t rem = msg;
     while (rem > 0) {
       while (has_space() == 0)
@@ -265,7 +252,7 @@ private:
   std::uint32_t writable_now(std::uint64_t enough)
   {
     charge(s_.k.guest_space_check, Cat::Sys);
-    ++ch_.n.space_checks;
+    ch_.n.space_checks.add(now());
     std::uint32_t w = writable_bytes(ring_.bytes_to_write(now()));
     if (w >= enough && may_skip_sync())
       return w;
@@ -276,7 +263,7 @@ private:
   void write_pending(std::uint32_t v)
   {
     charge(s_.k.guest_pending_send_sz_write, Cat::Sys);
-    ++ch_.n.pending_writes;
+    ch_.n.pending_writes.add(now());
     ring_.set_pending_send_sz(now(), v);
   }
 
@@ -302,7 +289,7 @@ private:
   // Sleep in vsock_stream_sendmsg until hvs_channel_cb reports write space.
   void block_for_space()
   {
-    ++ch_.n.writer_blocks;
+    ch_.n.writer_blocks.add(now());
     if (wait())
       charge(s_.k.guest_context_switch, Cat::Sys);
   }
@@ -314,7 +301,7 @@ private:
   {
     const Costs& k = s_.k;
     charge(k.guest_enqueue_call, Cat::Sys);
-    ++ch_.n.allocations;
+    ch_.n.allocations.add(now());
     std::uint64_t written = 0;
     for (;;) {
       std::uint64_t want = std::min<std::uint64_t>(rem - written, kSendBufPayload);
@@ -323,12 +310,12 @@ private:
         break;
       charge(k.guest_copy(n), Cat::Sys); // memcpy_from_msg into the send buffer
       charge(k.guest_ring_write + k.guest_copy(models::hvs_packet_len(n)), Cat::Sys); // hv_ringbuffer_write
-      ch_.n.copies += 2;
+      ch_.n.copies.add(now(), 2);
       observe();
       auto r = ring_.write(now(), n);
       if (!r.written)
         throw std::logic_error("hv_sock: writer's packet refused by a ring it had checked for room");
-      ++ch_.n.packets;
+      ch_.n.packets.add(now());
       if (r.signal)
         signal_host();
       written += n;
@@ -356,7 +343,7 @@ protected:
     while (ch_.delivered < total) {
       charge(k.guest_user_per_call, Cat::User);
       charge(k.guest_recv_syscall, Cat::Sys);
-      ++ch_.n.syscalls;
+      ch_.n.syscalls.add(now());
       wait_for_data();
       ch_.delivered += dequeue();
       ch_.prune(world());
@@ -376,7 +363,7 @@ private:
       observe();
       if (ring_.visible_packets(now()) > 0)
         return;
-      ++ch_.n.reader_blocks;
+      ch_.n.reader_blocks.add(now());
       if (wait())
         charge(s_.k.guest_context_switch, Cat::Sys);
     }
@@ -393,7 +380,7 @@ private:
     }
     std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(packet_left_, s_.knobs.message_size));
     charge(k.guest_copy(n), Cat::Sys); // memcpy_to_msg straight from the ring
-    ++ch_.n.copies;
+    ch_.n.copies.add(now());
     packet_left_ -= n;
     if (packet_left_ == 0) {                                     // hv_pkt_iter_next, closing when drained
       if (ring_.visible_packets(now()) <= 1 || !may_skip_sync()) // closing depends on the host's writes up to now
@@ -432,7 +419,7 @@ protected:
     const std::uint64_t total = s_.knobs.total_bytes;
     while (ch_.delivered < total) {
       wait();
-      ++ch_.n.host_dpc_runs;
+      ch_.n.host_dpc_runs.add(now());
       charge(k.host_dpc, Cat::Sys);
       ring_.set_interrupt_mask(now(), true);
       drain();
@@ -497,7 +484,7 @@ protected:
         auto r = ring_.write(now(), n);
         if (!r.written)
           throw std::logic_error("hv_sock: host packet refused by a ring it had checked for room");
-        ++ch_.n.packets;
+        ch_.n.packets.add(now());
         if (r.signal)
           signal_guest();
         rem -= n;
@@ -589,7 +576,6 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
 
   // Conservation: every byte sent was received, exactly once.
   Time elapsed = 0;
-  Counters sum;
   std::uint64_t delivered = 0;
   for (const Channel& ch : channels) {
     const VmbusRing& ring = g2h ? ch.outbound : ch.inbound;
@@ -606,27 +592,29 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
           ring.pending_send_sz(1e300), ring.interrupt_mask(1e300)));
     elapsed = std::max(elapsed, ch.done_at);
     delivered += ch.delivered;
-    sum += ch.n;
   }
   // No CPU can have been busy longer than the whole run lasted.
   check_cpu_busy(world, elapsed);
   Metrics m;
   append_run_metrics(m, world, elapsed, s.k.clock_ghz, delivered, writers, readers);
   const double mb = static_cast<double>(delivered) / 1e6;
-  auto per_mb = [&](const char* name, std::uint64_t v) {
+  auto per_mb = [&](const char* name, Count Counters::*count) {
+    std::uint64_t v = 0;
+    for (const Channel& ch : channels)
+      v += (ch.n.*count).until(world.end());
     m[std::string(name) + "_per_MB"] = static_cast<double>(v) / mb;
   };
-  per_mb("syscalls", sum.syscalls);
-  per_mb("space_checks", sum.space_checks);
-  per_mb("pending_send_sz_writes", sum.pending_writes);
-  per_mb("allocations", sum.allocations);
-  per_mb("copies", sum.copies);
-  per_mb("signals_to_host", sum.signals_to_host);
-  per_mb("interrupts_to_guest", sum.interrupts_to_guest);
-  per_mb("ring_full_stalls", sum.writer_blocks);
-  per_mb("reader_sleeps", sum.reader_blocks);
-  per_mb("host_dpc_runs", sum.host_dpc_runs);
-  per_mb("packets", sum.packets);
+  per_mb("syscalls", &Counters::syscalls);
+  per_mb("space_checks", &Counters::space_checks);
+  per_mb("pending_send_sz_writes", &Counters::pending_writes);
+  per_mb("allocations", &Counters::allocations);
+  per_mb("copies", &Counters::copies);
+  per_mb("signals_to_host", &Counters::signals_to_host);
+  per_mb("interrupts_to_guest", &Counters::interrupts_to_guest);
+  per_mb("ring_full_stalls", &Counters::writer_blocks);
+  per_mb("reader_sleeps", &Counters::reader_blocks);
+  per_mb("host_dpc_runs", &Counters::host_dpc_runs);
+  per_mb("packets", &Counters::packets);
   m["ring_bytes_guest_to_host"] = out_size;
   m["ring_bytes_host_to_guest"] = in_size;
   append_breakdown(m, world, elapsed, {s.irq}, [&] {  // explanation: busy fractions, data ring occupancy

@@ -13,6 +13,7 @@
 
 #include "models/virtqueue.hpp"
 #include "sim/breakdown.hpp"
+#include "sim/count.hpp"
 #include "sim/rng.hpp"
 #include "sim/summary.hpp"
 #include "sim/world.hpp"
@@ -98,11 +99,13 @@ struct Knobs {
   std::uint32_t buf_alloc, credit_threshold, small_pkt_max;
 };
 
+// Event counts, stamped (sim/count.hpp): what daemons do after the run's
+// end is left out.
 struct Counters {
-  std::uint64_t syscalls = 0, allocations = 0, frees = 0, copies = 0, kicks = 0, interrupts = 0;
-  std::uint64_t rx_interrupts = 0, tx_interrupts = 0, credit_updates = 0, worker_wakeups = 0, worker_runs = 0;
-  std::uint64_t data_packets = 0, rx_buffers = 0, credit_stalls = 0, reader_sleeps = 0, small_copies = 0;
-  std::uint64_t rx_buffer_stalls = 0, guest_work_runs = 0;
+  Count syscalls, allocations, frees, copies, kicks, interrupts;
+  Count rx_interrupts, tx_interrupts, credit_updates, worker_wakeups, worker_runs;
+  Count data_packets, rx_buffers, credit_stalls, reader_sleeps, small_copies;
+  Count rx_buffer_stalls, guest_work_runs;
 };
 
 enum class Op : std::uint8_t { Rw, CreditUpdate };
@@ -390,7 +393,7 @@ void guest_send_work(Shared& s, GuestCtx& c)
   s.send_work_running = true;
   double cost = k.work_run;
   for (;;) {
-    ++s.n.guest_work_runs;
+    s.n.guest_work_runs.add(c.at());
     s.send_work_again = false;
     bool added = false;
     while (!s.guest_send.empty() && s.guest_send.front().t <= c.at()) {
@@ -406,7 +409,7 @@ void guest_send_work(Shared& s, GuestCtx& c)
     c.sync();  // kick_prepare reads avail_event: vhost's writes up to now must be in
     if (added && s.txq->kick_prepare(c.at())) {
       c.work(k.kick, Cat::Hypervisor);  // still under tx_lock
-      ++s.n.kicks;
+      s.n.kicks.add(c.at());
       s.vhost->ring(c.at() + c.lat()(k.h_kick_latency), kTx);
       c.sync();  // a context that wanted the lock meanwhile makes us go round again
     }
@@ -451,11 +454,11 @@ void guest_rx_fill(Shared& s, GuestCtx* c, Time t)
   if (!c)
     return;
   c->work(added * (2 * k.alloc + k.vq_add), Cat::Sys);
-  s.n.allocations += 2 * added;
+  s.n.allocations.add(c->at(), 2 * added);
   c->sync();
   if (s.rxq->kick_prepare(c->at())) {
     c->work(k.kick, Cat::Hypervisor);
-    ++s.n.kicks;
+    s.n.kicks.add(c->at());
     s.vhost->ring(c->at() + c->lat()(k.h_kick_latency), kRx);
   }
 }
@@ -483,7 +486,7 @@ public:
     Time start = cpu().irq_start(now());
     if (start > now())
       delay(start - now());
-    cpu().add_irq(start, cycles, c);
+    charge_irq(start, cycles, c);
     delay(cycles);
   }
   Time at() const override { return now(); }
@@ -504,11 +507,11 @@ protected:
         work(k.irq_exit, Cat::Hypervisor);  // MSI injection
         work(k.isr, Cat::Irq);             // vring_interrupt -> callbacks -> queue_work
         if (due & (1u << kRx)) {
-          ++s_.n.rx_interrupts;
+          s_.n.rx_interrupts.add(now());
           rx_work();
         }
         if (due & (1u << kTx)) {
-          ++s_.n.tx_interrupts;
+          s_.n.tx_interrupts.add(now());
           tx_work();
         }
       }
@@ -537,7 +540,7 @@ void GuestIrq::rx_work()
   const Costs& k = s_.k;
   Virtqueue& vq = *s_.rxq;
   work(k.work_run, Cat::Sys);
-  ++s_.n.guest_work_runs;
+  s_.n.guest_work_runs.add(now());
   vq.disable_cb(now());
   // The kernel's loop takes used buffers one by one, so buffers vhost
   // publishes while it works are taken in the same run. Here: take every
@@ -604,7 +607,7 @@ void GuestIrq::deliver(const Pkt& p, std::uint32_t len)
     if (sk.app->waiting() && sk.credit_signed(now()) > 0)  // sk_write_space
       sk.app->wake_at(now());
     work(k.free, Cat::Sys);
-    ++s_.n.frees;
+    s_.n.frees.add(now());
     return;
   }
   const bool small = kn.small_pkt_copy && len <= kn.small_pkt_max;
@@ -614,9 +617,9 @@ void GuestIrq::deliver(const Pkt& p, std::uint32_t len)
   if (small && tail_present && sk.tail_cap > 0 &&
       len <= sk.tail_cap - sk.tail_fill) {
     work(k.guest_copy(len) + k.free, Cat::Sys);
-    ++s_.n.copies;
-    ++s_.n.small_copies;
-    ++s_.n.frees;
+    s_.n.copies.add(now());
+    s_.n.small_copies.add(now());
+    s_.n.frees.add(now());
     sk.tail_fill += len;
     sk.rxq.push_back(Sock::Entry{now(), len, 0, true});
   } else {
@@ -646,8 +649,8 @@ void GuestIrq::tx_work()
     }
   } while (!vq.enable_cb(t0));
   work(k.work_run + freed * (k.tx_done + k.free), Cat::Sys);
-  ++s_.n.guest_work_runs;
-  s_.n.frees += freed;
+  s_.n.guest_work_runs.add(now());
+  s_.n.frees.add(now(), freed);
   if (freed)
     guest_send_work(s_, *this);
 }
@@ -721,7 +724,7 @@ private:
       std::uint64_t msg = std::min(left, kn.message_size);
       charge(sc_.user_per_call, Cat::User);
       charge(sc_.send_syscall, Cat::Sys);
-      ++s_.n.syscalls;
+      s_.n.syscalls.add(now());
       for (std::uint64_t rem = msg; rem > 0;) {
         // Credit only grows with the peer's updates: if what is visible
         // already does not limit this packet, later updates cannot matter.
@@ -738,18 +741,18 @@ private:
             credit = sk_.credit(now());
           }
           if (credit == 0) {
-            ++s_.n.credit_stalls;
+            s_.n.credit_stalls.add(now());
             sleep_until_woken(*this, sk_.credit_after(now()), lat_, sc_.wakeup_latency, sc_.context_switch);
           }
           continue;
         }
         auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>({rem, max_pkt_, credit}));
         charge(sc_.pkt + 2 * sc_.alloc + sc_.copy(n), Cat::Sys);  // kzalloc pkt, kmalloc buf, copy_from_iter
-        s_.n.allocations += 2;
-        ++s_.n.copies;
+        s_.n.allocations.add(now(), 2);
+        s_.n.copies.add(now());
         sk_.tx_cnt += n;
         queue_packet(Op::Rw, n);
-        ++s_.n.data_packets;
+        s_.n.data_packets.add(now());
         rem -= n;
       }
       flush();
@@ -766,7 +769,7 @@ private:
     while (c_.delivered < kn.total_bytes) {
       charge(sc_.user_per_call, Cat::User);
       charge(sc_.recv_syscall, Cat::Sys);
-      ++s_.n.syscalls;
+      s_.n.syscalls.add(now());
       // Wait for data; then make sure every packet stamped up to now is
       // queued unless what is visible already fills the buffer.
       for (;;) {
@@ -775,7 +778,7 @@ private:
         observe();
         if (sk_.visible(now()))
           break;
-        ++s_.n.reader_sleeps;
+        s_.n.reader_sleeps.add(now());
         sleep_until_woken(*this, sk_.data_after(now()), lat_, sc_.wakeup_latency, sc_.context_switch);
       }
       std::uint64_t got = 0;
@@ -783,7 +786,7 @@ private:
         Sock::Entry& e = sk_.rxq.front();
         auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(kn.message_size - got, e.len - e.off));
         charge((e.merged ? 0 : sc_.dequeue_pkt) + sc_.copy(n), Cat::Sys);  // memcpy_to_msg
-        ++s_.n.copies;
+        s_.n.copies.add(now());
         e.off += n;
         got += n;
         if (e.off == e.len) {
@@ -791,7 +794,7 @@ private:
           sk_.rxq.pop_front();
           if (!merged) {
             charge(sc_.free, Cat::Sys);  // virtio_transport_free_pkt: struct and buffer
-            ++s_.n.frees;
+            s_.n.frees.add(now());
           }
           if (sk_.rxq.empty())
             sk_.tail_consumed_at = now();
@@ -803,8 +806,8 @@ private:
       // free space the peer knows of is below the threshold (5.4).
       if (kn.credit_every_read || sk_.buf_alloc - (sk_.fwd_cnt - sk_.last_fwd_cnt) < kn.credit_threshold) {
         charge(sc_.pkt + sc_.alloc, Cat::Sys);
-        ++s_.n.allocations;
-        ++s_.n.credit_updates;
+        s_.n.allocations.add(now());
+        s_.n.credit_updates.add(now());
         queue_packet(Op::CreditUpdate, 0);
         flush();
       }
@@ -887,7 +890,7 @@ void Vhost::body()
     // eventfd or vhost_work_queue) takes the scheduler's latency.
     if (wait()) {
       delay(lat_(k.h_wakeup_latency));
-      ++s_.n.worker_wakeups;
+      s_.n.worker_wakeups.add(now());
     }
     for (;;) {
       observe();
@@ -897,12 +900,12 @@ void Vhost::body()
       if (tx_queued_) {
         tx_queued_ = false;
         charge(k.h_worker_run, Cat::Sys);
-        ++s_.n.worker_runs;
+        s_.n.worker_runs.add(now());
         handle_tx();
       } else if (send_queued_) {
         send_queued_ = false;
         charge(k.h_worker_run, Cat::Sys);
-        ++s_.n.worker_runs;
+        s_.n.worker_runs.add(now());
         do_send_pkt();
       } else {
         break;
@@ -914,7 +917,7 @@ void Vhost::body()
 void Vhost::signal_guest(VqKind vq)
 {
   charge(s_.k.h_signal, Cat::Sys);
-  ++s_.n.interrupts;
+  s_.n.interrupts.add(now());
   s_.irq->raise(now() + lat_(s_.k.h_interrupt_latency), vq);
 }
 
@@ -966,9 +969,9 @@ void Vhost::handle_tx()
     const Pkt p = s_.slab[a->token];
     // vhost_vsock_alloc_pkt(): kzalloc + kmalloc, header and payload copied in.
     charge(k.h_tx_pkt + (p.len > 0 ? 2 : 1) * k.h_alloc + k.vhost_copy(p.len), Cat::Sys);
-    s_.n.allocations += p.len > 0 ? 2 : 1;
+    s_.n.allocations.add(now(), p.len > 0 ? 2 : 1);
     if (p.len > 0)
-      ++s_.n.copies;
+      s_.n.copies.add(now());
     deliver_to_host(p);
     vq.push_used(now(), a->head, kHeaderBytes + p.len);
     added = true;
@@ -1008,7 +1011,7 @@ void Vhost::do_send_pkt()
       a = vq.pop(now());
     }
     if (!a) {
-      ++s_.n.rx_buffer_stalls;
+      s_.n.rx_buffer_stalls.add(now());
       if (vq.enable_notify(now())) {
         vq.disable_notify(now());
         continue;
@@ -1026,8 +1029,8 @@ void Vhost::do_send_pkt()
     s_.slab[a->token] = b;
     charge(k.h_rx_buf + k.vhost_copy(n + (header ? kHeaderBytes : 0)), Cat::Sys);  // copy_to_iter
     if (n > 0)
-      ++s_.n.copies;
-    ++s_.n.rx_buffers;
+      s_.n.copies.add(now());
+    s_.n.rx_buffers.add(now());
     vq.push_used(now(), a->head, (header ? kHeaderBytes : 0) + n);
     if (!kn.batch_used)
       observe();
@@ -1182,7 +1185,9 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   m["app_cpu_percent_guest"] = app_guest;
   m["efficiency"] = m["throughput_Gbps"] * 1000.0 / (app_host + app_guest);
   const double mb = static_cast<double>(delivered) / 1e6;
-  auto per_mb = [&](const char* name, std::uint64_t v) {
+  const Time end = world.end();
+  auto per_mb = [&](const char* name, const Count& c, const Count* plus = nullptr) {
+    const std::uint64_t v = c.until(end) + (plus ? plus->until(end) : 0);
     m[std::string(name) + "_per_MB"] = static_cast<double>(v) / mb;
   };
   const Counters& n = s.n;
@@ -1191,7 +1196,7 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   per_mb("copies", n.copies);
   per_mb("kicks", n.kicks);
   per_mb("interrupts_to_guest", n.interrupts);
-  per_mb("vm_exits", n.kicks + n.interrupts);
+  per_mb("vm_exits", n.kicks, &n.interrupts);
   per_mb("credit_updates", n.credit_updates);
   per_mb("worker_wakeups", n.worker_wakeups);
   per_mb("worker_runs", n.worker_runs);
