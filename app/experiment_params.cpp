@@ -75,6 +75,9 @@ void declare_experiment_params(ParamRegistry& reg)
                      "bytes sent per connection per iteration"));
   reg.declare(ranged("workload.connections", ParamKind::Integer, "connections", "1", 1, 64,
                      "parallel connections, each with one writer and one reader thread"));
+  reg.declare(ranged("workload.start_interval", ParamKind::Number, "us", "10", 0, 1e6,
+                     "connection i's threads start at i x this (a program opening its connections one after "
+                     "another); identical connections starting at the same cycle would tie"));
   reg.declare(ranged("guest.vcpus", ParamKind::Integer, "vCPUs", "2", 1, 64,
                      "guest vCPUs: interrupts go to vCPU 0; connection i's guest thread runs on vCPU (1+i) mod vcpus"));
   reg.declare(ranged("host.cpus", ParamKind::Integer, "CPUs", "8", 1, 256, "host logical CPUs"));

@@ -22,12 +22,13 @@ public:
     if (t >= h)
       recent_.emplace_back(t, k);
   }
-  // The increments stamped before `end`.
+  // The increments stamped up to `end` (an event at the very instant the
+  // run ends, such as the last reader's final credit update, belongs to it).
   std::uint64_t until(Time end) const
   {
     std::uint64_t n = total_;
     for (const auto& [t, k] : recent_)
-      if (t >= end)
+      if (t > end)
         n -= k;
     return n;
   }

@@ -307,7 +307,7 @@ TEST_CASE("cli: bad experiment files exit 2 naming FILE:LINE:COL, the key path a
       // is not closed.
       {"YAML syntax error", "workload: {message_size: 4KiB\nseed: 3\n", ": 3", 0, "", {"invalid YAML"}},
       {"unknown nested key", "workload:\n  message_size: 4KiB\n  msg_size: 4KiB\n", "msg_size", 0,
-       "workload.msg_size", {"unknown key (allowed: connections, message_size, total_bytes)"}},
+       "workload.msg_size", {"unknown key (allowed: connections, message_size, start_interval, total_bytes)"}},
       {"unknown top-level key", "seed: 3\nseeed: 4\n", "seeed", 0, "seeed",
        {"unknown key (allowed: ", "iterations", "seed", "workload"}},
       {"duplicate key", "seed: 1\niterations: 3\nseed: 2\n", "seed", 1, "seed",

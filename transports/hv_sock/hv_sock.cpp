@@ -48,6 +48,7 @@ struct Knobs {
   std::uint64_t message_size;
   std::uint64_t total_bytes;
   std::uint32_t host_packet;
+  double start_interval;  // cycles between the starts of successive connections
 };
 
 class GuestIrq;
@@ -217,6 +218,7 @@ protected:
   void body() override
   {
     const Knobs& kn = s_.knobs;
+    delay(ch_.index * kn.start_interval);  // connections opened one after another
     if (!kn.per_check) // since June 2019: set once when the channel opens
       ring_.set_pending_send_sz(now(), kPendingSendSize);
     std::uint64_t left = kn.total_bytes;
@@ -340,6 +342,7 @@ protected:
   {
     const Costs& k = s_.k;
     const std::uint64_t total = s_.knobs.total_bytes;
+    delay(ch_.index * s_.knobs.start_interval);  // connections opened one after another
     while (ch_.delivered < total) {
       charge(k.guest_user_per_call, Cat::User);
       charge(k.guest_recv_syscall, Cat::Sys);
@@ -470,6 +473,7 @@ protected:
   {
     const Costs& k = s_.k;
     const Knobs& kn = s_.knobs;
+    delay(ch_.index * kn.start_interval);  // connections opened one after another
     // A packet must fit an empty ring with the headroom Linux also keeps.
     const std::uint32_t max_pkt = std::min(kn.host_packet, writable_bytes(ring_.data_size()));
     std::uint64_t left = kn.total_bytes;
@@ -540,6 +544,7 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   s.knobs.per_check = p.text("hv_sock.pending_send_size") == "per_check";
   s.knobs.message_size = static_cast<std::uint64_t>(p.integer("workload.message_size"));
   s.knobs.total_bytes = static_cast<std::uint64_t>(p.integer("workload.total_bytes"));
+  s.knobs.start_interval = std::round(p.number("workload.start_interval") * 1e3 * p.number("costs.clock_ghz"));
   s.knobs.host_packet = static_cast<std::uint32_t>(p.integer("hv_sock.host_packet_size"));
   const bool g2h = p.text("direction") == "guest_to_host";
   const int conns = static_cast<int>(p.integer("workload.connections"));

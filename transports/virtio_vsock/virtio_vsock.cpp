@@ -97,6 +97,7 @@ struct Knobs {
   std::uint32_t weight_packets;
   std::uint64_t weight_bytes;
   std::uint32_t buf_alloc, credit_threshold, small_pkt_max;
+  double start_interval;  // cycles between the starts of successive connections
 };
 
 // Event counts, stamped (sim/count.hpp): what daemons do after the run's
@@ -151,6 +152,15 @@ struct Queued {
   std::uint32_t id;
   std::uint32_t off = 0;  // bytes already copied out (host_split, mergeable_rx)
 };
+
+// Adds a packet to a send list in time order. Several threads queue (one
+// per connection), each running ahead on its own clock, so they do not
+// arrive in time order; equal stamps stay first come, first served.
+void enqueue(std::deque<Queued>& list, const Queued& q)
+{
+  auto at = std::upper_bound(list.begin(), list.end(), q.t, [](Time t, const Queued& e) { return t < e.t; });
+  list.insert(at, q);
+}
 
 // One end of a connection (struct virtio_vsock_sock): what it sent, what it
 // received, and its view of the peer's credit (virtio_transport_has_space).
@@ -261,6 +271,17 @@ struct Shared {
   std::deque<Conn> conns;
   GuestIrq* irq = nullptr;
   Vhost* vhost = nullptr;
+  std::vector<const SimThread*> host_apps;  // the threads that queue on host_send
+
+  // Whether host_send's first packet is the earliest there will ever be:
+  // no host application thread can still queue one stamped before it.
+  bool host_send_final() const
+  {
+    for (const SimThread* t : host_apps)
+      if (t->effective_time() < host_send.front().t)
+        return false;
+    return true;
+  }
   Counters n;
   CpuTime guest_kworker;  // send work run in application threads' stead
   bool send_work_running = false, send_work_again = false;
@@ -431,7 +452,7 @@ void guest_queue_pkt(Shared& s, Time t, Sock& sock, int conn, Op op, std::uint32
   p.fwd_cnt = sock.fwd_cnt;  // virtio_transport_inc_tx_pkt(): piggyback fwd_cnt
   p.buf_alloc = sock.buf_alloc;
   sock.last_fwd_cnt = sock.fwd_cnt;
-  s.guest_send.push_back(Queued{t, s.slab.alloc(p)});
+  enqueue(s.guest_send, Queued{t, s.slab.alloc(p)});
 }
 
 // virtio_vsock_rx_fill(): allocate rx buffers until the queue is full, kick.
@@ -699,6 +720,7 @@ protected:
 
   void body() override
   {
+    delay(c_.index * s_.kn.start_interval);  // connections opened one after another
     if (writer_)
       send_all();
     else
@@ -859,7 +881,7 @@ void host_queue_pkt(Shared& s, Time t, Sock& sock, int conn, Op op, std::uint32_
   p.fwd_cnt = sock.fwd_cnt;
   p.buf_alloc = sock.buf_alloc;
   sock.last_fwd_cnt = sock.fwd_cnt;
-  s.host_send.push_back(Queued{t, s.slab.alloc(p)});
+  enqueue(s.host_send, Queued{t, s.slab.alloc(p)});
 }
 
 class HostApp : public AppThread {
@@ -999,7 +1021,7 @@ void Vhost::do_send_pkt()
   std::uint64_t pkts = 0, bytes = 0;
   for (;;) {
     auto queued = [&] { return !s_.host_send.empty() && s_.host_send.front().t <= now(); };
-    if (!queued())
+    if (!queued() || !s_.host_send_final())
       observe();  // packets only ever get queued: "none" alone needs an exact look
     if (!queued()) {
       vq.enable_notify(now());
@@ -1093,6 +1115,7 @@ Knobs read_knobs(const Params& p)
   kn.buf_alloc = static_cast<std::uint32_t>(u("virtio_vsock.buf_alloc"));
   kn.credit_threshold = static_cast<std::uint32_t>(u("virtio_vsock.credit_threshold"));
   kn.small_pkt_max = static_cast<std::uint32_t>(u("virtio_vsock.small_pkt_copy_max"));
+  kn.start_interval = std::round(p.number("workload.start_interval") * 1e3 * p.number("costs.clock_ghz"));
   return kn;
 }
 
@@ -1146,6 +1169,7 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
     }
     guest_apps.push_back(g);
     host_apps.push_back(h);
+    s.host_apps.push_back(h);
   }
 
   world.run();
