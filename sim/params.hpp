@@ -13,6 +13,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -30,6 +31,18 @@ enum class ParamKind {
 const char* to_string(ParamKind k);
 
 struct ParamSpec {
+  // Declarations name the leading fields and leave the rest at their
+  // defaults: ParamSpec{path, kind, unit, default, min, max, choices, doc}.
+  ParamSpec() = default;
+  ParamSpec(std::string path_, ParamKind kind_, std::string unit_, std::string default_text_,
+            double min_ = -std::numeric_limits<double>::infinity(),
+            double max_ = std::numeric_limits<double>::infinity(), std::vector<std::string> choices_ = {},
+            std::string doc_ = "")
+      : path(std::move(path_)), kind(kind_), unit(std::move(unit_)), default_text(std::move(default_text_)),
+        min(min_), max(max_), choices(std::move(choices_)), doc(std::move(doc_))
+  {
+  }
+
   std::string path;          // dotted key path, e.g. "hv_sock.sndbuf"
   ParamKind kind = ParamKind::Integer;
   std::string unit;          // "bytes", "cycles", "ns", "" ...
