@@ -55,31 +55,21 @@ void SimThread::sync_engine()
 
 bool SimThread::others_not_before(Time t) const
 {
-  for (const SimThread* p : world_->ordered_threads())
-    if (p != this && (p->effective_time() < t || (p->effective_time() == t && p->id_ < id_)))
+  for (const SimThread* p : world_->ordered_threads()) {
+    if (p == this)
+      continue;
+    const Time e = p->effective_time();
+    if (e < t || (e == t && p->id_ < id_))
       return false;
+  }
   return true;
 }
 
 void SimThread::observe()
 {
   ++world_->stats().observes;
-  const auto& all = world_->ordered_threads();
-  for (;;) {
-    bool clear = true;
-    for (const SimThread* p : all) {
-      if (p == this)
-        continue;
-      Time e = p->effective_time();
-      if (e < now_ || (e == now_ && p->id_ < id_)) {
-        clear = false;
-        break;
-      }
-    }
-    if (clear)
-      return;
+  while (!others_not_before(now_))
     sync_engine();
-  }
 }
 
 void SimThread::remember(const Work& w)

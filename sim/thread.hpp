@@ -106,8 +106,9 @@ protected:
 private:
   void sync_engine();  // sleep_until(now_) or yield: one simcall
   bool drop_due_wakeups();  // pops the wake-ups at or before now_; whether there were any
-  // Whether no other thread can act before t any more (the ordering rule of
-  // observe() applied at t): then none can wake this one earlier than t.
+  // Whether every other thread is past t in the order (time, id) or asleep
+  // with nothing pending before it: nothing can change before t any more
+  // (observe() waits for this at now(); wait() uses it to skip the engine).
   bool others_not_before(Time t) const;
 
   World* world_;
