@@ -49,18 +49,37 @@ public:
   // Uniform in [0, 1), 53 random bits.
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 
+  // A factor uniform in [1 - j, 1 + j].
+  double factor(double j) { return 1.0 - j + 2.0 * j * uniform(); }
+
   // value * U[1 - j, 1 + j], rounded to whole cycles (keeps time sums exact).
   double jitter(double value, double j)
   {
     if (j <= 0 || value <= 0)
       return value;
-    double f = 1.0 - j + 2.0 * j * uniform();
+    double f = factor(j);
     double r = static_cast<double>(static_cast<std::int64_t>(value * f + 0.5));
     return r;
   }
 
 private:
   std::uint64_t state_;
+};
+
+// A latency drawn from one component's own stream (value x U[1 - j, 1 + j]
+// in whole cycles): each thread owns its stream, so what it draws does not
+// depend on the order in which threads run.
+class Latency {
+public:
+  Latency(std::uint64_t seed, std::uint64_t iteration, std::string_view component, double jitter)
+      : rng_(seed, iteration, component), j_(jitter)
+  {
+  }
+  double operator()(double cycles) { return rng_.jitter(cycles, j_); }
+
+private:
+  Rng rng_;
+  double j_;
 };
 
 }  // namespace vsim

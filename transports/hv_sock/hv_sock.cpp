@@ -88,26 +88,14 @@ struct Shared {
   std::uint32_t iteration;
 };
 
-// A latency drawn from the thread's own random stream.
-class Latency {
-public:
-  Latency(const Shared& s, const std::string& component) : rng_(s.seed, s.iteration, component), j_(s.k.latency_jitter)
-  {
-  }
-  double operator()(double cycles) { return rng_.jitter(cycles, j_); }
-
-private:
-  Rng rng_;
-  double j_;
-};
-
 // Interrupt context of guest vCPU 0: the synthetic interrupt (an exit and
 // re-entry charged as hypervisor time), vmbus_isr, then the vmbus_on_event
 // tasklet running hvs_channel_cb for the channel. Interrupts preempt any
 // thread on vCPU 0.
 class GuestIrq : public SimThread {
 public:
-  GuestIrq(World& w, Cpu& cpu, Shared& s) : SimThread(w, "vmbus_isr", cpu), s_(s), lat_(s, "guest_wakeup")
+  GuestIrq(World& w, Cpu& cpu, Shared& s)
+      : SimThread(w, "vmbus_isr", cpu), s_(s), lat_(s.seed, s.iteration, "guest_wakeup", s.k.latency_jitter)
   {
     set_daemon();
     cpu.attach_interrupt_context();
@@ -180,7 +168,7 @@ class ChannelThread : public SimThread {
 protected:
   ChannelThread(World& w, Cpu& cpu, Shared& s, Channel& ch, VmbusRing& ring, const char* role, const char* stream)
       : SimThread(w, fmt::format("{}{}", role, ch.index), cpu), s_(s), ch_(ch), ring_(ring),
-        lat_(s, fmt::format("conn{}.{}", ch.index, stream))
+        lat_(s.seed, s.iteration, fmt::format("conn{}.{}", ch.index, stream), s.k.latency_jitter)
   {
   }
 
@@ -523,7 +511,7 @@ private:
 void apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t iteration)
 {
   Rng rng(seed, iteration, "host_speed");
-  double f = 1.0 - k.iteration_jitter + 2.0 * k.iteration_jitter * rng.uniform();
+  double f = rng.factor(k.iteration_jitter);
   for (double* c :
        {&k.host_dpc, &k.host_rx_packet, &k.host_recv_call, &k.host_send_call, &k.host_tx_packet, &k.host_signal_guest})
     *c = std::round(*c * f);

@@ -233,8 +233,8 @@ struct Sock {
 // a later stamp, becomes visible); the wake-up latency and the context switch
 // are the sleeper's, drawn from its own stream so that the draws do not
 // depend on which thread noticed first.
-template <typename Lat>
-void sleep_until_woken(SimThread& t, std::optional<Time> pending, Lat& lat, double wakeup_latency, double ctx_switch)
+void sleep_until_woken(SimThread& t, std::optional<Time> pending, Latency& lat, double wakeup_latency,
+                       double ctx_switch)
 {
   if (pending)
     t.wake_at(*pending);
@@ -303,18 +303,6 @@ struct Shared {
   }
 };
 
-class Latency {
-public:
-  Latency(const Shared& s, const std::string& component) : rng_(s.seed, s.iteration, component), j_(s.k.latency_jitter)
-  {
-  }
-  double operator()(double cycles) { return rng_.jitter(cycles, j_); }
-
-private:
-  Rng rng_;
-  double j_;
-};
-
 // Requests to a service thread that arrive at given times (doorbells,
 // interrupts), consumed in time order once the thread's clock reaches them.
 class Inbox {
@@ -360,7 +348,8 @@ public:
 // The vhost worker (drivers/vhost/vhost.c vhost_worker, drivers/vhost/vsock.c)
 class Vhost : public SimThread {
 public:
-  Vhost(World& w, Cpu& cpu, Shared& s) : SimThread(w, "vhost", cpu), s_(s), lat_(s, "vhost")
+  Vhost(World& w, Cpu& cpu, Shared& s)
+      : SimThread(w, "vhost", cpu), s_(s), lat_(s.seed, s.iteration, "vhost", s.k.latency_jitter)
   {
     set_daemon();
   }
@@ -490,7 +479,8 @@ void guest_rx_fill(Shared& s, GuestCtx* c, Time t)
 // by the kworker of that vCPU. They preempt any thread on vCPU 0.
 class GuestIrq : public SimThread, public GuestCtx {
 public:
-  GuestIrq(World& w, Cpu& cpu, Shared& s) : SimThread(w, "virtio_irq", cpu), s_(s), lat_(s, "guest_irq")
+  GuestIrq(World& w, Cpu& cpu, Shared& s)
+      : SimThread(w, "virtio_irq", cpu), s_(s), lat_(s.seed, s.iteration, "guest_irq", s.k.latency_jitter)
   {
     set_daemon();
     cpu.attach_interrupt_context();
@@ -704,9 +694,10 @@ class AppThread : public SimThread {
 protected:
   AppThread(World& w, Cpu& cpu, Shared& s, Conn& c, Sock& sk, bool writer, StackCosts sc, std::uint32_t max_pkt,
             const char* side)
-      : SimThread(w, fmt::format("{}_{}{}", side, writer ? "writer" : "reader", c.index), cpu), s_(s), c_(c),
-        sk_(sk), writer_(writer), sc_(sc), max_pkt_(max_pkt),
-        lat_(s, fmt::format("conn{}.{}_{}", c.index, side, writer ? "writer" : "reader"))
+      : SimThread(w, fmt::format("{}_{}{}", side, writer ? "writer" : "reader", c.index), cpu), s_(s), c_(c), sk_(sk),
+        writer_(writer), sc_(sc), max_pkt_(max_pkt),
+        lat_(s.seed, s.iteration, fmt::format("conn{}.{}_{}", c.index, side, writer ? "writer" : "reader"),
+             s.k.latency_jitter)
   {
     sk.app = this;
   }
@@ -1083,7 +1074,7 @@ void Vhost::do_send_pkt()
 void apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t iteration)
 {
   Rng rng(seed, iteration, "host_speed");
-  double f = 1.0 - k.iteration_jitter + 2.0 * k.iteration_jitter * rng.uniform();
+  double f = rng.factor(k.iteration_jitter);
   for (double* c : {&k.h_user_per_call, &k.h_send_syscall, &k.h_recv_syscall, &k.h_alloc, &k.h_free, &k.h_pkt,
                     &k.h_copy_fixed, &k.h_dequeue_pkt, &k.h_worker_run, &k.h_tx_pkt, &k.h_rx_buf, &k.h_signal})
     *c = std::round(*c * f);
