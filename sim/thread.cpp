@@ -74,10 +74,15 @@ void SimThread::observe()
 
 void SimThread::remember(const Work& w)
 {
+  recent_.push_back(w);
+  // Work started before the engine's clock is before the end of the run:
+  // forget it, but only now and then (reading the clock per charge costs).
+  if (recent_.size() < recent_limit_)
+    return;
   const Time clock = world_->engine_clock();
   while (!recent_.empty() && recent_.front().start < clock)
-    recent_.pop_front();  // started before the engine's clock: before the end of the run
-  recent_.push_back(w);
+    recent_.pop_front();
+  recent_limit_ = std::max<std::size_t>(64, 2 * recent_.size());
 }
 
 void SimThread::drop_work_from(Time end)

@@ -127,8 +127,8 @@ private:
   CpuTime time_;
   CpuTime stood_in_;
   std::priority_queue<Time, std::vector<Time>, std::greater<Time>> wakeups_;
-  // This thread's work that started at or after the engine's clock (it may
-  // still start after the run's end), in start order.
+  // This thread's recent work, which may have started after the run's end,
+  // in start order (remember() forgets what is surely before it).
   struct Work {
     Time start;
     double cycles;
@@ -136,6 +136,7 @@ private:
     CpuTime* account;  // nullptr: interrupt work (charge_irq)
   };
   std::deque<Work> recent_;
+  std::size_t recent_limit_ = 64;
   void remember(const Work& w);
   simgrid::s4u::SemaphorePtr sem_;
 };
