@@ -1,6 +1,7 @@
 #include "transports/simulate.hpp"
 
 #include <cctype>
+#include <cmath>
 #include <stdexcept>
 #include <string_view>
 
@@ -19,6 +20,11 @@ std::map<std::string, double> simulate_iteration(const Params& params, std::uint
   if (transport == "virtio_vsock")
     return virtio_vsock::simulate(params, iteration);
   throw std::logic_error("transport '" + transport + "' is not implemented");
+}
+
+double connection_start_interval(const Params& params)
+{
+  return std::round(params.number("workload.start_interval") * 1e3 * params.number("costs.clock_ghz"));
 }
 
 PlatformPlan platform_plan(const Params& params)

@@ -14,6 +14,10 @@ namespace vsim {
 
 std::map<std::string, double> simulate_iteration(const Params& params, std::uint32_t iteration);
 
+// Cycles between the starts of successive connections (workload.start_interval
+// at the platform's clock, whole cycles): connection i's threads start i x this.
+double connection_start_interval(const Params& params);
+
 // The experiment's platform as a transport sets it up, with the CPU cost of
 // each thread per MB of payload: the input of the analytic bound (app/topology).
 struct ThreadLoad {

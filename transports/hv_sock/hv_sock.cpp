@@ -11,14 +11,15 @@
 #include <fmt/format.h>
 
 #include "models/vmbus_ring.hpp"
-#include "sim/count.hpp"
 #include "sim/breakdown.hpp"
+#include "sim/count.hpp"
 #include "sim/rng.hpp"
 #include "sim/summary.hpp"
 #include "sim/world.hpp"
 #include "transports/hv_sock/costs.hpp"
 #include "transports/hv_sock/params.hpp"
 #include "transports/hv_sock/ring_math.hpp"
+#include "transports/simulate.hpp"
 
 namespace vsim::hv_sock {
 
@@ -532,7 +533,7 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   s.knobs.per_check = p.text("hv_sock.pending_send_size") == "per_check";
   s.knobs.message_size = static_cast<std::uint64_t>(p.integer("workload.message_size"));
   s.knobs.total_bytes = static_cast<std::uint64_t>(p.integer("workload.total_bytes"));
-  s.knobs.start_interval = std::round(p.number("workload.start_interval") * 1e3 * p.number("costs.clock_ghz"));
+  s.knobs.start_interval = connection_start_interval(p);
   s.knobs.host_packet = static_cast<std::uint32_t>(p.integer("hv_sock.host_packet_size"));
   const bool g2h = p.text("direction") == "guest_to_host";
   const int conns = static_cast<int>(p.integer("workload.connections"));

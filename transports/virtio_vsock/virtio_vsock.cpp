@@ -17,6 +17,7 @@
 #include "sim/rng.hpp"
 #include "sim/summary.hpp"
 #include "sim/world.hpp"
+#include "transports/simulate.hpp"
 
 namespace vsim::virtio_vsock {
 
@@ -1106,7 +1107,7 @@ Knobs read_knobs(const Params& p)
   kn.buf_alloc = static_cast<std::uint32_t>(u("virtio_vsock.buf_alloc"));
   kn.credit_threshold = static_cast<std::uint32_t>(u("virtio_vsock.credit_threshold"));
   kn.small_pkt_max = static_cast<std::uint32_t>(u("virtio_vsock.small_pkt_copy_max"));
-  kn.start_interval = std::round(p.number("workload.start_interval") * 1e3 * p.number("costs.clock_ghz"));
+  kn.start_interval = connection_start_interval(p);
   return kn;
 }
 
