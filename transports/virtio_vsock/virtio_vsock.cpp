@@ -369,6 +369,15 @@ protected:
 private:
   void handle_tx();
   void do_send_pkt();
+  // vhost_get_vq_desc(): the next available chain. Chains only ever appear,
+  // so "none" alone needs an exact look (observe) before it is believed.
+  std::optional<models::Virtqueue::Avail> pop(models::Virtqueue& vq);
+  // vhost_exceeds_weight(): this run has done its share; requeue and yield.
+  bool exceeds_weight(std::uint64_t pkts, std::uint64_t bytes) const
+  {
+    const Knobs& kn = s_.kn;
+    return (kn.weight_packets && pkts >= kn.weight_packets) || (kn.weight_bytes && bytes >= kn.weight_bytes);
+  }
   void signal_guest(VqKind vq);
   void deliver_to_host(const Pkt& p);
 
@@ -955,12 +964,21 @@ void Vhost::deliver_to_host(const Pkt& p)
     sk.app->wake_at(now());
 }
 
+std::optional<models::Virtqueue::Avail> Vhost::pop(models::Virtqueue& vq)
+{
+  auto a = vq.pop(now());
+  if (!a) {
+    observe();
+    a = vq.pop(now());
+  }
+  return a;
+}
+
 // vhost_vsock_handle_tx_kick(): guest packets from the tx queue into host
 // sockets, one used entry each, one interrupt per run if the guest wants it.
 void Vhost::handle_tx()
 {
   const Costs& k = s_.k;
-  const Knobs& kn = s_.kn;
   Virtqueue& vq = *s_.txq;
   vq.disable_notify(now());
   bool added = false;
@@ -968,11 +986,7 @@ void Vhost::handle_tx()
   for (;;) {
     // vhost_vsock_more_replies(): no replies are queued in a stream transfer,
     // so the back-pressure test never stops the loop here.
-    auto a = vq.pop(now());
-    if (!a) {  // entries only ever appear: "none" alone needs an exact look
-      observe();
-      a = vq.pop(now());
-    }
+    auto a = pop(vq);
     if (!a) {
       if (vq.enable_notify(now())) {
         vq.disable_notify(now());
@@ -991,7 +1005,7 @@ void Vhost::handle_tx()
     added = true;
     bytes += p.len;
     ++pkts;
-    if ((kn.weight_packets && pkts >= kn.weight_packets) || (kn.weight_bytes && bytes >= kn.weight_bytes)) {
+    if (exceeds_weight(pkts, bytes)) {
       tx_queued_ = true;  // vhost_exceeds_weight(): requeue and let others run
       break;
     }
@@ -1019,11 +1033,7 @@ void Vhost::do_send_pkt()
       vq.enable_notify(now());
       break;
     }
-    auto a = vq.pop(now());
-    if (!a) {
-      observe();
-      a = vq.pop(now());
-    }
+    auto a = pop(vq);
     if (!a) {
       s_.n.rx_buffer_stalls.add(now());
       if (vq.enable_notify(now())) {
@@ -1059,7 +1069,7 @@ void Vhost::do_send_pkt()
       s_.host_send.pop_front();
       ++pkts;
     }
-    if ((kn.weight_packets && pkts >= kn.weight_packets) || (kn.weight_bytes && bytes >= kn.weight_bytes)) {
+    if (exceeds_weight(pkts, bytes)) {
       send_queued_ = true;
       break;
     }
