@@ -272,7 +272,7 @@ struct Shared {
   std::deque<Conn> conns;
   GuestIrq* irq = nullptr;
   Vhost* vhost = nullptr;
-  std::vector<const SimThread*> host_apps;  // the threads that queue on host_send
+  std::vector<SimThread*> host_apps;  // the host's application threads: they queue on host_send
 
   // Whether host_send's first packet is the earliest there will ever be:
   // no host application thread can still queue one stamped before it.
@@ -1147,7 +1147,7 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   s.vhost = &world.spawn<Vhost>(*host[0], s);
   guest_rx_fill(s, nullptr, 0);  // virtio_vsock_probe(): rx buffers before any traffic
 
-  std::vector<SimThread*> writers, readers, guest_apps, host_apps;
+  std::vector<SimThread*> writers, readers, guest_apps;
   for (int i = 0; i < conns; ++i) {
     Conn& c = s.conns.emplace_back();
     c.index = i;
@@ -1170,7 +1170,6 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
       readers.push_back(g);
     }
     guest_apps.push_back(g);
-    host_apps.push_back(h);
     s.host_apps.push_back(h);
   }
 
@@ -1205,7 +1204,7 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   m["throughput_Gbps"] = static_cast<double>(delivered) * 8 / secs / 1e9;
   // The 2019 study's efficiency: Mbit/s per (%CPU host + %CPU guest), with
   // the CPU of the benchmark's own processes (iperf3 reports getrusage).
-  const double app_host = k.seconds(thread_cycles(host_apps, {Cat::User, Cat::Sys, Cat::Hypervisor})) / secs * 100.0;
+  const double app_host = k.seconds(thread_cycles(s.host_apps, {Cat::User, Cat::Sys, Cat::Hypervisor})) / secs * 100.0;
   const double app_guest = k.seconds(thread_cycles(guest_apps, {Cat::User, Cat::Sys, Cat::Hypervisor})) / secs * 100.0;
   m["app_cpu_percent_host"] = app_host;
   m["app_cpu_percent_guest"] = app_guest;
