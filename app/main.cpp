@@ -32,6 +32,7 @@
 #include "app/results.hpp"
 #include "app/runner.hpp"
 #include "app/shard.hpp"
+#include "app/stop.hpp"
 #include "app/explain.hpp"
 #include "app/validate.hpp"
 #include "transports/simulate.hpp"
@@ -42,7 +43,49 @@ using namespace vsim::app;
 
 namespace {
 
-volatile std::sig_atomic_t g_stop = 0;  // set by SIGINT/SIGTERM: stop the run, keep finished points
+// SIGINT, SIGTERM and SIGHUP are handled from before main() on, so a stop
+// request is never lost, however early it comes (app/stop.hpp): the handler
+// is installed from the executable's pre-initialisation array, which the
+// dynamic loader runs before any shared library's initialisers (SimGrid's
+// and the C++ runtime's take tens of milliseconds; a shell that starts
+// `vsocksim run ... &` makes SIGINT ignored until then). Only system calls
+// run there. Commands that run no simulation go back to the default
+// dispositions in main().
+void install_stop_handler(int, char**, char**) { stop::install(); }
+[[gnu::section(".preinit_array"), gnu::used]] void (*const preinit_stop_handler)(int, char**, char**) =
+    install_stop_handler;
+
+const char* signal_name(int sig)
+{
+  switch (sig) {
+  case SIGINT: return "SIGINT";
+  case SIGTERM: return "SIGTERM";
+  case SIGHUP: return "SIGHUP";
+  default: return "a signal";
+  }
+}
+
+// The end of a command stopped by a request: the line on stderr and the exit
+// status (130 SIGINT, 143 SIGTERM, 129 SIGHUP). Finished points under
+// --output are complete files a later run reuses.
+int stopped(std::size_t finished, std::size_t total, const std::string& output)
+{
+  std::string line = fmt::format("vsocksim: interrupted by {}", signal_name(stop::requested()));
+  if (!output.empty())
+    line += fmt::format("; {} of {} points finished and kept in {}", finished, total, output);
+  std::cerr << line << '\n';
+  return stop::exit_status();
+}
+
+RunOptions run_options(unsigned jobs, bool quiet)
+{
+  RunOptions opt;
+  opt.jobs = jobs;
+  opt.progress = !quiet;
+  opt.stop = [] { return stop::requested() != 0; };
+  opt.stop_fd = stop::wake_fd();
+  return opt;
+}
 
 std::string join_args(int argc, char** argv)
 {
@@ -111,14 +154,6 @@ int cmd_list(const std::string& file, const std::vector<std::string>& sets)
   return 0;
 }
 
-void stop_on_signals()
-{
-  struct sigaction sa {};
-  sa.sa_handler = [](int) { g_stop = 1; };
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
-
 int cmd_run(const std::string& file, const std::vector<std::string>& sets, const std::string& format,
             const std::string& output, unsigned jobs, bool quiet, const std::string& shard_text,
             bool allow_large, const std::string& command_line)
@@ -146,8 +181,10 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   // Points an earlier run of the same configuration and code left in DIR
   // are not simulated again (a killed sweep resumes where it stopped).
   std::map<std::size_t, PointResult> done;
-  if (!output.empty())
+  if (!output.empty()) {
+    remove_temporaries(output);
     done = reusable_points(output, ex, identity);
+  }
   if (!done.empty() && !quiet)
     std::cerr << fmt::format("reusing {} finished point(s) of {} from {}\n", done.size(), ex.points.size(), output);
   Experiment todo = ex;
@@ -156,11 +193,10 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
     if (!done.count(p.index))
       todo.points.push_back(p);
 
+  if (stop::requested())
+    return stopped(done.size(), ex.points.size(), output);
   auto started = std::chrono::system_clock::now();
-  RunOptions opt;
-  opt.jobs = jobs;
-  opt.progress = !quiet;
-  opt.stop = &g_stop;
+  RunOptions opt = run_options(jobs, quiet);
   // The experiment without its points, and each point by index: writing a
   // finished point's file costs the same whatever the sweep's size.
   Experiment shell = ex;
@@ -175,16 +211,14 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
       write_point_file(output, to_json(one, {r}, manifest)["points"][0], identity);
       done.emplace(r.index, r);
     };
-  stop_on_signals();
   try {
     for (PointResult& r : run_points(todo, simulate_iteration, opt))
       done.emplace(r.index, std::move(r));
   } catch (const Interrupted&) {
-    std::cerr << (output.empty() ? std::string("vsocksim: interrupted\n")
-                                 : fmt::format("vsocksim: interrupted; {} of {} points finished and kept in {}\n",
-                                               done.size(), ex.points.size(), output));
-    return 130;
+    return stopped(done.size(), ex.points.size(), output);
   }
+  if (stop::requested())  // nothing is printed or merged after a request
+    return stopped(done.size(), ex.points.size(), output);
   std::vector<PointResult> results;
   for (const Point& p : ex.points)
     results.push_back(done.at(p.index));
@@ -239,17 +273,15 @@ int cmd_validate(std::vector<std::string> paths, const std::vector<std::string>&
   if (!quiet)
     std::cerr << fmt::format("validate: {} {}, {}\n", studies.size(), studies.size() == 1 ? "study" : "studies",
                              describe_estimate(estimate(combined(studies)), jobs));
-  RunOptions opt;
-  opt.jobs = jobs;
-  opt.progress = !quiet;
-  opt.stop = &g_stop;
-  stop_on_signals();
+  if (stop::requested())
+    return stopped(0, 0, "");
   try {
-    run_studies(studies, simulate_iteration, opt);
+    run_studies(studies, simulate_iteration, run_options(jobs, quiet));
   } catch (const Interrupted&) {
-    std::cerr << "vsocksim: interrupted\n";
-    return 130;
+    return stopped(0, 0, "");
   }
+  if (stop::requested())
+    return stopped(0, 0, "");
   std::cout << (markdown ? validation_markdown(studies, markdown_command(sets, paths)) : validation_text(studies));
   if (!plot_dir.empty())
     for (const std::string& f : plot_validation(studies, plot_dir))
@@ -358,6 +390,11 @@ int main(int argc, char** argv)
     std::cerr << "vsocksim: error: " << e.what() << "\n(run 'vsocksim --help' for usage)\n";
     return 2;
   }
+
+  // Only run (not --list) and validate act on stop requests; the other
+  // commands end as the signal's default action ends them.
+  if (!((*run && !list) || *validate))
+    stop::restore_default();
 
   try {
     if (*run && list)

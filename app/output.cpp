@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "app/stop.hpp"
 #include "transports/simulate.hpp"
 
 namespace fs = std::filesystem;
@@ -29,14 +30,36 @@ void check_output_dir(const std::string& dir)
 void write_file_atomic(const std::string& path, const std::string& content)
 {
   std::string tmp = path + ".tmp";
+  stop::writing(tmp.c_str());  // a second stop request removes it before the process ends
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     f << content;
     f.flush();
-    if (!f)
+    if (!f) {
+      stop::writing(nullptr);
       throw std::runtime_error("cannot write " + tmp);
+    }
   }
   fs::rename(tmp, path);
+  stop::writing(nullptr);
+}
+
+void remove_temporaries(const std::string& dir)
+{
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return;
+  std::vector<fs::path> stale;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    const bool ours = name == "result.json.tmp" || name == "manifest.json.tmp" ||
+                      (name.rfind("point-", 0) == 0 && name.size() > 9 &&
+                       name.compare(name.size() - 9, 9, ".json.tmp") == 0);
+    if (ours && e.is_regular_file(ec))
+      stale.push_back(e.path());
+  }
+  for (const fs::path& p : stale)
+    fs::remove(p, ec);
 }
 
 namespace {

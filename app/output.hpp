@@ -31,6 +31,9 @@ std::map<std::size_t, PointResult> reusable_points(const std::string& dir, const
                                                    const nlohmann::ordered_json& manifest);
 // Atomic write: DIR/name.tmp then rename to DIR/name.
 void write_file_atomic(const std::string& path, const std::string& content);
+// Removes the temporary files (point-*.json.tmp, result.json.tmp,
+// manifest.json.tmp) a run killed while writing left in DIR.
+void remove_temporaries(const std::string& dir);
 
 // Every metric name, comma-separated (for error messages).
 std::string known_metrics_list();

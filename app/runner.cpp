@@ -1,6 +1,7 @@
 #include "app/runner.hpp"
 
 #include "app/estimate.hpp"
+#include "app/stop.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -157,8 +158,11 @@ struct Children {
   std::vector<Child> running;
   ~Children()
   {
-    for (auto& c : running)
+    for (auto& c : running) {
+      ::kill(-c.pid, SIGKILL);  // its process group (stop::enter_child)
       ::kill(c.pid, SIGKILL);
+      stop::untrack(c.pid);
+    }
     for (auto& c : running) {
       ::close(c.fd);
       wait_for(c.pid);
@@ -279,13 +283,14 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
   std::vector<std::size_t> left(results.size(), 0);
   for (const Task& t : tasks)
     ++left[t.point];
-  auto stopped = [&] { return opt.stop != nullptr && *opt.stop != 0; };
+  auto stopped = [&] { return opt.stop && opt.stop(); };
 
   auto spawn = [&](const Task& task) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0)
       throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
     std::fflush(nullptr);  // the child must not inherit (and later repeat) buffered output
+    const pid_t parent = ::getpid();
     pid_t pid = ::fork();
     if (pid < 0) {
       int err = errno;
@@ -294,11 +299,14 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
       throw std::runtime_error(fmt::format("fork: {}", std::strerror(err)));
     }
     if (pid == 0) {
+      stop::enter_child(parent);
       ::close(fds[0]);
       for (const auto& c : children.running)
         ::close(c.fd);
       child_main(fds[1], ex.points[task.point].params, task.iteration, fn);
     }
+    ::setpgid(pid, pid);  // as the child does: whichever runs first, the group exists from here on
+    stop::track(pid);
     ::close(fds[1]);
     children.running.push_back(Child{pid, fds[0], task, {}});
   };
@@ -306,6 +314,7 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
   // Reaps a child whose pipe reached end of file and files its result.
   auto finish = [&](Child& c) {
     ::close(c.fd);
+    stop::untrack(c.pid);
     int status = wait_for(c.pid);
     const Point& point = ex.points[c.task.point];
     auto fail = [&](const std::string& why) {
@@ -342,13 +351,18 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
     while (done < tasks.size()) {
       if (stopped())
         throw Interrupted("interrupted");
-      while (children.running.size() < jobs && next < tasks.size())
+      while (children.running.size() < jobs && next < tasks.size()) {
         spawn(tasks[next++]);
+        if (stopped())  // a request during the fork
+          throw Interrupted("interrupted");
+      }
 
       std::vector<pollfd> pfds;
-      pfds.reserve(children.running.size());
+      pfds.reserve(children.running.size() + 1);
       for (const auto& c : children.running)
         pfds.push_back(pollfd{c.fd, POLLIN, 0});
+      if (opt.stop_fd >= 0)  // last, so pfds[k] is children.running[k]
+        pfds.push_back(pollfd{opt.stop_fd, POLLIN, 0});
       if (::poll(pfds.data(), pfds.size(), -1) < 0) {
         if (errno == EINTR)
           continue;
@@ -357,8 +371,10 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
 
       // Handle ready children in the order they were started; erase the
       // finished ones afterwards.
+      if (stopped())
+        throw Interrupted("interrupted");
       std::vector<bool> ended(children.running.size(), false);
-      for (std::size_t k = 0; k < pfds.size(); ++k) {
+      for (std::size_t k = 0; k < children.running.size(); ++k) {
         if (pfds[k].revents == 0)
           continue;
         Child& c = children.running[k];

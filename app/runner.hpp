@@ -4,7 +4,6 @@
 // not depend on the number of jobs or on the order in which children finish.
 #pragma once
 
-#include <csignal>
 #include <cstdint>
 #include <stdexcept>
 #include <functional>
@@ -31,9 +30,14 @@ struct RunOptions {
   bool progress = true;   // progress lines on stderr (a single \r-updated line on a terminal)
   // Called (in the parent) as soon as every iteration of a point is done.
   std::function<void(const PointResult&)> on_point;
-  // When it becomes non-zero (a signal handler sets it), the run stops:
-  // children are killed and Interrupted is thrown.
-  const volatile std::sig_atomic_t* stop = nullptr;
+  // When it returns true (a stop request, app/stop.hpp), the run stops:
+  // children are killed with their process groups and reaped, and Interrupted
+  // is thrown. Asked before and after every fork and whenever the wait for
+  // children returns.
+  std::function<bool()> stop;
+  // A descriptor that becomes readable when a stop is requested, watched
+  // with the children's pipes so the wait returns at once; -1 for none.
+  int stop_fd = -1;
 };
 
 // The run was stopped through RunOptions::stop.
@@ -52,7 +56,8 @@ struct PointResult {
 // ex.points.
 //
 // In the child, stdout is redirected to stderr so nothing a simulation prints
-// can mix with the results the parent writes to stdout.
+// can mix with the results the parent writes to stdout. Each child runs in a
+// process group of its own (stop::enter_child) and dies with the parent.
 //
 // If fn throws, or a child dies by a signal or exits non-zero, the remaining
 // children are killed and reaped and std::runtime_error

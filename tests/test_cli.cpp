@@ -13,6 +13,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,18 +98,63 @@ struct TempDir {
 
 struct Run {
   int status = -1;  // exit status; 128 + signal if killed
+  bool killed = false;  // ended by a signal (status is then 128 + signal)
   std::string out;
   std::string err;
+  double sent_ms = -1;  // when the signal was sent, in ms after the start; -1: not sent
+  double gone_ms = -1;  // from the signal until the program and every process it started were gone
 };
 
+std::string command_text(const std::vector<std::string>& words)
+{
+  std::string s;
+  for (const std::string& w : words)
+    s += (s.empty() ? "" : " ") + w;
+  return s;
+}
+
+// Processes whose parent is this test process: after a run, the orphans its
+// program left (this process is a child subreaper, so they come here).
+std::vector<pid_t> children_of_this_process()
+{
+  std::vector<pid_t> out;
+  const std::string self = std::to_string(getpid());
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    std::ifstream f(e.path() / "stat");
+    std::string line;
+    if (!std::getline(f, line))
+      continue;
+    // pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
+    std::istringstream rest(line.substr(line.rfind(')') + 1));
+    std::string state, ppid;
+    rest >> state >> ppid;
+    if (ppid == self)
+      out.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return out;
+}
+
 // Runs VSIM_BINARY with ARGS (no shell) in dir.ws; stdin is /dev/null.
-// Gives up (and fails the test) after two minutes.
 // When `when` first returns true during the run, `sig` is sent to the
 // program (SIGKILL: to its whole process group, as a crash would end it).
+// The run is over when the program and every process it started are gone:
+// this test process is a child subreaper, so simulations the program left
+// behind come back here and are waited for (and counted in gone_ms).
+// A run that outlives two minutes is killed with its whole tree and the
+// test fails naming the command and when the signal was sent.
+// `background_job`: started as a non-interactive shell starts `cmd &`, with
+// SIGINT and SIGQUIT ignored; SIGINT, SIGTERM and SIGHUP are also blocked
+// until the program unblocks them, so a signal sent before it runs (while
+// this process forks and execs) waits for it instead of meeting the
+// launcher's dispositions.
 Run run_cli(const TempDir& dir, const std::vector<std::string>& args, const std::function<bool()>& when = {},
-            int sig = 0)
+            int sig = 0, bool background_job = false)
 {
-  bool sent = false;
+  static const bool subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
+  REQUIRE(subreaper);
   const std::string out_path = dir.root + "/stdout", err_path = dir.root + "/stderr";
   std::vector<std::string> words;
   words.push_back(kBinary);
@@ -118,11 +164,25 @@ Run run_cli(const TempDir& dir, const std::vector<std::string>& args, const std:
     argv.push_back(w.data());
   argv.push_back(nullptr);
 
+  // Emptied here, not only by the child: a signal may end the child before it opens them.
+  write_file(out_path, "");
+  write_file(err_path, "");
+  using Clock = std::chrono::steady_clock;
+  const auto started = Clock::now();
   const pid_t pid = fork();
   if (pid < 0)
     throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     setpgid(0, 0);  // its own group, so a hung run can be killed with its children
+    if (background_job) {
+      signal(SIGINT, SIG_IGN);
+      signal(SIGQUIT, SIG_IGN);
+      sigset_t set;
+      sigemptyset(&set);
+      for (int s : {SIGINT, SIGTERM, SIGHUP})
+        sigaddset(&set, s);
+      sigprocmask(SIG_BLOCK, &set, nullptr);
+    }
     const int in = open("/dev/null", O_RDONLY);
     const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -133,26 +193,50 @@ Run run_cli(const TempDir& dir, const std::vector<std::string>& args, const std:
     _exit(127);
   }
 
-  int status = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
-  for (;;) {
-    const pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid)
-      break;
-    if (r < 0 && errno != EINTR)
-      throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
-    if (when && !sent && when()) {
-      kill(sig == SIGKILL ? -pid : pid, sig);
-      sent = true;
-    }
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(-pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      FAIL("vsocksim did not finish within two minutes: " << words[1]);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  auto ms_since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
   Run r;
+  Clock::time_point sent_at;
+  auto give_up = [&](const std::string& what) {
+    kill(-pid, SIGKILL);
+    for (pid_t child : children_of_this_process())
+      kill(child, SIGKILL);
+    while (waitpid(-1, nullptr, 0) > 0) {
+    }
+    FAIL(what << ": " << command_text(words) << "; "
+              << (r.sent_ms < 0 ? std::string("no signal was sent")
+                                : fmt::format("signal {} was sent {:.0f} ms after the start", sig, r.sent_ms)));
+  };
+  int status = 0;
+  const auto deadline = started + std::chrono::minutes(2);
+  for (;;) {
+    const pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid)
+      break;
+    if (w < 0 && errno != EINTR)
+      throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+    if (when && r.sent_ms < 0 && when()) {
+      kill(sig == SIGKILL ? -pid : pid, sig);
+      sent_at = Clock::now();
+      r.sent_ms = ms_since(started);
+    }
+    if (Clock::now() > deadline)
+      give_up("vsocksim did not finish within two minutes");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  // Orphans of the program (there should be none) are reaped here.
+  for (;;) {
+    const pid_t w = waitpid(-1, nullptr, WNOHANG);
+    if (w < 0 && errno == ECHILD)
+      break;
+    if (w == 0) {
+      if (Clock::now() > deadline)
+        give_up("processes started by vsocksim outlived it by two minutes");
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  if (r.sent_ms >= 0)
+    r.gone_ms = ms_since(sent_at);
+  r.killed = WIFSIGNALED(status);
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   r.out = read_file(out_path);
   r.err = read_file(err_path);
@@ -1041,7 +1125,7 @@ TEST_CASE("cli: a sweep killed or interrupted resumes into the uninterrupted res
     INFO("stderr: " << stopped.err);
     REQUIRE(stopped.status == 130);
     CHECK(stopped.out.empty());
-    CHECK(stopped.err.find("interrupted;") != std::string::npos);
+    CHECK(stopped.err.find("interrupted by SIGINT;") != std::string::npos);
     CHECK(point_files(out) >= 1);
     const Run resumed = run_cli(dir, base + std::vector<std::string>{"--output", out});
     REQUIRE(resumed.status == 0);
@@ -1059,6 +1143,113 @@ TEST_CASE("cli: a sweep killed or interrupted resumes into the uninterrupted res
     REQUIRE(other.status == 0);
     CHECK(other.err.find("reusing") == std::string::npos);
   }
+}
+
+namespace {
+
+// The moments of the stop test: every 10 ms over the first second, then a
+// few later ones; VSIM_STOP_MOMENTS=N keeps every k-th of the first second
+// so that N remain (the sanitizer suite, whose runs are slower, uses fewer).
+std::vector<double> stop_moments_ms()
+{
+  std::vector<double> first;
+  for (int i = 0; i < 100; ++i)
+    first.push_back(10.0 * i);
+  std::size_t keep = first.size();
+  if (const char* e = std::getenv("VSIM_STOP_MOMENTS"))
+    keep = std::clamp<std::size_t>(std::strtoul(e, nullptr, 10), 1, first.size());
+  std::vector<double> out;
+  for (std::size_t i = 0; i < keep; ++i)
+    out.push_back(first[i * first.size() / keep]);
+  for (double later : {1100.0, 1300.0, 1600.0})
+    out.push_back(later);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("cli: a stop request at any moment stops the whole run, keeps complete files and resumes exactly",
+          "[cli][resume][stop]")
+{
+  TempDir dir;
+  // 16 points x 2 iterations of 60 MB: about a second and a half with 2 jobs.
+  const std::vector<std::string> base = std::vector<std::string>{"run", kTiny, "-q", "--jobs", "2", "--format",
+                                                                  "json", "--set", "workload.total_bytes=60MB",
+                                                                  "--set", "iterations=2", "--set",
+                                                                  "sweep.grid.workload.message_size=[1KiB,4KiB,16KiB,64KiB]",
+                                                                  "--set", "sweep.grid.hv_sock.sndbuf=[default,64KiB]"};
+  const std::string whole_dir = dir.ws + "/whole";
+  const Run whole = run_cli(dir, base + std::vector<std::string>{"--output", whole_dir});
+  INFO("stderr: " << whole.err);
+  REQUIRE(whole.status == 0);
+  const std::string expected = without_run_facts(parse_json(whole.out)).dump();
+  const auto reference = snapshot(whole_dir);
+  REQUIRE(point_files(whole_dir) == 16);
+
+  const int signals[] = {SIGINT, SIGTERM, SIGINT, SIGTERM, SIGHUP};
+  const std::vector<double> moments = stop_moments_ms();
+  std::size_t stopped_count = 0, finished_count = 0, partial_count = 0, early_kills = 0;
+  double slowest_ms = 0;
+  for (std::size_t k = 0; k < moments.size(); ++k) {
+    const int sig = signals[k % 5];
+    const double at = moments[k];
+    const std::string out = dir.ws + fmt::format("/out{}", k);
+    const auto t0 = std::chrono::steady_clock::now();
+    const Run r = run_cli(
+        dir, base + std::vector<std::string>{"--output", out},
+        [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() >= at; },
+        sig, /*background_job=*/true);
+    INFO("signal " << sig << " at " << at << " ms (sent " << r.sent_ms << " ms); stderr: " << r.err);
+    // The program and everything it started gone within a second.
+    if (r.sent_ms >= 0) {
+      CHECK(r.gone_ms < 1000);
+      slowest_ms = std::max(slowest_ms, r.gone_ms);
+    }
+    if (r.status == 0) {
+      // The signal came after the last point's check, while the results were
+      // written (milliseconds), or the run had finished: it is complete. A
+      // lost request would show as a run going on long after the signal.
+      ++finished_count;
+      CHECK(r.gone_ms < 300);
+      CHECK(without_run_facts(parse_json(r.out)).dump() == expected);
+    } else {
+      CHECK(r.status == 128 + sig);
+      CHECK(r.out.empty());
+      ++stopped_count;
+      early_kills += r.killed;  // before the program's handler existed (the loader's first milliseconds)
+    }
+    // Every file under --output is complete: a point file is the reference's,
+    // byte for byte; no temporary is left; result.json only once complete.
+    if (fs::exists(out)) {
+      for (const auto& [name, content] : snapshot(out)) {
+        INFO(name);
+        CHECK(name.find(".tmp") == std::string::npos);
+        if (name.rfind("point-", 0) == 0) {
+          REQUIRE(reference.count(name) == 1);
+          CHECK(content == reference.at(name));
+        } else if (name == "result.json") {
+          CHECK(without_run_facts(parse_json(content)).dump() == expected);
+        }
+      }
+      const std::size_t kept = point_files(out);
+      partial_count += kept > 0 && kept < 16;
+    }
+    // A resume gives the uninterrupted result.
+    const Run resumed = run_cli(dir, base + std::vector<std::string>{"--output", out});
+    INFO("resume stderr: " << resumed.err);
+    REQUIRE(resumed.status == 0);
+    CHECK(without_run_facts(parse_json(resumed.out)).dump() == expected);
+    fs::remove_all(out);
+  }
+  // The moments did hit every phase: runs stopped before any point and with
+  // some points kept (late moments may find the run finished).
+  INFO(stopped_count << " stopped, " << finished_count << " finished, " << partial_count
+                     << " stopped with some points kept, " << early_kills
+                     << " ended by the signal's default action; slowest end " << slowest_ms << " ms");
+  CHECK(stopped_count >= moments.size() / 2);
+  CHECK(partial_count >= 1);
+  WARN(stopped_count << " stopped, " << finished_count << " finished, " << partial_count
+                     << " with some points kept; slowest end " << slowest_ms << " ms");
 }
 
 TEST_CASE("cli: plot draws throughput, CPU per GB and predicted against measured as SVG and PNG", "[cli][plot]")

@@ -10,6 +10,10 @@
 #include <limits>
 #include <stdexcept>
 #include <thread>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -17,6 +21,7 @@
 
 #include "app/experiment.hpp"
 #include "app/runner.hpp"
+#include "app/stop.hpp"
 
 using namespace vsim;
 using namespace vsim::app;
@@ -266,4 +271,120 @@ TEST_CASE("run_points with progress on still returns the results", "[runner]")
   o.progress = true;  // lines go to stderr
   auto res = run_points(ex, tricky, o);
   CHECK(same_bits(res, run_points(ex, tricky, quiet(1))));
+}
+
+TEST_CASE("run_points stops at once when the stop descriptor becomes readable, its children ended", "[runner][stop]")
+{
+  // Every child sleeps for a minute: only the stop can end the run early.
+  Experiment ex = make_experiment({4, 4});
+  auto fn = [](const Params&, std::uint32_t) -> Metrics {
+    std::this_thread::sleep_for(std::chrono::seconds(60));
+    return {{"x", 1.0}};
+  };
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  volatile bool requested = false;
+  RunOptions o = quiet(2);
+  o.stop = [&] { return requested; };
+  o.stop_fd = fds[0];
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    requested = true;
+    REQUIRE(::write(fds[1], "s", 1) == 1);
+  });
+  auto start = std::chrono::steady_clock::now();
+  CHECK_THROWS_AS(run_points(ex, fn, o), Interrupted);
+  stopper.join();
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+  CHECK(no_children());
+  ::close(fds[0]);
+  ::close(fds[1]);
+}
+
+TEST_CASE("run_points asks for a stop before starting anything", "[runner][stop]")
+{
+  Experiment ex = make_experiment({2});
+  auto fn = [](const Params&, std::uint32_t) -> Metrics {
+    ::_exit(9);  // never reached: nothing may start
+  };
+  RunOptions o = quiet(1);
+  o.stop = [] { return true; };
+  CHECK_THROWS_AS(run_points(ex, fn, o), Interrupted);
+  CHECK(no_children());
+}
+
+namespace {
+
+// The state letter of /proc/PID/stat, or 0 when the process is gone.
+char process_state(pid_t pid)
+{
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(f, line))
+    return 0;
+  return line[line.rfind(')') + 2];
+}
+
+}  // namespace
+
+TEST_CASE("stop: the first request is recorded, a second ends the process: children killed, temporary removed",
+          "[stop]")
+{
+  char dir_pattern[] = "/tmp/vsim-stop-XXXXXX";
+  REQUIRE(::mkdtemp(dir_pattern) != nullptr);
+  const std::string tmp = std::string(dir_pattern) + "/result.json.tmp";
+  int report[2];
+  REQUIRE(::pipe(report) == 0);
+  const pid_t p = ::fork();
+  REQUIRE(p >= 0);
+  if (p == 0) {
+    // The process under test: a stop-aware command with one simulation child.
+    stop::install();
+    const pid_t c = ::fork();
+    if (c == 0) {
+      stop::enter_child(::getppid());
+      for (;;)
+        ::pause();
+    }
+    ::setpgid(c, c);
+    stop::track(c);
+    std::ofstream(tmp) << "{\"half";
+    stop::writing(tmp.c_str());
+    ::raise(SIGTERM);  // the first request: recorded, the descriptor readable
+    char byte = 0;
+    const bool readable = ::read(stop::wake_fd(), &byte, 1) == 1;
+    const int first = stop::requested();
+    const int status = stop::exit_status();
+    const std::string facts = std::to_string(c) + " " + std::to_string(first) + " " + std::to_string(status) + " " +
+                              std::to_string(readable) + "\n";
+    [[maybe_unused]] ssize_t n = ::write(report[1], facts.data(), facts.size());
+    ::raise(SIGINT);  // the second: ends the process now
+    ::_exit(99);      // not reached
+  }
+  ::close(report[1]);
+  std::string facts;
+  char buf[256];
+  for (ssize_t n; (n = ::read(report[0], buf, sizeof buf)) > 0;)
+    facts.append(buf, static_cast<std::size_t>(n));
+  ::close(report[0]);
+  int status = 0;
+  REQUIRE(::waitpid(p, &status, 0) == p);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 128 + SIGTERM);  // the first request's status
+  std::istringstream in(facts);
+  pid_t child = 0;
+  int first = 0, first_status = 0, readable = 0;
+  in >> child >> first >> first_status >> readable;
+  CHECK(first == SIGTERM);
+  CHECK(first_status == 143);
+  CHECK(readable == 1);
+  CHECK_FALSE(std::filesystem::exists(tmp));
+  // The simulation child was killed with its group (a zombie until init reaps it).
+  REQUIRE(child > 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (process_state(child) != 0 && process_state(child) != 'Z' && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const char state = process_state(child);
+  CHECK((state == 0 || state == 'Z'));
+  std::filesystem::remove_all(dir_pattern);
 }
