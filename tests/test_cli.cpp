@@ -1589,3 +1589,25 @@ TEST_CASE("cli: validate refuses bad input with exit 2 and file:line:column befo
     CHECK_THAT(m, Catch::StartsWith("--set 'iterations=0': error: iterations: 0 is out of range"));
   }
 }
+
+TEST_CASE("cli: validate stops on SIGTERM or SIGINT at any moment, its simulations with it", "[cli][validate][stop]")
+{
+  TempDir dir;
+  // The validation studies made long enough to be stopped while they run.
+  const std::vector<std::string> args = {"validate", kValidate, "-q", "--jobs", "2", "--set",
+                                         "workload.total_bytes=4GB"};
+  for (double at : {0.0, 5.0, 20.0, 60.0, 150.0, 400.0}) {
+    for (int sig : {SIGTERM, SIGINT}) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const Run r = run_cli(
+          dir, args,
+          [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() >= at; },
+          sig, /*background_job=*/true);
+      INFO("signal " << sig << " at " << at << " ms; stderr: " << r.err);
+      REQUIRE(r.sent_ms >= 0);
+      CHECK(r.status == 128 + sig);
+      CHECK(r.out.empty());
+      CHECK(r.gone_ms < 1000);
+    }
+  }
+}
