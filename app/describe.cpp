@@ -69,6 +69,21 @@ std::vector<std::string> topics(const ParamRegistry& reg)
   return {s.begin(), s.end()};
 }
 
+bool has_plausible_range(const ParamSpec& spec)
+{
+  return !std::isnan(spec.plausible_min) && !std::isnan(spec.plausible_max);
+}
+
+bool plausible(const ParamSpec& spec, double value)
+{
+  return !has_plausible_range(spec) || (value >= spec.plausible_min && value <= spec.plausible_max);
+}
+
+std::string plausible_text(const ParamSpec& spec)
+{
+  return fmt::format("{} .. {} {}", format_number(spec.plausible_min), format_number(spec.plausible_max), spec.unit);
+}
+
 void describe_param(std::string& out, const ParamSpec& spec)
 {
   out += spec.path + "\n";
@@ -83,10 +98,17 @@ void describe_param(std::string& out, const ParamSpec& spec)
       if (!spec.scope.empty() && profile.transport != spec.scope)
         continue;
       auto it = profile.costs.find(spec.path.substr(6));
-      out += fmt::format("  {}: {}\n", profile.name,
-                         it == profile.costs.end() ? "(missing)" : with_unit(it->second, spec.unit));
+      out += fmt::format("  {}: {}{}\n", profile.name,
+                         it == profile.costs.end() ? "(missing)" : with_unit(it->second, spec.unit),
+                         it != profile.costs.end() && !plausible(spec, it->second) ? "  (outside the plausible range)"
+                                                                                   : "");
     }
-  out += "  " + spec.doc + "\n\n";
+  out += "  " + spec.doc + "\n";
+  if (has_plausible_range(spec)) {
+    out += fmt::format("  plausible: {} (docs/cost-sources.md)\n", plausible_text(spec));
+    out += fmt::format("    basis:   {}\n    sources: {}\n", spec.plausible_basis, spec.plausible_sources);
+  }
+  out += "\n";
 }
 
 void describe_platforms(std::string& out, const ParamRegistry& reg)
@@ -99,6 +121,15 @@ void describe_platforms(std::string& out, const ParamRegistry& reg)
         out += fmt::format("  {:<36} {}\n", spec.path,
                            it == profile.costs.end() ? "(missing)" : with_unit(it->second, spec.unit));
       }
+    const std::vector<ImplausibleCost> outside = implausible_costs(profile);
+    if (outside.empty())
+      out += "  every value inside its plausible range\n";
+    else
+      out += fmt::format("  {} value(s) outside the plausible range (a fit standing in for a missing mechanism):\n",
+                         outside.size());
+    for (const ImplausibleCost& c : outside)
+      out += fmt::format("    costs.{:<30} {} (plausible {} .. {})\n", c.key, with_unit(c.value, c.unit),
+                         format_number(c.plausible_min), format_number(c.plausible_max));
     out += "\n";
   }
 }
@@ -213,6 +244,22 @@ std::string describe_markdown(const ParamRegistry& reg)
       }
     }
   }
+  // The plausible range of every cost and what it rests on.
+  out += "\n## Plausible ranges of the costs\n\nWhat one operation can physically cost on the modelled hardware "
+         "(2017-2019 two-socket Xeon servers, 2.5 GHz clock); calibration searches only inside these ranges. "
+         "(derived): no measurement of the quantity itself was found, the range is built from the sourced "
+         "quantities named. References [Rn]: [cost-sources.md](cost-sources.md).\n\n"
+         "| key | plausible | basis | sources |\n|---|---|---|---|\n";
+  for (const auto& spec : reg.all())
+    if (is_cost(spec) && has_plausible_range(spec))
+      out += fmt::format("| `{}` | {} | {} | {} |\n", spec.path, cell(plausible_text(spec)), cell(spec.plausible_basis),
+                         cell(spec.plausible_sources));
+  out += "\n### Profile values outside their plausible range\n\nEach stands in for a mechanism the model lacks or "
+         "misprices; a profile with one is not done.\n\n| profile | key | value | plausible |\n|---|---|---|---|\n";
+  for (const auto& p : platform_profiles())
+    for (const ImplausibleCost& c : implausible_costs(p))
+      out += fmt::format("| `{}` | `costs.{}` | {} | {} .. {} |\n", p.name, c.key, format_number(c.value),
+                         format_number(c.plausible_min), format_number(c.plausible_max));
   // Where each profile's cost values come from.
   out += "\n## Sources of the cost values\n\nfitted: fitted on published rows, see "
          "[calibration.md](calibration.md); kvm-2019 fit: kvm-2018 keeps kvm-2019's fitted value; set: chosen by "

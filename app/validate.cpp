@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "app/effects.hpp"
 #include "app/plot.hpp"
 #include "app/registry.hpp"
 #include "app/units.hpp"
@@ -324,6 +325,74 @@ void run_studies(std::vector<Study>& studies, const IterationFn& fn, const RunOp
   }
 }
 
+namespace {
+
+// The design effects of one study as a table: header, then one line per
+// effect (base row first, then the changed one).
+std::vector<std::vector<std::string>> effect_rows(const std::vector<DesignEffect>& effects)
+{
+  std::vector<std::vector<std::string>> rows = {
+      {"change", "at", "measured ratio", "predicted ratio", "ratio error", "direction"}};
+  for (const DesignEffect& e : effects)
+    rows.push_back({e.change, e.context, fmt::format("{:.3f}", e.measured_ratio), fmt::format("{:.3f}", e.predicted_ratio),
+                    error_text(100 * (e.predicted_ratio / e.measured_ratio - 1)),
+                    !e.large() ? "(under 10%)" : e.direction_right() ? "right" : "WRONG"});
+  return rows;
+}
+
+// "held out: N row(s), mean absolute error X%" over the rows no profile was
+// fitted on, or "" when the studies have none.
+std::string held_out_line(const std::vector<const ComparisonRow*>& rows)
+{
+  std::size_t n = 0;
+  double sum = 0;
+  for (const ComparisonRow* r : rows)
+    if (is_held_out(*r->m)) {
+      ++n;
+      sum += std::fabs(r->error_percent);
+    }
+  if (n == 0)
+    return "";
+  return fmt::format("held out (never fitted): {} row(s), mean absolute error {:.1f}%", n, sum / static_cast<double>(n));
+}
+
+std::vector<const ComparisonRow*> rows_of(const Study& s)
+{
+  std::vector<const ComparisonRow*> rows;
+  for (const ComparisonRow& r : s.comparison.rows)
+    rows.push_back(&r);
+  return rows;
+}
+
+std::vector<const ComparisonRow*> rows_of(const std::vector<Study>& studies)
+{
+  std::vector<const ComparisonRow*> rows;
+  for (const Study& s : studies)
+    for (const ComparisonRow* r : rows_of(s))
+      rows.push_back(r);
+  return rows;
+}
+
+std::string effects_lines(const std::vector<DesignEffect>& effects, const std::string& prefix)
+{
+  std::string out = prefix + effect_summary_text(summarize(effects)) + "\n";
+  const EffectSummary h = summarize(effects, true);
+  if (h.effects > 0)
+    out += prefix + "held out (either row never fitted): " + effect_summary_text(h) + "\n";
+  return out;
+}
+
+std::vector<DesignEffect> all_effects(const std::vector<Study>& studies)
+{
+  std::vector<DesignEffect> all;
+  for (const Study& s : studies)
+    for (const DesignEffect& e : design_effects(s.comparison))
+      all.push_back(e);
+  return all;
+}
+
+}  // namespace
+
 std::string validation_text(const std::vector<Study>& studies)
 {
   std::string out;
@@ -332,9 +401,18 @@ std::string validation_text(const std::vector<Study>& studies)
                        run_size(s));
     if (const std::string d = description(s); !d.empty())
       out += d + "\n";
-    out += "\n" + text_columns(study_rows(s, true, false)) + summary_line(s, false) + "\n\n";
+    out += "\n" + text_columns(study_rows(s, true, false)) + summary_line(s, false) + "\n";
+    if (const std::string h = held_out_line(rows_of(s)); !h.empty())
+      out += h + "\n";
+    out += "\n";
+    if (const std::vector<DesignEffect> effects = design_effects(s.comparison); !effects.empty())
+      out += "design effects (rows that differ only in design keys; ratio = changed / base):\n" +
+             text_columns(effect_rows(effects)) + effects_lines(effects, "") + "\n";
   }
-  return out + overall_line(studies, false) + "\n";
+  out += overall_line(studies, false) + "\n";
+  if (const std::string h = held_out_line(rows_of(studies)); !h.empty())
+    out += "overall " + h + "\n";
+  return out + effects_lines(all_effects(studies), "overall design effects: ");
 }
 
 std::string validation_markdown(const std::vector<Study>& studies, const std::string& command)
@@ -363,6 +441,11 @@ std::string validation_markdown(const std::vector<Study>& studies, const std::st
                        row_name(w, true), error_text(w.error_percent)});
   }
   out += markdown_table(summary) + "\n" + overall_line(studies, true) + "\n";
+  if (const std::string h = held_out_line(rows_of(studies)); !h.empty())
+    out += "\nOverall " + h + ".\n";
+  out += "\nDesign effects: every pair of rows of a study with the same workload (`direction` and `workload.*`) "
+         "that differ in design keys; ratio = changed row / base row, measured and predicted; a predicted change under "
+         "2% has no direction.\n\n" + effects_lines(all_effects(studies), "- ");
   for (const Study& s : studies) {
     out += fmt::format("\n## {}\n\n", s.ex.name);
     if (const std::string d = description(s); !d.empty())
@@ -370,6 +453,11 @@ std::string validation_markdown(const std::vector<Study>& studies, const std::st
     out += fmt::format("Experiment `{}`, figures `{}` (source: {}); {}.\n\n", s.file, s.measurements_file, sources(s),
                        run_size(s));
     out += markdown_table(study_rows(s, false, true)) + "\n" + summary_line(s, true) + "\n";
+    if (const std::string h = held_out_line(rows_of(s)); !h.empty())
+      out += "\n" + h + ".\n";
+    if (const std::vector<DesignEffect> effects = design_effects(s.comparison); !effects.empty())
+      out += "\nDesign effects (ratio = changed / base):\n\n" + markdown_table(effect_rows(effects)) + "\n" +
+             effects_lines(effects, "- ");
   }
   return out;
 }

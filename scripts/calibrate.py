@@ -10,6 +10,18 @@ step (docs/calibration.md records which rows each parameter was fitted on).
   scripts/calibrate.py experiments/calibration/hyperv-2019.yaml \
       --fit guest_send_syscall,host_signal_latency,... --rounds 3
 
+Every value stays inside its cost's plausible range (`vsocksim describe
+costs`, docs/cost-sources.md): a start outside it is moved to the nearest
+bound, and a fitted value that ends at a bound is reported as a warning (the
+profile is not done: the fit is standing in for a missing mechanism).
+
+--hold-out KEY=VALUE[,KEY=VALUE...] (repeatable) keeps the rows that match
+out of the fit and reports their error separately, so that a fit that only
+reproduces its own rows shows:
+
+  scripts/calibrate.py experiments/calibration/hyperv-2019.yaml \
+      --fit host_dpc,host_signal_latency --hold-out hv_sock.sndbuf=64KiB
+
 Uses short transfers (--bytes, default 20MB) and one iteration: the
 simulated figures are steady-state rates, so they do not depend on the
 transfer size beyond start-up effects (the calibration report in
@@ -47,6 +59,23 @@ def run(experiment, costs, extra_sets, nbytes, jobs):
     return json.loads(out.stdout)
 
 
+def plausible_ranges():
+    """{cost name: (min, max)} from `vsocksim describe costs`."""
+    text = subprocess.run([BIN, "describe", "costs"], capture_output=True, text=True, check=True).stdout
+    ranges, name = {}, None
+    for line in text.splitlines():
+        if line.startswith("costs."):
+            name = line.strip()[len("costs."):]
+        elif line.strip().startswith("plausible:") and name:
+            lo, _, rest = line.split(":", 1)[1].strip().partition(" .. ")
+            ranges[name] = (float(lo), float(rest.split()[0]))
+    return ranges
+
+
+def matches(row, filters):
+    return all(row.get(k, "").lower() == v.lower() for k, v in filters)
+
+
 def errors(result, rows, nbytes, extra_rows):
     errs = []
     for row in rows + extra_rows:
@@ -76,6 +105,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--extra", default="", help="CSV of extra rows (with scale_bytes column)")
+    ap.add_argument("--hold-out", action="append", default=[],
+                    help="KEY=VALUE[,KEY=VALUE...]: rows matching all pairs are not fitted, their error is reported")
     args = ap.parse_args()
 
     exp = os.path.abspath(args.experiment)
@@ -84,7 +115,13 @@ def main():
         for line in f:
             if line.strip().startswith("measurements:"):
                 meas = line.split(":", 1)[1].strip()
-    rows = load_rows(os.path.join(os.path.dirname(exp), meas))
+    all_rows = load_rows(os.path.join(os.path.dirname(exp), meas))
+    holds = [[tuple(kv.split("=", 1)) for kv in h.split(",") if kv] for h in args.hold_out]
+    held = [r for r in all_rows if any(matches(r, f) for f in holds)]
+    rows = [r for r in all_rows if r not in held]
+    if args.hold_out and not held:
+        sys.exit("--hold-out matches no row")
+    print(f"fitting on {len(rows)} row(s), {len(held)} held out", flush=True)
     extra_rows = load_rows(args.extra) if args.extra else []
     names = [n for n in args.fit.split(",") if n]
     costs = {}
@@ -114,6 +151,15 @@ def main():
                         pass
             if n not in costs:
                 sys.exit(f"no starting value for {n}: give --start {n}=V")
+    ranges = plausible_ranges()
+    for n in names:
+        if n not in ranges:
+            sys.exit(f"{n}: no plausible range declared (transports/profiles.cpp)")
+        lo, hi = ranges[n]
+        if not lo <= costs[n] <= hi:
+            print(f"  {n}: start {costs[n]:.4g} outside its plausible range {lo:g}..{hi:g}: moved to the bound",
+                  flush=True)
+            costs[n] = min(max(costs[n], lo), hi)
     best, errs = objective(costs)
     print(f"start: MAE {best*100:.1f}%", flush=True)
     step = 0.5
@@ -123,7 +169,10 @@ def main():
                 improved = True
                 while improved:
                     trial = dict(costs)
-                    trial[n] = costs[n] * math.exp(direction * step)
+                    lo, hi = ranges[n]
+                    trial[n] = min(max(costs[n] * math.exp(direction * step), lo), hi)
+                    if trial[n] == costs[n]:  # at the bound
+                        break
                     try:
                         val, e = objective(trial)
                     except RuntimeError as ex:
@@ -134,8 +183,18 @@ def main():
                         best, costs, errs = val, trial, e
                         print(f"  round {rnd} {n}={costs[n]:.4g}: MAE {best*100:.2f}%", flush=True)
         step /= 2
-    print(f"best MAE {best*100:.2f}%")
+    print(f"best MAE {best*100:.2f}% on the {len(rows)} fitted row(s)")
     print("per-row errors: " + " ".join(f"{x*100:+.0f}%" for x in errs))
+    if held:
+        res = run(exp, costs, args.set, 0 if args.keep_bytes else args.bytes, args.jobs)
+        h = errors(res, held, args.bytes, [])
+        print(f"held-out MAE {sum(abs(x) for x in h) / len(h) * 100:.2f}% on {len(h)} row(s): "
+              + " ".join(f"{x*100:+.0f}%" for x in h))
+    for n in names:
+        lo, hi = ranges[n]
+        if costs[n] <= lo * (1 + 1e-9) or costs[n] >= hi * (1 - 1e-9):
+            print(f"warning: {n} = {costs[n]:.4g} sits at a bound of its plausible range {lo:g}..{hi:g}: "
+                  "the fit stands in for a mechanism; the profile is not done", flush=True)
     for n in names:
         print(f'{{"{n}", {costs[n]:.4g}}},')
 

@@ -54,6 +54,13 @@ struct ParamSpec {
   // The transport the key applies to ("" = every transport). A point keeps
   // only the keys of its own transport.
   std::string scope;
+  // Costs: the physically plausible range (NaN when none is declared), what
+  // it rests on and its sources. Values outside it are accepted (what-if
+  // studies) but reported; calibration stays inside it.
+  double plausible_min = std::numeric_limits<double>::quiet_NaN();
+  double plausible_max = std::numeric_limits<double>::quiet_NaN();
+  std::string plausible_basis;
+  std::string plausible_sources;
   // Extra validation beyond kind and range: returns "" when the value is
   // acceptable, else what is wrong and what is allowed (one line).
   std::function<std::string(const std::string& text)> check;

@@ -32,6 +32,18 @@ const PlatformProfile* find_profile(const std::string& name);
 // ../shared/domain/costs-and-engine.md).
 std::string cost_source(const PlatformProfile& profile, const std::string& key);
 
+// A profile value outside its cost's plausible range (ParamSpec::plausible_*):
+// a fit that needs it stands in for a mechanism the model lacks.
+struct ImplausibleCost {
+  std::string key;  // without "costs."
+  double value;
+  double plausible_min;
+  double plausible_max;
+  std::string unit;
+};
+// The profile's values outside their plausible ranges, in declaration order.
+std::vector<ImplausibleCost> implausible_costs(const PlatformProfile& profile);
+
 // Declares every `costs.*` parameter (their defaults come from the profile).
 void declare_cost_params(ParamRegistry& reg);
 
