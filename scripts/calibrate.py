@@ -137,6 +137,9 @@ def main():
     # Start from the profile's values for the fitted names.
     desc = subprocess.run([BIN, "describe", "platforms"], capture_output=True, text=True).stdout
     platform = next((s.split("=", 1)[1] for s in args.set if s.startswith("platform=")), None)
+    if platform is None:  # the experiment's own platform
+        with open(exp) as f:
+            platform = next((l.split(":", 1)[1].strip() for l in f if l.startswith("platform:")), None)
     if platform:  # only that profile's block of the listing
         blocks = desc.split("\n\n")
         desc = next((b for b in blocks if b.startswith(platform + "\n")), desc)

@@ -132,8 +132,13 @@ void declare_params(ParamRegistry& reg)
   wb.max = 1 << 30;
   add(wb);
 
-  ParamSpec ind{"virtio_vsock.indirect_desc", ParamKind::Boolean, "", "false"};
-  ind.doc = "VIRTIO_RING_F_INDIRECT_DESC: a header+payload chain takes one ring descriptor instead of two";
+  // On by default: vhost-vsock offers VIRTIO_RING_F_INDIRECT_DESC, QEMU 2.12-4.1
+  // passes it through (no feature filter for vhost-vsock) and the guest's
+  // virtqueue_add_sgs uses an indirect table for its 2-part chains
+  // (docs/kernel-notes.md, item 7).
+  ParamSpec ind{"virtio_vsock.indirect_desc", ParamKind::Boolean, "", "true"};
+  ind.doc = "VIRTIO_RING_F_INDIRECT_DESC (negotiated by QEMU 2.12-4.1): a header+payload chain takes one ring "
+            "descriptor instead of two";
   add(ind);
   ParamSpec ba{"virtio_vsock.buf_alloc", ParamKind::Size, "bytes", "256KiB"};
   ba.min = 4096;
