@@ -235,6 +235,14 @@ std::optional<double> MetricExpr::eval(const Metrics& m, const Params& point, st
   return stack.at(0);
 }
 
+std::string Measurement::value_of(const std::string& key) const
+{
+  for (const auto& [k, v] : keys)
+    if (k == key)
+      return v;
+  return "";
+}
+
 std::string Measurement::keys_text() const
 {
   std::string s;

@@ -74,6 +74,7 @@ struct Measurement {
   std::string source;
 
   std::string keys_text() const;  // "key=value, key=value"
+  std::string value_of(const std::string& key) const;  // the row's value of a key, "" when it names none
 };
 
 // Declares `validation.measurements` (the CSV path, relative to the

@@ -13,14 +13,6 @@ bool is_context_key(const std::string& key)
   return key == "direction" || key.rfind("workload.", 0) == 0;
 }
 
-std::string value_of(const Measurement& m, const std::string& key)
-{
-  for (const auto& [k, v] : m.keys)
-    if (k == key)
-      return v;
-  return "";
-}
-
 // Every key either row names, in order of first use.
 std::vector<std::string> keys_of(const Measurement& a, const Measurement& b)
 {
@@ -36,8 +28,7 @@ std::vector<std::string> keys_of(const Measurement& a, const Measurement& b)
 
 bool is_held_out(const Measurement& m)
 {
-  static const std::string tag = "/held-out";
-  return m.source.size() >= tag.size() && m.source.compare(m.source.size() - tag.size(), tag.size(), tag) == 0;
+  return m.source.ends_with("/held-out");
 }
 
 bool DesignEffect::held_out() const { return is_held_out(*base->m) || is_held_out(*changed->m); }
@@ -64,7 +55,7 @@ std::vector<DesignEffect> design_effects(const Comparison& c)
       bool same_workload = true;
       std::string change, context;
       for (const std::string& k : keys_of(*a.m, *b.m)) {
-        const std::string va = value_of(*a.m, k), vb = value_of(*b.m, k);
+        const std::string va = a.m->value_of(k), vb = b.m->value_of(k);
         if (is_context_key(k)) {
           same_workload = same_workload && va == vb;
           context += fmt::format("{}{}={}", context.empty() ? "" : ", ", k, va);

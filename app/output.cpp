@@ -53,8 +53,7 @@ void remove_temporaries(const std::string& dir)
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
     const bool ours = name == "result.json.tmp" || name == "manifest.json.tmp" ||
-                      (name.rfind("point-", 0) == 0 && name.size() > 9 &&
-                       name.compare(name.size() - 9, 9, ".json.tmp") == 0);
+                      (name.starts_with("point-") && name.ends_with(".json.tmp"));
     if (ours && e.is_regular_file(ec))
       stale.push_back(e.path());
   }

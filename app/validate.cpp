@@ -63,14 +63,6 @@ std::vector<std::string> key_columns(const Study& s)
   return keys;
 }
 
-std::string key_value(const Measurement& m, const std::string& key)
-{
-  for (const auto& [k, v] : m.keys)
-    if (k == key)
-      return v;
-  return "";
-}
-
 // A metric as shown: in Markdown as code (an expression's '*' is no emphasis).
 std::string metric_text(const Measurement& m, bool md)
 {
@@ -142,7 +134,7 @@ std::vector<std::vector<std::string>> study_rows(const Study& s, bool with_study
     if (with_study)
       row.push_back(s.ex.name);
     for (const std::string& k : keys)
-      row.push_back(key_value(*r.m, k));
+      row.push_back(r.m->value_of(k));
     for (const std::string& cell : {metric_text(*r.m, md), r.m->unit, r.stat, fmt::format("{}", r.measured),
                                     number(r.predicted), error_text(r.error_percent)})
       row.push_back(cell);
