@@ -81,9 +81,6 @@ void declare_experiment_params(ParamRegistry& reg)
   reg.declare(ranged("guest.vcpus", ParamKind::Integer, "vCPUs", "2", 1, 64,
                      "guest vCPUs: interrupts go to vCPU 0; connection i's guest thread runs on vCPU (1+i) mod vcpus"));
   reg.declare(ranged("host.cpus", ParamKind::Integer, "CPUs", "8", 1, 256, "host logical CPUs"));
-  reg.declare(choice("sim.mode", "fast", {"fast", "exact"},
-                     "`exact`: every operation synchronises with the engine; `fast`: threads run ahead where "
-                     "that cannot change results"));
   ParamSpec metrics = text("report.metrics", "comma-separated metric names shown by the table format");
   metrics.default_text = "throughput_MBps";
   metrics.check = [](const std::string& text) -> std::string {

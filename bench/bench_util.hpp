@@ -20,7 +20,10 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
+#include <simgrid/kernel/Timer.hpp>
 #include <xbt/log.h>
+
+#include <functional>
 
 #include "app/experiment.hpp"
 #include "app/registry.hpp"
@@ -31,7 +34,8 @@ namespace vsim::bench {
 struct Outcome {
   double wall_seconds;
   double throughput_MBps;
-  double simcalls;
+  double simcalls;  // SimGrid main-loop iterations (time advances)
+  double events;    // simulated-thread resumptions
   long max_rss_kib;
   std::map<std::string, double> metrics;  // every metric of the run
 };
@@ -69,7 +73,7 @@ inline Outcome measure(const char* base, const std::vector<std::string>& sets)
   struct rusage ru {};
   wait4(pid, &status, 0, &ru);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  Outcome o{wall, 0, 0, ru.ru_maxrss, {}};
+  Outcome o{wall, 0, 0, 0, ru.ru_maxrss, {}};
   std::istringstream in(text);
   std::string name;
   double value;
@@ -79,14 +83,17 @@ inline Outcome measure(const char* base, const std::vector<std::string>& sets)
     std::fprintf(stderr, "bench: child failed\n");
   o.throughput_MBps = o.metrics.count("throughput_MBps") ? o.metrics.at("throughput_MBps") : 0;
   o.simcalls = o.metrics.count("sim_simcalls") ? o.metrics.at("sim_simcalls") : 0;
+  o.events = o.metrics.count("sim_events") ? o.metrics.at("sim_events") : 0;
   return o;
 }
 
-// The engine's floor: wall nanoseconds per hand-off between two SimGrid
-// actors blocked on semaphores (one releases, the other resumes), the
-// cheapest way one simulated thread can wake another; and per sleep_until of
-// one actor (a thread carried to a later time). Measured in a forked child.
+// SimGrid's speed on this machine, for reading the figures: wall
+// nanoseconds per kernel-timer firing that sets the next one a time unit
+// later (what vsocksim's engine pays per time advance, sim/world.cpp); per
+// hand-off between two actors blocked on semaphores; and per sleep_until of
+// one actor. Measured in a forked child.
 struct EngineFloor {
+  double timer_ns;
   double handoff_ns;
   double sleep_ns;
 };
@@ -111,7 +118,15 @@ inline EngineFloor engine_floor(int rounds = 200000)
     sg4::Host* b = zone->create_host("b", 1.0);
     zone->seal();
     auto sa = sg4::Semaphore::create(0), sb = sg4::Semaphore::create(0);
-    std::chrono::steady_clock::time_point t0, t1, t2;
+    std::chrono::steady_clock::time_point t0, t1, t2, t3, t4;
+    {
+      int left = rounds;
+      std::function<void()> next = [&] {
+        if (--left > 0)
+          simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock() + 1.0, next);
+      };
+      simgrid::kernel::timer::Timer::set(0.0, next);
+    }
     sg4::Actor::create("ping", a, [&] {
       t0 = std::chrono::steady_clock::now();
       for (int i = 0; i < rounds; ++i) {
@@ -129,29 +144,48 @@ inline EngineFloor engine_floor(int rounds = 200000)
         sa->release();
       }
     });
+    t3 = std::chrono::steady_clock::now();
     engine.run();
-    double out[2] = {std::chrono::duration<double, std::nano>(t1 - t0).count() / (2.0 * rounds),
+    t4 = std::chrono::steady_clock::now();
+    // The timer chain runs interleaved with the actors: its cost is the run's
+    // wall time less theirs.
+    const double actors = std::chrono::duration<double, std::nano>(t2 - t0).count();
+    double out[3] = {(std::chrono::duration<double, std::nano>(t4 - t3).count() - actors) / rounds,
+                     std::chrono::duration<double, std::nano>(t1 - t0).count() / (2.0 * rounds),
                      std::chrono::duration<double, std::nano>(t2 - t1).count() / rounds};
     if (write(fds[1], out, sizeof out) != sizeof out)
       _exit(1);
     _exit(0);
   }
   close(fds[1]);
-  double in[2] = {0, 0};
+  double in[3] = {0, 0, 0};
   if (read(fds[0], in, sizeof in) != sizeof in)
     std::fprintf(stderr, "bench: engine floor child failed\n");
   close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  return {in[0], in[1]};
+  return {in[0], in[1], in[2]};
 }
 
 // `extra`: further columns, printed after the common ones.
 inline void row(const char* label, double messages, double bytes, const Outcome& o, const std::string& extra = "")
 {
-  std::printf("%-44s %10.3f %12.0f %10.3f %9.2f %8.1f %9ld%s\n", label, o.wall_seconds, messages / o.wall_seconds,
-              bytes / o.wall_seconds / 1e9, o.simcalls / messages, o.throughput_MBps, o.max_rss_kib / 1024,
-              extra.c_str());
+  std::printf("%-44s %10.3f %12.0f %10.3f %9.2f %9.2f %8.1f %9ld%s\n", label, o.wall_seconds,
+              messages / o.wall_seconds, bytes / o.wall_seconds / 1e9, o.events / messages, o.simcalls / messages,
+              o.throughput_MBps, o.max_rss_kib / 1024, extra.c_str());
+}
+
+inline void header(const char* extra = "")
+{
+  std::printf("%-44s %10s %12s %10s %9s %9s %8s %9s%s\n", "case", "wall s", "msgs/s", "GB/s sim", "events/m",
+              "simcall/m", "MB/s", "RSS MiB", extra);
+}
+
+inline void calibration_line(const EngineFloor& fl)
+{
+  std::printf("SimGrid on this machine: %.0f ns per kernel-timer firing (one time advance of vsocksim's engine), "
+              "%.0f ns per semaphore hand-off between two actors, %.0f ns per sleep_until\n",
+              fl.timer_ns, fl.handoff_ns, fl.sleep_ns);
 }
 
 }  // namespace vsim::bench

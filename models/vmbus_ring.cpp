@@ -116,6 +116,13 @@ std::uint32_t VmbusRing::visible_packets(Time t) const
   return static_cast<std::uint32_t>(end - queue_.begin());
 }
 
+std::uint32_t VmbusRing::peek_payload(std::uint32_t i) const
+{
+  if (i >= queue_.size())
+    throw std::logic_error("VmbusRing::peek_payload: fewer unconsumed packets than asked for");
+  return queue_[i].payload;
+}
+
 std::uint32_t VmbusRing::peek_payload() const
 {
   if (queue_.empty())

@@ -118,6 +118,9 @@ public:
   std::uint32_t unconsumed_packets() const { return static_cast<std::uint32_t>(queue_.size()); }
   // Payload of the next unconsumed packet (std::logic_error if there is none).
   std::uint32_t peek_payload() const;
+  // Payload of the i-th unconsumed packet (0: the next; std::logic_error if
+  // there are not that many).
+  std::uint32_t peek_payload(std::uint32_t i) const;
   // Ring bytes of the next unconsumed packet (std::logic_error if there is none).
   std::uint32_t peek_ring_bytes() const;
   // Stamp of the next unconsumed packet, +infinity if none.

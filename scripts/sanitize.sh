@@ -10,7 +10,10 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --deps --test-deps
 flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -O1"
 mkdir -p build-asan
-if ! { cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="$flags" \
+if [ -f build-asan/CMakeCache.txt ] && ! grep -q "^CMAKE_CXX_COMPILER:.*clang++-14" build-asan/CMakeCache.txt; then
+  rm -rf build-asan/CMakeCache.txt build-asan/CMakeFiles
+fi
+if ! { cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_CXX_FLAGS="$flags" \
          -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" &&
        cmake --build build-asan -j "$(nproc)"; } > build-asan/build.log 2>&1; then
   tail -40 build-asan/build.log >&2

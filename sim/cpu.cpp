@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "sim/thread.hpp"
+
 namespace vsim {
 
 const char* to_string(Cat c)
@@ -24,16 +26,16 @@ void Cpu::add_irq(Time start, double cycles, Cat c)
 {
   if (start < irq_busy_until_)
     throw std::logic_error("Cpu " + name_ + ": interrupts registered out of time order");
-  Time end = start + cycles;
+  const Time end = start + cycles;
   irq_busy_until_ = end;
   time_[c] += cycles;
   irq_time_[c] += cycles;
-  if (threads_ <= 0)  // no worker to preempt: nothing to remember
-    return;
-  if (start < committed_until_)
-    stolen_ += cycles;
-  else
-    irqs_.emplace_back(start, end);
+  // Only the work on the CPU now, or work starting later, can be stretched:
+  // what ended before either is forgotten (memory stays flat).
+  const Time keep_from = holder_ ? work_start_ : start;
+  while (!irqs_.empty() && irqs_.front().second <= keep_from)
+    irqs_.pop_front();
+  irqs_.emplace_back(start, end);
 }
 
 Time Cpu::finish_time(Time start, double cycles) const
@@ -54,19 +56,21 @@ Time Cpu::finish_time(Time start, double cycles) const
   return t + remaining;
 }
 
-void Cpu::commit(Time t)
+void Cpu::work_started(Time t)
 {
-  if (t > committed_until_)
-    committed_until_ = t;
-  while (!irqs_.empty() && irqs_.front().second <= committed_until_)
+  work_start_ = t;
+  while (!irqs_.empty() && irqs_.front().second <= t)
     irqs_.pop_front();
 }
 
-double Cpu::take_stolen()
+SimThread* Cpu::next()
 {
-  double s = stolen_;
-  stolen_ = 0;
-  return s;
+  holder_ = nullptr;
+  if (queue_.empty())
+    return nullptr;
+  holder_ = queue_.front();
+  queue_.pop_front();
+  return holder_;
 }
 
 }  // namespace vsim

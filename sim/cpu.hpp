@@ -3,10 +3,11 @@
 // Time is counted in cycles of the platform clock, so every cost is a whole
 // number and sums of costs are exact in double precision. A CPU accounts the
 // cycles it spends per category (what `top`/`time` would report), and keeps
-// the interrupts that ran on it so that thread work on the same CPU is
+// the interrupts that run on it so that thread work on the same CPU is
 // stretched by them: an interrupt preempts the thread, which resumes with
 // its remaining work (the semantics of SimGrid's Exec::suspend()/resume(),
-// computed directly on the CPU's timeline instead of with simcalls).
+// computed on the CPU's timeline instead of with simcalls). Threads sharing
+// a CPU take turns, each piece of work running to its end.
 #pragma once
 
 #include <array>
@@ -20,6 +21,8 @@ class Host;
 }
 
 namespace vsim {
+
+class SimThread;
 
 enum class Side { Guest, Host };
 
@@ -45,20 +48,9 @@ public:
   const std::string& name() const { return name_; }
   simgrid::s4u::Host* host() const { return host_; }
 
-  // Set-up: how many worker threads run here and whether interrupts arrive
-  // here. A worker alone on a CPU without interrupts may run ahead of the
-  // engine's clock without changing any result.
-  void attach_thread() { ++threads_; }
-  // The calling thread, attached like any other, is this CPU's interrupt
-  // context: not a worker whose work interrupts stretch.
-  void attach_interrupt_context()
-  {
-    --threads_;
-    takes_irqs_ = true;
-  }
-  // Worker threads here must synchronise with the engine around each piece
-  // of work: they share the CPU with each other or with interrupts.
-  bool needs_sync() const { return threads_ > 1 || (threads_ == 1 && takes_irqs_); }
+  // The calling thread is this CPU's interrupt context: its work preempts
+  // the CPU's other threads instead of taking turns with them.
+  void attach_interrupt_context() { takes_irqs_ = true; }
 
   void account(Cat c, double cycles) { time_[c] += cycles; }
   // Takes back interrupt work accounted by add_irq (see SimThread::drop_work_from).
@@ -79,40 +71,40 @@ public:
   // run one after the other, never nested).
   Time irq_start(Time t) const { return t > irq_busy_until_ ? t : irq_busy_until_; }
   // Record that interrupt work (category c: Irq, or Hypervisor for the exit
-  // that delivers it) ran in [start, start + cycles). If a thread's
-  // work covering `start` was already committed (fast mode), the thread owes
-  // the time instead and pays it at its next operation ("stolen time").
+  // that delivers it) runs in [start, start + cycles).
   void add_irq(Time start, double cycles, Cat c = Cat::Irq);
 
   // --- thread work ------------------------------------------------------
   // When thread work of `cycles` started at `start` completes, given the
-  // interrupts registered so far (they stretch it).
+  // interrupts registered so far (they stretch it). Interrupts start at or
+  // after the time they are registered, so once the engine reaches this
+  // time without a new one before it, the answer is final.
   Time finish_time(Time start, double cycles) const;
-  // The thread's work up to `t` will not be re-examined: later interrupts
-  // that start before t become stolen time.
-  void commit(Time t);
-  double take_stolen();
 
-  // Shared CPUs: end of the operation of the thread holding the CPU.
-  Time busy_until() const { return busy_until_; }
-  void set_busy_until(Time t) { busy_until_ = t; }
-  bool held() const { return held_; }
-  void set_held(bool h) { held_ = h; }
+  // Threads sharing the CPU take turns: the one holding it, and those
+  // waiting for it in arrival order.
+  SimThread* holder() const { return holder_; }
+  void set_holder(SimThread* t) { holder_ = t; }
+  // The holder's current work started at t: interrupts that ended before
+  // it cannot stretch it (nor any later work), and are forgotten.
+  void work_started(Time t);
+  std::size_t irq_intervals() const { return irqs_.size(); }
+  void enqueue(SimThread* t) { queue_.push_back(t); }
+  // The next waiting thread (the CPU is now its), or nullptr.
+  SimThread* next();
 
 private:
   int index_;
   Side side_;
   std::string name_;
   simgrid::s4u::Host* host_;
-  int threads_ = 0;
   bool takes_irqs_ = false;
   CpuTime time_;
   CpuTime irq_time_;
   Time irq_busy_until_ = 0;
-  Time committed_until_ = 0;
-  Time busy_until_ = 0;
-  bool held_ = false;
-  double stolen_ = 0;
+  SimThread* holder_ = nullptr;
+  Time work_start_ = 0;
+  std::deque<SimThread*> queue_;
   std::deque<std::pair<Time, Time>> irqs_;  // [start, end), in time order
 };
 

@@ -50,11 +50,8 @@ void append_run_metrics(std::map<std::string, double>& m, const World& world, Ti
   m["host_cpu_percent"] = side_percent(Side::Host);
   // What the run cost the engine (figures for the speed benchmarks).
   const SimStats& st = world.stats();
-  m["sim_simcalls"] = static_cast<double>(st.simcalls());
-  m["sim_sleeps"] = static_cast<double>(st.sleeps);
-  m["sim_waits"] = static_cast<double>(st.waits);
-  m["sim_releases"] = static_cast<double>(st.releases);
-  m["sim_observes"] = static_cast<double>(st.observes);
+  m["sim_events"] = static_cast<double>(st.events);
+  m["sim_simcalls"] = static_cast<double>(st.advances);
 }
 
 }  // namespace vsim

@@ -22,7 +22,7 @@ void check_cpu_busy(const World& world, Time elapsed);
 
 // elapsed_seconds, throughput_MBps, writer/reader sys and user seconds (sys
 // includes hypervisor time, as `time` reports it), guest/host CPU percent,
-// and the engine's own counts (sim_simcalls, sim_sleeps, ...).
+// and the engine's own counts (sim_events, sim_simcalls).
 void append_run_metrics(std::map<std::string, double>& m, const World& world, Time elapsed, double clock_ghz,
                         std::uint64_t delivered, const std::vector<SimThread*>& writers,
                         const std::vector<SimThread*>& readers);

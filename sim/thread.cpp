@@ -2,17 +2,12 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
-#include <simgrid/s4u/Actor.hpp>
-#include <simgrid/Exception.hpp>
-#include <simgrid/s4u/Engine.hpp>
-
 #include "sim/world.hpp"
-
-namespace sg4 = simgrid::s4u;
 
 namespace vsim {
 
@@ -20,219 +15,257 @@ namespace {
 constexpr Time kNever = std::numeric_limits<Time>::infinity();
 }
 
-SimThread::SimThread(World& world, std::string name, Cpu& cpu)
-    : world_(&world), name_(std::move(name)), cpu_(&cpu), sem_(sg4::Semaphore::create(0))
+// --- coroutine frames ------------------------------------------------------
+
+namespace detail {
+namespace {
+constexpr std::size_t kGrain = 64;
+std::vector<std::vector<void*>>& free_lists()
+{
+  static std::vector<std::vector<void*>> lists;
+  return lists;
+}
+}  // namespace
+
+void* FramePool::allocate(std::size_t n)
+{
+  const std::size_t k = (n + kGrain - 1) / kGrain;
+  auto& lists = free_lists();
+  if (k < lists.size() && !lists[k].empty()) {
+    void* p = lists[k].back();
+    lists[k].pop_back();
+    return p;
+  }
+  return ::operator new(k * kGrain);
+}
+
+void FramePool::release(void* p, std::size_t n) noexcept
+{
+  const std::size_t k = (n + kGrain - 1) / kGrain;
+  auto& lists = free_lists();
+  try {
+    if (k >= lists.size())
+      lists.resize(k + 1);
+    lists[k].push_back(p);
+  } catch (...) {
+    ::operator delete(p);
+  }
+}
+}  // namespace detail
+
+// --- the thread ------------------------------------------------------------
+
+SimThread::SimThread(World& world, std::string name, Cpu& cpu) : world_(&world), name_(std::move(name)), cpu_(&cpu)
 {
   id_ = world.register_thread(this);
-  cpu.attach_thread();
 }
 
-Time SimThread::effective_time() const
+Time SimThread::stamp() const { return world_->now(); }
+
+Time SimThread::now() const
 {
-  if (finished_)
-    return kNever;
-  if (waiting_)
-    return wakeups_.empty() ? kNever : wakeups_.top();
-  return now_;
+  no_debt("read the time");
+  return world_->now();
 }
 
-bool SimThread::may_skip_sync() const
+Task<> SimThread::main()
 {
-  return !world_->exact();
-}
-
-void SimThread::sync_engine()
-{
-  ++world_->stats().sleeps;
-  if (now_ < world_->engine_clock())
-    throw std::logic_error(fmt::format("invariant violated: thread {}'s clock ({}) is behind the engine's ({})", name_,
-                                       now_, world_->engine_clock()));
-  if (now_ > world_->engine_clock())
-    sg4::this_actor::sleep_until(now_);
-  else
-    sg4::this_actor::yield();
-}
-
-bool SimThread::others_not_before(Time t) const
-{
-  for (const SimThread* p : world_->ordered_threads()) {
-    if (p == this)
-      continue;
-    const Time e = p->effective_time();
-    if (e < t || (e == t && p->id_ < id_))
-      return false;
+  try {
+    co_await body();
+    co_await settle();
+  } catch (const std::exception& e) {
+    // Recorded, not thrown: World::run() reports it once the engine stops.
+    world_->fail(name_ + ": " + e.what());
   }
-  return true;
+  finished_ = true;
+  finished_at_ = now();
+  pending_ = Pending::None;
+  world_->thread_finished(*this);
 }
 
-void SimThread::observe()
+void SimThread::start()
 {
-  ++world_->stats().observes;
-  while (!others_not_before(now_))
-    sync_engine();
+  root_ = main();
+  suspended_ = root_.handle();
+  pending_ = Pending::Resume;
+  schedule(0);
+}
+
+void SimThread::schedule(Time t) { world_->schedule(t, *this, gen_); }
+
+void SimThread::resume_at(std::coroutine_handle<> h, Time t)
+{
+  no_debt("slept");
+  suspended_ = h;
+  pending_ = Pending::Resume;
+  ++gen_;
+  schedule(t);
+}
+
+void SimThread::no_debt(const char* what) const
+{
+  if (debt_.busy() > 0)
+    throw std::logic_error(fmt::format("invariant violated: thread {} {} with unsettled CPU work (settle() first)",
+                                       name_, what));
+}
+
+SimThread::SleepAwait SimThread::irq_work(double cycles, Cat c)
+{
+  no_debt("did interrupt work");
+  const Time start = cpu_->irq_start(world_->now());
+  cpu_->add_irq(start, cycles, c);
+  Work w{start, cycles, {}, {}, nullptr, true};
+  w.own[c] = cycles;
+  remember(w);
+  return SleepAwait{this, start + cycles};
+}
+
+SimThread::SleepAwait SimThread::irq_work(double cycles1, Cat c1, double cycles2, Cat c2)
+{
+  (void)irq_work(cycles1, c1);
+  return irq_work(cycles2, c2);
 }
 
 void SimThread::remember(const Work& w)
 {
-  recent_.push_back(w);
-  // Work started before the engine's clock is before the end of the run:
-  // forget it, but only now and then (reading the clock per charge costs).
-  if (recent_.size() < recent_limit_)
-    return;
-  const Time clock = world_->engine_clock();
-  while (!recent_.empty() && recent_.front().start < clock)
+  // Only work that may start at the run's end matters: at or after the
+  // engine's time (interrupt work may start later than now).
+  const Time t = world_->now();
+  while (!recent_.empty() && recent_.front().start < t)
     recent_.pop_front();
-  recent_limit_ = std::max<std::size_t>(64, 2 * recent_.size());
+  recent_.push_back(w);
+}
+
+void SimThread::account_work(const Work& w, double sign)
+{
+  for (int i = 0; i < kCats; ++i) {
+    const Cat c = static_cast<Cat>(i);
+    if (w.irq) {
+      if (sign < 0 && w.own[c] != 0)
+        cpu_->unaccount_irq(c, w.own[c]);
+      continue;
+    }
+    if (const double v = sign * w.own[c]; v != 0) {
+      time_[c] += v;
+      cpu_->account(c, v);
+    }
+    if (const double v = sign * w.other[c]; v != 0) {
+      (*w.other_account)[c] += v;
+      stood_in_[c] += v;
+      cpu_->account(c, v);
+    }
+  }
 }
 
 void SimThread::drop_work_from(Time end)
 {
-  for (const Work& w : recent_) {
-    if (w.start < end)
-      continue;
-    if (!w.account) {
-      cpu_->unaccount_irq(w.c, w.cycles);
-      continue;
-    }
-    (*w.account)[w.c] -= w.cycles;
-    if (w.account != &time_)
-      stood_in_[w.c] -= w.cycles;
-    cpu_->account(w.c, -w.cycles);
-  }
+  for (const Work& w : recent_)
+    if (w.start >= end)
+      account_work(w, -1);
   recent_.clear();
 }
 
-void SimThread::charge_irq(Time start, double cycles, Cat c)
+void SimThread::begin_run(std::coroutine_handle<> h, double cycles, Cat c, CpuTime* account)
 {
-  cpu_->add_irq(start, cycles, c);
-  remember({start, cycles, c, nullptr});
-}
-
-void SimThread::charge(double cycles, Cat c, CpuTime& account)
-{
-  account[c] += cycles;
-  if (&account != &time_)
-    stood_in_[c] += cycles;
-  cpu_->account(c, cycles);
-  remember({now_, cycles, c, &account});
-  if (!world_->exact() && !cpu_->needs_sync()) {
-    // Run ahead: nobody else uses this CPU's thread time, so the work's end
-    // is known now; interrupts found later become stolen time.
-    Time start = now_ + cpu_->take_stolen();
-    now_ = cpu_->finish_time(start, cycles);
-    cpu_->commit(now_);
+  suspended_ = h;
+  pending_ = Pending::Work;
+  ++gen_;
+  work_ = Work{world_->now(), debt_.busy() + cycles, debt_, {}, nullptr, false};
+  debt_ = {};
+  if (account == &time_) {
+    work_.own[c] += cycles;
+  } else {
+    work_.other[c] += cycles;
+    work_.other_account = account;
+  }
+  if (cpu_->holder()) {  // another thread's work is on the CPU: take turns
+    cpu_->enqueue(this);
     return;
   }
-  // Reference path: reach the start in engine time, wait for the CPU if
-  // another thread holds it, then hold it until the work (stretched by any
-  // interrupt that arrives meanwhile) is done.
-  sync_engine();
-  // The holder may be about to find that an interrupt stretched its work:
-  // wait until it has released the CPU, not merely until its planned end.
-  while (cpu_->held() || cpu_->busy_until() > now_) {
-    now_ = std::max(now_, cpu_->busy_until());
-    sync_engine();
-  }
-  cpu_->set_held(true);
-  Time start = now_ + cpu_->take_stolen();
-  Time end = cpu_->finish_time(start, cycles);
-  for (;;) {
-    cpu_->set_busy_until(end);
-    now_ = end;
-    sync_engine();
-    Time again = cpu_->finish_time(start, cycles);
-    if (again <= end)
-      break;
-    end = again;
-  }
-  cpu_->commit(end);
-  cpu_->set_held(false);
+  cpu_->set_holder(this);
+  start_work();
+}
+
+void SimThread::cpu_granted() { start_work(); }
+
+void SimThread::start_work()
+{
+  Work& w = work_;
+  w.start = world_->now();
+  account_work(w, 1);
+  remember(w);
+  cpu_->work_started(w.start);
+  schedule(cpu_->finish_time(w.start, w.cycles));
+}
+
+void SimThread::begin_wait(std::coroutine_handle<> h)
+{
+  no_debt("waited");
+  suspended_ = h;
+  pending_ = Pending::Wait;
+  waiting_ = true;
+  ++gen_;
+  armed_ = wakeups_.empty() ? kNever : wakeups_.top();
+  if (armed_ != kNever)
+    schedule(armed_);
 }
 
 void SimThread::wake_at(Time t)
 {
   wakeups_.push(t);
-  // Releasing the semaphore costs a simcall and, unconsumed, would make the
-  // sleeper's next blocks return at once: only when it moves the wake-up.
+  // Only a wake-up earlier than the one the sleep is set for moves it;
+  // later ones are found pending when the thread waits again.
   if (waiting_ && t < armed_) {
     armed_ = t;
-    ++world_->stats().releases;
-    sem_->release();
+    ++gen_;
+    schedule(t);
   }
 }
 
-bool SimThread::wait()
-{
-  // A wake-up stamped at or before now arrived while this thread was
-  // preparing to sleep (after its last check): like a wake_up() between
-  // prepare_to_wait() and schedule(), it makes the sleep return at once.
-  if (drop_due_wakeups())
-    return false;
-  waiting_ = true;
-  for (;;) {
-    if (wakeups_.empty()) {
-      armed_ = kNever;
-      ++world_->stats().waits;
-      sem_->acquire();
-      continue;
-    }
-    Time t = wakeups_.top();
-    double clock = world_->engine_clock();
-    if (t <= clock) {
-      now_ = std::max(now_, t);
-      break;
-    }
-    // Nobody can wake this thread before the earliest time another thread
-    // may still act at: if that is not before t, t is its wake-up time and
-    // the engine need not carry it there (see observe()).
-    if (!world_->exact() && others_not_before(t)) {
-      now_ = std::max(now_, t);
-      break;
-    }
-    armed_ = t;
-    ++world_->stats().waits;
-    sem_->acquire_timeout(t - clock);
-  }
-  waiting_ = false;
-  drop_due_wakeups();  // this one, and any for the same instant: one wake-up
-  return true;
-}
-
-bool SimThread::drop_due_wakeups()
+bool SimThread::take_due_wakeups()
 {
   bool any = false;
-  while (!wakeups_.empty() && wakeups_.top() <= now_) {
+  const Time t = now();
+  while (!wakeups_.empty() && wakeups_.top() <= t) {
     wakeups_.pop();
     any = true;
   }
+  slept_ = false;
   return any;
 }
 
-void SimThread::start()
+void SimThread::on_event(std::uint64_t gen)
 {
-  auto actor = sg4::Actor::create(name_, cpu_->host(), [this] {
-    try {
-      body();
-    } catch (const simgrid::ForcefulKillException&) {
-      throw;  // SimGrid's own way of ending an actor
-    } catch (const std::exception& e) {
-      // An exception escaping an actor would abort the process: record it,
-      // stop the simulation, and let World::run() report it.
-      world_->fail(name_ + ": " + e.what());
-      finished_ = true;
-      sg4::Actor::kill_all();
-      return;
+  if (gen != gen_ || pending_ == Pending::None) {
+    ++world_->stats().stale;
+    return;
+  }
+  ++world_->stats().events;
+  switch (pending_) {
+    case Pending::Work: {
+      // Interrupts registered since the work started may have stretched it.
+      const Time end = cpu_->finish_time(work_.start, work_.cycles);
+      if (end > now()) {
+        schedule(end);
+        return;
+      }
+      if (SimThread* next = cpu_->next())
+        next->cpu_granted();
+      break;
     }
-    // The run ends with its last non-daemon thread. Before this one
-    // leaves, whatever other threads have to do before its end (a daemon
-    // woken earlier, which the engine would otherwise never resume) is done.
-    if (!daemon_)
-      observe();
-    finished_ = true;
-    finished_at_ = now_;
-  });
-  if (daemon_)
-    actor->daemonize();
+    case Pending::Wait:
+      waiting_ = false;
+      take_due_wakeups();  // this one, and any for the same instant: one wake-up
+      slept_ = true;
+      break;
+    case Pending::Resume:
+    case Pending::None:
+      break;
+  }
+  pending_ = Pending::None;
+  std::coroutine_handle<> h = suspended_;
+  suspended_ = {};
+  h.resume();
 }
 
 }  // namespace vsim

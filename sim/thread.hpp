@@ -1,28 +1,31 @@
-// A simulated thread (a SimGrid actor pinned to one CPU) with its own clock.
+// A simulated thread: a C++20 coroutine (sim/task.hpp) pinned to one CPU.
 //
-// Why a local clock: every SimGrid simcall (sleep, semaphore, exec) costs
-// 0.3-2 us of wall time, far too much to spend per 128-byte message. A
-// thread therefore advances its own clock (`now()`) by the cycles it charges,
-// without simcalls, and publishes shared state stamped with that clock
-// (TimedValue, stamped ring packets). It synchronises with the engine only
-// when it must *read* state other threads publish: `observe()` waits until
-// every other thread is past this thread in the total order (time, id) or is
-// blocked with no wake-up pending, so whatever it reads at `now()` is exactly
-// what was visible at that time. Results are identical to running every
-// operation as its own simcall (see `sim.mode: exact` and the tests that
-// compare both), because no thread ever reads state before all writes
-// stamped earlier have been made.
+// Every simulated thread, interrupt context and daemon is a coroutine that
+// the World (sim/world.hpp) resumes in one global order of events: time,
+// then the thread's id, then the order the events were made. A thread's body
+// takes simulated time only through the awaitables below
+//
+//   co_await run(cycles, Cat::Sys);   // CPU work, stretched by interrupts
+//   co_await irq_work(cycles, c);     // interrupt work (interrupt contexts)
+//   co_await sleep(cycles);           // time passing off the CPU (a latency)
+//   bool slept = co_await wait();     // block until woken
+//
+// and whatever it reads or writes in between happens at now(), the engine's
+// exact time: state other threads share is plain state, read when it is
+// current. SimGrid's clock equals now() at every event (one kernel timer,
+// armed at the earliest pending event, performs every time advance).
 #pragma once
 
+#include <coroutine>
 #include <deque>
 #include <functional>
+#include <utility>
 #include <queue>
 #include <string>
 #include <vector>
 
-#include <simgrid/s4u/Semaphore.hpp>
-
 #include "sim/cpu.hpp"
+#include "sim/task.hpp"
 
 namespace vsim {
 
@@ -38,107 +41,150 @@ public:
   const std::string& name() const { return name_; }
   Cpu& cpu() const { return *cpu_; }
   int id() const { return id_; }
-  Time now() const { return now_; }
+  // The engine's time: the thread's, as it has no unsettled work (below).
+  Time now() const;
+  // The time its current step starts, unsettled work or not: for counters
+  // only (what happened when), never for reading shared state.
+  Time stamp() const;
   World& world() const { return *world_; }
 
-  // Service threads (interrupt contexts) are daemons: the simulation ends
-  // when every non-daemon thread has returned from body().
+  // Service threads (interrupt contexts, workers) are daemons: the
+  // simulation ends when every non-daemon thread has returned from body().
   bool daemon() const { return daemon_; }
   void set_daemon() { daemon_ = true; }
 
-  // --- used by the thread's own body ------------------------------------
-  // CPU work of `cycles` in category c on this thread's CPU. It takes at
-  // least `cycles` of time, more when interrupts on the CPU preempt it.
-  void charge(double cycles, Cat c) { charge(cycles, c, time_); }
-  // The same, but the CPU time is another task's that this thread stands
-  // in for (e.g. a kworker running right after this thread on its CPU).
-  void charge(double cycles, Cat c, CpuTime& account);
-  // Interrupt work of `cycles` in category c that runs on this thread's CPU
-  // from `start` (this thread being the CPU's interrupt context).
-  void charge_irq(Time start, double cycles, Cat c);
+  // --- CPU work ------------------------------------------------------------
+  // charge() adds CPU work to the thread's unsettled work; settle() runs it
+  // as one step (one event). A thread settles before it reads or writes
+  // state other threads see, so what it reads is as of the end of the work
+  // before, exactly as if each charge had been a step of its own; now()
+  // refuses to answer while work is unsettled, which keeps models honest.
+  // A step waits for the CPU if another thread holds it (threads sharing a
+  // CPU take turns, first come first served) and is stretched by interrupts
+  // on the CPU.
+  void charge(double cycles, Cat c) { debt_[c] += cycles; }
+
+  struct [[nodiscard]] RunAwait {
+    SimThread* t;
+    double cycles;     // besides the thread's unsettled work
+    Cat c;
+    CpuTime* account;  // whose CPU time `cycles` is
+    bool await_ready() const noexcept { return cycles <= 0 && t->debt_.busy() <= 0; }
+    void await_suspend(std::coroutine_handle<> h) { t->begin_run(h, cycles, c, account); }
+    void await_resume() const noexcept {}
+  };
+  RunAwait settle() { return RunAwait{this, 0, Cat::Sys, &time_}; }
+  // charge(cycles, c), then settle().
+  RunAwait run(double cycles, Cat c) { return RunAwait{this, cycles, c, &time_}; }
+  // The unsettled work, then `cycles` of another task's CPU time that this
+  // thread stands in for (e.g. a kworker running right after it).
+  RunAwait run(double cycles, Cat c, CpuTime& account) { return RunAwait{this, cycles, c, &account}; }
+
+  struct [[nodiscard]] SleepAwait {
+    SimThread* t;
+    Time until;
+    bool await_ready() const noexcept { return until <= t->now(); }
+    void await_suspend(std::coroutine_handle<> h) { t->resume_at(h, until); }
+    void await_resume() const noexcept {}
+  };
+  // Interrupt work of `cycles` in category c on this thread's CPU, this
+  // thread being the CPU's interrupt context: it starts when the interrupts
+  // before it are done and preempts the CPU's other threads.
+  SleepAwait irq_work(double cycles, Cat c);
+  // Two consecutive pieces of interrupt work in one step.
+  SleepAwait irq_work(double cycles1, Cat c1, double cycles2, Cat c2);
   // Time passing without this thread using a CPU (a latency it waits out).
-  void delay(double cycles) { now_ += cycles; }
-  // Make state published by other threads up to now() visible (see above).
-  void observe();
-  // Block until the earliest pending wake-up; the clock moves to its time.
-  // If a wake-up at or before now() is pending, return at once (it came
-  // while the thread was deciding to sleep). Callers re-check their
-  // condition after waking, as kernel wait loops do. Returns whether the
-  // thread actually slept.
-  bool wait();
-  // Forget every pending wake-up. A thread whose wakers only wake it while
-  // it sleeps calls this after waking: the other wake-ups issued during that
-  // sleep found it already woken (and it re-derives, from stamped state,
-  // any that would find it asleep again).
+  SleepAwait sleep(double cycles) { return SleepAwait{this, now() + cycles}; }
+
+  struct [[nodiscard]] WaitAwait {
+    SimThread* t;
+    bool await_ready() { return t->take_due_wakeups(); }
+    void await_suspend(std::coroutine_handle<> h) { t->begin_wait(h); }
+    bool await_resume() const noexcept { return t->slept_; }
+  };
+  // Block until the earliest pending wake-up. If a wake-up at or before
+  // now() is pending, return at once (it came while the thread was deciding
+  // to sleep, as a wake_up() between prepare_to_wait() and schedule());
+  // callers re-check their condition after waking, as kernel wait loops do.
+  // Yields whether the thread actually slept.
+  WaitAwait wait() { return WaitAwait{this}; }
+  // Forget every pending wake-up (a thread whose wakers only wake it while
+  // it sleeps calls this after waking).
   void clear_wakeups() { wakeups_ = {}; }
 
   // --- used by other threads --------------------------------------------
-  // Wake this thread at time t (no effect before t; t >= caller's now()).
+  // Wake this thread at time t (t >= now()).
   void wake_at(Time t);
   bool waiting() const { return waiting_; }
-  // Optimisations that skip a synchronisation whose outcome is already
-  // certain are allowed (off in exact mode, the reference).
-  bool may_skip_sync() const;
 
   // Per-thread CPU time (what `time` would report for it).
   const CpuTime& cpu_time() const { return time_; }
-  // CPU time this thread charged on another task's behalf (charge() with
-  // another account: e.g. the kworker running send work after a syscall).
+  // CPU time this thread charged on another task's behalf.
   const CpuTime& stood_in_time() const { return stood_in_; }
   Time finished_at() const { return finished_at_; }
   bool finished() const { return finished_; }
 
-  // The ordering rule's view of this thread: when it may next change state.
-  Time effective_time() const;
-
-  // Runs body() as a SimGrid actor (called by World).
+  // --- used by the World ------------------------------------------------
+  // Creates the body's coroutine; the World resumes it at time 0.
   void start();
-  // Called by World once the run is over at `end` (the last non-daemon
-  // thread's finish): takes back the CPU time of work that started at or
-  // after it. A daemon running ahead of the engine may have done such work
-  // in fast mode, and in exact mode it accounts its next piece before the
-  // engine stops it; neither belongs to the run.
+  // An event of this thread is due (gen: the suspension it is for).
+  void on_event(std::uint64_t gen);
+  // Once the run is over at `end`: takes back the CPU time of work that
+  // started at or after it (a daemon's next piece, begun at the very
+  // instant the last thread finished).
   void drop_work_from(Time end);
+  // The CPU was handed over to this thread, which waited for it.
+  void cpu_granted();
 
 protected:
-  virtual void body() = 0;
+  virtual Task<> body() = 0;
 
 private:
-  void sync_engine();  // sleep_until(now_) or yield: one simcall
-  bool drop_due_wakeups();  // pops the wake-ups at or before now_; whether there were any
-  // Whether every other thread is past t in the order (time, id) or asleep
-  // with nothing pending before it: nothing can change before t any more
-  // (observe() waits for this at now(); wait() uses it to skip the engine).
-  bool others_not_before(Time t) const;
+  Task<> main();
+  void resume_at(std::coroutine_handle<> h, Time t);
+  void begin_run(std::coroutine_handle<> h, double cycles, Cat c, CpuTime* account);
+  void no_debt(const char* what) const;
+  void start_work();
+  void begin_wait(std::coroutine_handle<> h);
+  bool take_due_wakeups();  // pops the wake-ups at or before now; whether there were any
+  void schedule(Time t);    // an event for the current suspension
+
+  enum class Pending { None, Resume, Work, Wait };
 
   World* world_;
   std::string name_;
   Cpu* cpu_;
   int id_;
-  Time now_ = 0;
   bool daemon_ = false;
   bool waiting_ = false;
-  // While waiting: the time the thread is blocked until (its earliest
-  // wake-up when it blocked). A waker only needs to interrupt the block
-  // with an earlier wake-up; later ones are found when it wakes.
-  Time armed_ = 0;
+  bool slept_ = false;
   bool finished_ = false;
   Time finished_at_ = 0;
-  CpuTime time_;
-  CpuTime stood_in_;
-  std::priority_queue<Time, std::vector<Time>, std::greater<Time>> wakeups_;
-  // This thread's recent work, which may have started after the run's end,
-  // in start order (remember() forgets what is surely before it).
+  Task<> root_;
+  // The current suspension: what the thread waits for, and its handle.
+  Pending pending_ = Pending::None;
+  std::coroutine_handle<> suspended_;
+  std::uint64_t gen_ = 0;  // events made for earlier suspensions are stale
+  Time armed_ = 0;         // while waiting: the time its event is set for
+  // The work being run (Pending::Work).
   struct Work {
     Time start;
-    double cycles;
-    Cat c;
-    CpuTime* account;  // nullptr: interrupt work (charge_irq)
+    double cycles;           // in all
+    CpuTime own;             // the thread's own CPU time, by category
+    CpuTime other;           // another task's (other_account)
+    CpuTime* other_account;  // nullptr: none
+    bool irq;                // interrupt work (the CPU's time, no thread's)
   };
+  Work work_{};
+  void account_work(const Work& w, double sign);
+  CpuTime time_;
+  CpuTime stood_in_;
+  CpuTime debt_;  // charged, not yet settled
+  std::priority_queue<Time, std::vector<Time>, std::greater<Time>> wakeups_;
+  // Work started at or after the engine's time (it may start at the run's
+  // very end), in start order.
   std::deque<Work> recent_;
-  std::size_t recent_limit_ = 64;
   void remember(const Work& w);
-  simgrid::s4u::SemaphorePtr sem_;
 };
 
 }  // namespace vsim

@@ -2,6 +2,9 @@
 
 #include "sim/horizon.hpp"
 
+#include <fmt/format.h>
+#include <simgrid/kernel/Timer.hpp>
+
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 #include <xbt/log.h>
@@ -13,10 +16,11 @@
 #include <vector>
 
 namespace sg4 = simgrid::s4u;
+using simgrid::kernel::timer::Timer;
 
 namespace vsim {
 
-World::World(bool exact) : exact_(exact)
+World::World()
 {
   // SimGrid's own messages would go to stderr; results must not depend on
   // them and users should not see them.
@@ -37,8 +41,8 @@ World::World(bool exact) : exact_(exact)
   argv.push_back(nullptr);
   engine_ = std::make_unique<sg4::Engine>(&argc, argv.data());
   zone_ = sg4::create_full_zone("machine");
-  // Counts and level changes stamped after the engine's clock may still fall
-  // after the end of the run: they are kept apart until then.
+  // Counts and level changes made at the engine's time may still fall after
+  // the end of the run (at its very instant): they are kept apart until then.
   set_horizon([] { return sg4::Engine::get_clock(); });
 }
 
@@ -54,9 +58,10 @@ std::vector<Cpu*> World::add_cpus(Side side, const std::string& prefix, int n)
 
 Cpu& World::add_cpu(Side side, const std::string& name)
 {
-  // Speed 1 flop per time unit: one flop is one cycle of the platform clock.
-  sg4::Host* host = zone_->create_host(name, 1.0);
-  cpus_.push_back(std::make_unique<Cpu>(static_cast<int>(cpus_.size()), side, name, host));
+  // The CPUs are the model's own (sim/cpu.hpp): SimGrid is the event engine
+  // only, and a platform with hosts would make every main-loop iteration of
+  // its resource models cost more.
+  cpus_.push_back(std::make_unique<Cpu>(static_cast<int>(cpus_.size()), side, name, nullptr));
   return *cpus_.back();
 }
 
@@ -66,9 +71,67 @@ int World::register_thread(SimThread* t)
   return static_cast<int>(registered_.size()) - 1;
 }
 
-double World::engine_clock() const
+void World::fail(const std::string& what)
 {
-  return sg4::Engine::get_clock();
+  if (error_.empty())
+    error_ = what;
+  stop();
+}
+
+void World::schedule(Time at, SimThread& t, std::uint64_t gen)
+{
+  if (at < now_)
+    throw std::logic_error(fmt::format("invariant violated: thread {} scheduled at {}, before the engine's time {}",
+                                       t.name(), at, now_));
+  events_.push(Event{at, t.id(), seq_++, gen});
+}
+
+void World::thread_finished(SimThread& t)
+{
+  if (!t.daemon() && --running_ == 0) {
+    end_ = now_;
+    stop();
+  }
+}
+
+void World::stop()
+{
+  stopped_ = true;
+  if (timer_) {
+    static_cast<Timer*>(timer_)->remove();
+    timer_ = nullptr;
+  }
+}
+
+void World::arm()
+{
+  if (stopped_ || events_.empty())
+    return;
+  const Time t = events_.top().t;
+  if (timer_) {
+    if (armed_at_ <= t)
+      return;
+    static_cast<Timer*>(timer_)->remove();
+  }
+  armed_at_ = t;
+  timer_ = Timer::set(t, [this] {
+    timer_ = nullptr;
+    fire();
+  });
+}
+
+void World::fire()
+{
+  ++stats_.advances;
+  now_ = sg4::Engine::get_clock();
+  while (!stopped_ && !events_.empty() && events_.top().t <= now_) {
+    const Event ev = events_.top();
+    events_.pop();
+    if (ev.t != now_)
+      throw std::logic_error(fmt::format("invariant violated: an event due at {} found at engine time {}", ev.t, now_));
+    registered_[static_cast<std::size_t>(ev.thread)]->on_event(ev.gen);
+  }
+  arm();
 }
 
 void World::run()
@@ -78,24 +141,21 @@ void World::run()
     sealed_ = true;
   }
   for (auto& t : threads_)
+    if (!t->daemon())
+      ++running_;
+  for (auto& t : threads_)
     t->start();
+  arm();
   engine_->run();
+  set_horizon(nullptr);
   if (!error_.empty())
     throw std::logic_error(error_);
-  // The run ends when its last non-daemon thread does; work that started
-  // later (daemons run ahead) is not part of it.
-  Time end = 0;
-  bool any = false;
+  if (running_ > 0)  // no event left, yet threads wait: the transport reports what stalled
+    end_ = now_;
+  // Work that started at the run's very end (a daemon acting at that
+  // instant before the last thread finished) is not part of it.
   for (const auto& t : threads_)
-    if (!t->daemon()) {
-      end = std::max(end, t->finished_at());
-      any = true;
-    }
-  if (any)
-    for (const auto& t : threads_)
-      t->drop_work_from(end);
-  end_ = end;
-  set_horizon(nullptr);
+    t->drop_work_from(end_);
 }
 
 }  // namespace vsim

@@ -1,10 +1,12 @@
-// One simulation: the SimGrid engine, the CPUs (as SimGrid hosts) and the
-// threads. SimGrid allows one engine per process, so a World is created at
-// most once per process (the run driver forks a process per iteration).
+// One simulation: the SimGrid engine, the CPUs (as SimGrid hosts), the
+// threads and the event queue that orders them. SimGrid allows one engine
+// per process, so a World is created at most once per process (the run
+// driver forks a process per iteration).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <queue>
 #include <string>
 #include <vector>
 
@@ -19,18 +21,14 @@ class NetZone;
 namespace vsim {
 
 struct SimStats {
-  std::uint64_t sleeps = 0;     // sleep_until / yield simcalls
-  std::uint64_t waits = 0;      // semaphore acquires (blocking waits)
-  std::uint64_t releases = 0;   // semaphore releases (wake-ups of a blocked thread)
-  std::uint64_t observes = 0;   // observe() calls
-  std::uint64_t simcalls() const { return sleeps + waits + releases; }
+  std::uint64_t events = 0;    // thread resumptions (every wake-up, end of work, end of a latency)
+  std::uint64_t advances = 0;  // SimGrid kernel-timer firings: the engine's time advances
+  std::uint64_t stale = 0;     // events found obsolete when due (a wake-up superseded by an earlier one)
 };
 
 class World {
 public:
-  // exact: every thread synchronises with the engine around every operation
-  // (slow, the reference); otherwise threads on exclusive CPUs run ahead.
-  explicit World(bool exact);
+  World();
   ~World();
   World(const World&) = delete;
   World& operator=(const World&) = delete;
@@ -38,7 +36,7 @@ public:
   Cpu& add_cpu(Side side, const std::string& name);
   // n CPUs named prefix0, prefix1, ...
   std::vector<Cpu*> add_cpus(Side side, const std::string& prefix, int n);
-  // Takes ownership; the thread's actor starts when run() is called.
+  // Takes ownership; the thread starts at time 0 when run() is called.
   template <typename T, typename... Args>
   T& spawn(Args&&... args)
   {
@@ -48,35 +46,62 @@ public:
     return ref;
   }
 
-  // Runs the simulation; rethrows (std::logic_error) the first error a
-  // thread reported.
+  // Runs the simulation until every non-daemon thread has finished (or no
+  // event is left); rethrows (std::logic_error) the first error a thread
+  // reported.
   void run();
   // When the run ended: its last non-daemon thread's finish. What daemon
-  // threads did from then on is not part of it (their CPU time is taken
-  // back; stamped counts and statistics are cut there).
+  // threads would do from then on is not part of it.
   Time end() const { return end_; }
-  void fail(const std::string& what)
-  {
-    if (error_.empty())
-      error_ = what;
-  }
+  void fail(const std::string& what);
 
-  bool exact() const { return exact_; }
+  // The time of the event being processed (SimGrid's clock during a run).
+  Time now() const { return now_; }
+  // Resume thread t's current suspension `gen` at time at (>= now()).
+  void schedule(Time at, SimThread& t, std::uint64_t gen);
+  void thread_finished(SimThread& t);
+
   int register_thread(SimThread* t);  // returns its id
   const std::vector<SimThread*>& ordered_threads() const { return registered_; }
   const std::vector<std::unique_ptr<Cpu>>& cpus() const { return cpus_; }
   SimStats& stats() { return stats_; }
   const SimStats& stats() const { return stats_; }
-  double engine_clock() const;
 
 private:
-  bool exact_;
+  // One event: thread `thread`'s suspension `gen` is due at t. Events are
+  // processed in (t, thread, seq) order: one total order, the same on every
+  // run and with every --jobs.
+  struct Event {
+    Time t;
+    int thread;
+    std::uint64_t seq;
+    std::uint64_t gen;
+    bool operator>(const Event& o) const
+    {
+      if (t != o.t)
+        return t > o.t;
+      if (thread != o.thread)
+        return thread > o.thread;
+      return seq > o.seq;
+    }
+  };
+  void arm();   // the SimGrid timer at the earliest event
+  void fire();  // the timer's callback: every event due at the engine's time
+  void stop();
+
   std::unique_ptr<simgrid::s4u::Engine> engine_;
   simgrid::s4u::NetZone* zone_ = nullptr;
   bool sealed_ = false;
   std::vector<std::unique_ptr<Cpu>> cpus_;
   std::vector<std::unique_ptr<SimThread>> threads_;
   std::vector<SimThread*> registered_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  std::uint64_t seq_ = 0;
+  void* timer_ = nullptr;  // simgrid::kernel::timer::Timer* (internal header, kept out of this one)
+  Time armed_at_ = 0;
+  Time now_ = 0;
+  int running_ = 0;  // non-daemon threads not finished
+  bool stopped_ = false;
   SimStats stats_;
   Time end_ = 0;
   std::string error_;

@@ -118,7 +118,6 @@ TEST_CASE("experiment keys are declared with their defaults", "[experiment]")
                           Expect{"workload.total_bytes", ParamKind::Size, "1GB"},
                           Expect{"workload.connections", ParamKind::Integer, "1"},
                           Expect{"guest.vcpus", ParamKind::Integer, "2"}, Expect{"host.cpus", ParamKind::Integer, "8"},
-                          Expect{"sim.mode", ParamKind::Choice, "fast"},
                           Expect{"report.metrics", ParamKind::Text, "throughput_MBps"}}) {
     INFO(e.path);
     const ParamSpec* spec = reg.find(e.path);
@@ -128,7 +127,7 @@ TEST_CASE("experiment keys are declared with their defaults", "[experiment]")
     CHECK(!spec->doc.empty());
   }
   CHECK(reg.find("transport")->choices == std::vector<std::string>{"hv_sock", "virtio_vsock"});
-  CHECK(reg.find("sim.mode")->choices == std::vector<std::string>{"fast", "exact"});
+  CHECK(reg.find("sim.mode") == nullptr);  // removed: one exact engine
   CHECK(reg.find("platform")->choices.size() == platform_profiles().size());
   CHECK(reg.find("seed")->max == 9007199254740992.0);
   CHECK(reg.find("workload.total_bytes")->max == 1e12);
@@ -274,12 +273,18 @@ TEST_CASE("error: out of range shows the range with its unit", "[experiment]")
         "t.yaml:1:16: error: guest.vcpus: 65 is out of range (allowed: 1 .. 64 vCPUs)");
 }
 
+TEST_CASE("error: the removed sim.mode key says what became of it", "[experiment]")
+{
+  for (const char* text : {"sim:\n  mode: exact", "sim:\n  mode: fast"})
+    CHECK(error_of(text) ==
+          "t.yaml:1:1: error: sim: sim.mode was removed: the engine now runs every event in one exact order, so "
+          "there is no fast or exact mode any more (delete the key; docs/model.md, 'The engine')");
+}
+
 TEST_CASE("error: a choice that is not allowed lists the choices", "[experiment]")
 {
   CHECK(error_of("direction: both") ==
         "t.yaml:1:12: error: direction: 'both' is not one of the choices (allowed: guest_to_host, host_to_guest)");
-  CHECK(error_of("sim:\n  mode: fastest") ==
-        "t.yaml:2:9: error: sim.mode: 'fastest' is not one of the choices (allowed: fast, exact)");
   CHECK(error_of("transport: tcp") ==
         "t.yaml:1:12: error: transport: 'tcp' is not one of the choices (allowed: hv_sock, virtio_vsock)");
   const std::string platform_error = error_of("platform: hyperv-2020");
@@ -486,7 +491,6 @@ TEST_CASE("every declared key is resolved, defaults included", "[experiment]")
   CHECK(p.integer("workload.connections") == 1);
   CHECK(p.integer("guest.vcpus") == 2);
   CHECK(p.integer("host.cpus") == 8);
-  CHECK(p.text("sim.mode") == "fast");
   CHECK(p.text("report.metrics") == "throughput_MBps");
   CHECK(p.is_word("hv_sock.sndbuf", "default"));
   CHECK(p.boolean("hv_sock.send_loop") == false);
@@ -826,7 +830,7 @@ TEST_CASE("describe: everything, and unknown topics", "[experiment][describe]")
     topics.insert("platforms");
     CHECK(std::string(e.what()) == "describe 'wrkload': error: unknown topic (allowed: " + join(topics) + ")");
     CHECK(join(topics).find("costs, description, direction, guest, host, hv_sock, iterations, name, platform, "
-                            "platforms, report, seed, sim, transport") != std::string::npos);
+                            "platforms, report, seed, transport") != std::string::npos);
   }
 }
 

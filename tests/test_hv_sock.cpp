@@ -116,44 +116,6 @@ TEST_CASE("hv_sock tiny runs are pinned to exact figures", "[hv_sock][determinis
   CHECK(metric(r[0], "writer_sys_seconds") == 0.00095564160000000001);
 }
 
-TEST_CASE("hv_sock fast mode gives exactly the figures of the exact (one simcall per operation) mode",
-          "[hv_sock][exactness]")
-{
-  for (const char* dir : {"guest_to_host", "host_to_guest"}) {
-    for (const char* size : {"128", "4KiB", "64KiB"}) {
-      INFO(dir << " " << size);
-      std::vector<std::string> sets = {std::string("direction=") + dir, std::string("workload.message_size=") + size,
-                                       "workload.total_bytes=500kB"};
-      auto fast = run("", sets);
-      sets.push_back("sim.mode=exact");
-      auto exact = run("", sets);
-      CHECK(metric(fast[0], "throughput_MBps") == metric(exact[0], "throughput_MBps"));
-      CHECK(metric(fast[0], "writer_sys_seconds") == metric(exact[0], "writer_sys_seconds"));
-      CHECK(metric(fast[0], "guest_cpu_percent") == metric(exact[0], "guest_cpu_percent"));
-      CHECK(metric(fast[0], "sim_simcalls") < metric(exact[0], "sim_simcalls"));
-    }
-  }
-}
-
-TEST_CASE("fast mode stays exact where threads share vCPUs with each other and with interrupts",
-          "[hv_sock][exactness]")
-{
-  for (const char* dir : {"guest_to_host", "host_to_guest"}) {
-    INFO(dir);
-    std::vector<std::string> sets = {std::string("direction=") + dir, "workload.message_size=4KiB",
-                                     "workload.total_bytes=300kB", "guest.vcpus=1", "workload.connections=3"};
-    auto fast = run("", sets);
-    sets.push_back("sim.mode=exact");
-    auto exact = run("", sets);
-    for (std::size_t it = 0; it < fast[0].iterations.size(); ++it)
-      for (const auto& [name, value] : fast[0].iterations[it])
-        if (name.rfind("sim_", 0) != 0) {  // sim_*: the simulator's own costs differ by design
-          INFO(name);
-          CHECK(value == exact[0].iterations[it].at(name));
-        }
-  }
-}
-
 TEST_CASE("a larger SO_SNDBUF gives a larger ring, fewer ring-full stalls and more throughput", "[hv_sock][mechanism]")
 {
   auto small = run("direction: guest_to_host\n");

@@ -45,9 +45,10 @@ TEST_CASE("jitter draws whole cycles within [1-j, 1+j] and leaves j = 0 alone", 
 TEST_CASE("thread work is stretched by the interrupts that preempt it", "[sim][cpu]")
 {
   Cpu cpu(0, Side::Guest, "vcpu0", nullptr);
-  cpu.attach_thread();  // the interrupt context
   cpu.attach_interrupt_context();
-  cpu.attach_thread();  // a worker
+  int worker = 0;  // a thread's work on the CPU since 0 (only the pointer is kept)
+  cpu.set_holder(reinterpret_cast<SimThread*>(&worker));
+  cpu.work_started(0);
   CHECK(cpu.finish_time(100, 50) == 150);  // no interrupt
   cpu.add_irq(120, 10, Cat::Irq);          // preempts [120, 130)
   CHECK(cpu.finish_time(100, 50) == 160);
@@ -61,29 +62,23 @@ TEST_CASE("thread work is stretched by the interrupts that preempt it", "[sim][c
   CHECK_THROWS_AS(cpu.add_irq(90, 1, Cat::Irq), std::logic_error);  // out of time order
 }
 
-TEST_CASE("a CPU without workers keeps no interrupt intervals (memory stays flat)", "[sim][cpu]")
+TEST_CASE("a CPU keeps only the interrupt intervals that can still stretch work (memory stays flat)", "[sim][cpu]")
 {
   Cpu cpu(0, Side::Guest, "vcpu0", nullptr);
-  cpu.attach_thread();
   cpu.attach_interrupt_context();
-  CHECK_FALSE(cpu.needs_sync());
   for (int i = 0; i < 1000; ++i)
     cpu.add_irq(cpu.irq_start(i * 100.0), 10, Cat::Irq);
   CHECK(cpu.time()[Cat::Irq] == 10000);
-  cpu.attach_thread();
-  CHECK(cpu.needs_sync());
-  CHECK(cpu.finish_time(0, 50) == 50);  // the interrupt at [0, 10) was not kept to stretch it
-}
-
-TEST_CASE("interrupts landing in committed work become stolen time, paid once", "[sim][cpu]")
-{
-  Cpu cpu(0, Side::Guest, "vcpu0", nullptr);
-  cpu.attach_thread();
-  cpu.commit(1000);
-  cpu.add_irq(500, 40, Cat::Irq);
-  CHECK(cpu.take_stolen() == 40);
-  CHECK(cpu.take_stolen() == 0);
-  CHECK(cpu.finish_time(1000, 10) == 1010);
+  CHECK(cpu.irq_intervals() == 1);  // no work on the CPU: only the last can matter
+  CHECK(cpu.finish_time(99900, 50) == 99960);
+  // Work on the CPU since 100000 keeps every interrupt from then on.
+  int dummy = 0;
+  cpu.set_holder(reinterpret_cast<SimThread*>(&dummy));
+  cpu.work_started(100000);
+  for (int i = 0; i < 10; ++i)
+    cpu.add_irq(cpu.irq_start(100000 + i * 100.0), 10, Cat::Irq);
+  CHECK(cpu.irq_intervals() == 10);
+  CHECK(cpu.finish_time(100000, 1000) == 1000 + 100000 + 10 * 10);
 }
 
 TEST_CASE("a stamped value shows each reader the value at its own time", "[sim][timed]")

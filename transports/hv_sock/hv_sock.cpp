@@ -66,13 +66,13 @@ struct Channel {
   std::uint64_t delivered = 0;
   Time done_at = 0;
 
-  // Keeps memory flat whatever the transfer size: no thread reads shared
-  // state stamped before the engine's clock (every local clock is >= it).
-  void prune(const World& w)
+  // Keeps memory flat whatever the transfer size: the rings' histories
+  // before the current time are never read again.
+  void prune(Time now)
   {
     if (++ops_ % 1024 == 0) {
-      outbound.forget_before(w.engine_clock());
-      inbound.forget_before(w.engine_clock());
+      outbound.forget_before(now);
+      inbound.forget_before(now);
     }
   }
 
@@ -111,17 +111,16 @@ public:
   }
 
 protected:
-  void body() override
+  Task<> body() override
   {
+    const Costs& k = s_.k;
     for (;;) {
-      wait();
-      for (;;) {
-        observe();
-        if (requests_.empty() || requests_.top().t > now())
-          break;
-        Request r = requests_.top();
+      co_await wait();
+      while (!requests_.empty() && requests_.top().t <= now()) {
+        Channel& ch = *requests_.top().ch;
         requests_.pop();
-        run_interrupt(*r.ch, r.t);
+        co_await irq_work(k.guest_irq_exit, Cat::Hypervisor, k.guest_isr + k.guest_tasklet, Cat::Irq);
+        channel_callback(ch);
       }
     }
   }
@@ -133,19 +132,6 @@ private:
     Channel* ch;
     bool operator>(const Request& o) const { return t != o.t ? t > o.t : seq > o.seq; }
   };
-
-  void run_interrupt(Channel& ch, Time t)
-  {
-    const Costs& k = s_.k;
-    Time start = cpu().irq_start(t);
-    if (start > now())
-      delay(start - now());
-    charge_irq(start, k.guest_irq_exit, Cat::Hypervisor);
-    charge_irq(start + k.guest_irq_exit, k.guest_isr + k.guest_tasklet, Cat::Irq);
-    delay(k.guest_irq_exit + k.guest_isr + k.guest_tasklet);
-    observe();
-    channel_callback(ch);
-  }
 
   // hvs_channel_cb(): wake a reader if data is readable (sk_data_ready), a
   // writer if the outbound ring has room (sk_write_space).
@@ -175,17 +161,17 @@ protected:
 
   // Guest side: vmbus_setevent() as the HvSignalEvent hypercall (hypervisor
   // time on this vCPU); the host's DPC or writer runs later.
-  void signal_host()
+  Task<> signal_host()
   {
-    charge(s_.k.guest_signal_host, Cat::Hypervisor);
+    co_await run(s_.k.guest_signal_host, Cat::Hypervisor);  // with what was charged before
     ch_.n.signals_to_host.add(now());
     ch_.host->wake_at(now() + lat_(s_.k.host_signal_latency));
   }
 
   // Host side: signal the guest; it arrives as an interrupt on vCPU 0.
-  void signal_guest()
+  Task<> signal_guest()
   {
-    charge(s_.k.host_signal_guest, Cat::Sys);
+    co_await run(s_.k.host_signal_guest, Cat::Sys);
     s_.irq->raise(now() + lat_(s_.k.host_interrupt_latency), ch_);
   }
 
@@ -204,56 +190,53 @@ public:
   }
 
 protected:
-  void body() override
+  Task<> body() override
   {
     const Knobs& kn = s_.knobs;
-    delay(ch_.index * kn.start_interval);  // connections opened one after another
+    co_await sleep(ch_.index * kn.start_interval);  // connections opened one after another
     if (!kn.per_check) // since June 2019: set once when the channel opens
       ring_.set_pending_send_sz(now(), kPendingSendSize);
     std::uint64_t left = kn.total_bytes;
     while (left > 0) {
       std::uint64_t msg = std::min(left, kn.message_size);
-      send(msg);
-      ch_.prune(world());
+      co_await send(msg);
+      ch_.prune(stamp());
       left -= msg;
     }
   }
 
 private:
   // vsock_stream_sendmsg(): wait for space, enqueue, until the message is out.
-  void send(std::uint64_t msg)
+  Task<> send(std::uint64_t msg)
   {
     const Costs& k = s_.k;
     charge(k.guest_user_per_call, Cat::User);
     charge(k.guest_send_syscall, Cat::Sys);
-    ch_.n.syscalls.add(now());
+    ch_.n.syscalls.add(stamp());
     std::uint64_t rem = msg;
     while (rem > 0) {
-      while (has_space() == 0)
-        block_for_space();
-      rem -= enqueue(rem);
+      // (No co_await in a loop condition: GCC 12 miscompiles it.)
+      for (;;) {
+        const std::uint32_t space = co_await has_space();
+        if (space > 0)
+          break;
+        co_await block_for_space();
+      }
+      rem -= co_await enqueue(rem);
     }
   }
 
-  // hvs_channel_writable_bytes() at now(). `enough`: the caller only needs
-  // to know whether at least that much is writable. Free space only grows
-  // through the host's publications, so if what is already published shows
-  // enough room, publications not yet made cannot change the answer and the
-  // engine need not be synchronised (an exact shortcut).
-  std::uint32_t writable_now(std::uint64_t enough)
+  // hvs_channel_writable_bytes().
+  Task<std::uint32_t> writable_now()
   {
-    charge(s_.k.guest_space_check, Cat::Sys);
+    co_await run(s_.k.guest_space_check, Cat::Sys);  // with what was charged before
     ch_.n.space_checks.add(now());
-    std::uint32_t w = writable_bytes(ring_.bytes_to_write(now()));
-    if (w >= enough && may_skip_sync())
-      return w;
-    observe();
-    return writable_bytes(ring_.bytes_to_write(now()));
+    co_return writable_bytes(ring_.bytes_to_write(now()));
   }
 
-  void write_pending(std::uint32_t v)
+  Task<> write_pending(std::uint32_t v)
   {
-    charge(s_.k.guest_pending_send_sz_write, Cat::Sys);
+    co_await run(s_.k.guest_pending_send_sz_write, Cat::Sys);
     ch_.n.pending_writes.add(now());
     ring_.set_pending_send_sz(now(), v);
   }
@@ -261,59 +244,58 @@ private:
   // hvs_stream_has_space(). Before June 2019 it cleared pending_send_sz when
   // there was room, else set it and checked again (to close the race with
   // the host's read), clearing it if room had appeared.
-  std::uint32_t has_space()
+  Task<std::uint32_t> has_space()
   {
-    std::uint32_t w = writable_now(1);
+    std::uint32_t w = co_await writable_now();
     if (!s_.knobs.per_check)
-      return w;
+      co_return w;
     if (w > 0) {
-      write_pending(0);
-      return w;
+      co_await write_pending(0);
+      co_return w;
     }
-    write_pending(kPendingSendSize);
-    w = writable_now(1);
+    co_await write_pending(kPendingSendSize);
+    w = co_await writable_now();
     if (w > 0)
-      write_pending(0);
-    return w;
+      co_await write_pending(0);
+    co_return w;
   }
 
   // Sleep in vsock_stream_sendmsg until hvs_channel_cb reports write space.
-  void block_for_space()
+  Task<> block_for_space()
   {
     ch_.n.writer_blocks.add(now());
-    if (wait())
+    if (co_await wait())
       charge(s_.k.guest_context_switch, Cat::Sys);
   }
 
   // hvs_stream_enqueue(): allocate the 4 KiB send buffer, then copy from user
   // and write one packet (two copies) -- or, with the 2019 send loop, keep
   // doing so while the ring has room and the message has bytes left.
-  std::uint64_t enqueue(std::uint64_t rem)
+  Task<std::uint64_t> enqueue(std::uint64_t rem)
   {
     const Costs& k = s_.k;
     charge(k.guest_enqueue_call, Cat::Sys);
-    ch_.n.allocations.add(now());
+    ch_.n.allocations.add(stamp());
     std::uint64_t written = 0;
     for (;;) {
       std::uint64_t want = std::min<std::uint64_t>(rem - written, kSendBufPayload);
-      std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(want, writable_now(want)));
+      std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(want, co_await writable_now()));
       if (n == 0)
         break;
-      charge(k.guest_copy(n), Cat::Sys); // memcpy_from_msg into the send buffer
-      charge(k.guest_ring_write + k.guest_copy(models::hvs_packet_len(n)), Cat::Sys); // hv_ringbuffer_write
+      // memcpy_from_msg into the send buffer, then hv_ringbuffer_write.
+      co_await run(k.guest_copy(n) + k.guest_ring_write + k.guest_copy(models::hvs_packet_len(n)), Cat::Sys);
       ch_.n.copies.add(now(), 2);
-      observe();
       auto r = ring_.write(now(), n);
       if (!r.written)
         throw std::logic_error("hv_sock: writer's packet refused by a ring it had checked for room");
       ch_.n.packets.add(now());
       if (r.signal)
-        signal_host();
+        co_await signal_host();
       written += n;
       if (!s_.knobs.send_loop || written == rem)
         break;
     }
-    return written;
+    co_return written;
   }
 };
 
@@ -327,67 +309,67 @@ public:
   }
 
 protected:
-  void body() override
+  Task<> body() override
   {
     const Costs& k = s_.k;
     const std::uint64_t total = s_.knobs.total_bytes;
-    delay(ch_.index * s_.knobs.start_interval);  // connections opened one after another
+    co_await sleep(ch_.index * s_.knobs.start_interval);  // connections opened one after another
     while (ch_.delivered < total) {
       charge(k.guest_user_per_call, Cat::User);
       charge(k.guest_recv_syscall, Cat::Sys);
-      ch_.n.syscalls.add(now());
-      wait_for_data();
-      ch_.delivered += dequeue();
-      ch_.prune(world());
+      ch_.n.syscalls.add(stamp());
+      co_await wait_for_data();
+      ch_.delivered += co_await dequeue();
+      ch_.prune(stamp());
     }
+    co_await settle();
     ch_.done_at = now();
   }
 
 private:
   // vsock_stream_recvmsg(): sleep until hvs_stream_has_data().
-  void wait_for_data()
+  Task<> wait_for_data()
   {
     for (;;) {
-      // Packets only ever appear: one already visible stays visible whatever
-      // the host publishes later, so only "no data" needs an exact look.
-      if (packet_left_ > 0 || (ring_.visible_packets(now()) > 0 && may_skip_sync()))
-        return;
-      observe();
+      if (packet_left_ > 0)  // the rest of a packet already taken
+        co_return;
+      co_await settle();
       if (ring_.visible_packets(now()) > 0)
-        return;
+        co_return;
       ch_.n.reader_blocks.add(now());
-      if (wait())
+      if (co_await wait())
         charge(s_.k.guest_context_switch, Cat::Sys);
     }
   }
 
   // hvs_stream_dequeue(): copy at most the rest of one packet to the user
   // (recv() returns after one dequeue: SO_RCVLOWAT is 1).
-  std::uint64_t dequeue()
+  Task<std::uint64_t> dequeue()
   {
     const Costs& k = s_.k;
+    // The packet being read is the reader's own: only the ring's state
+    // beyond it (iter_next) needs the time settled.
     if (packet_left_ == 0) { // hv_pkt_iter_first + hvs_update_recv_data
       charge(k.guest_dequeue_packet, Cat::Sys);
       packet_left_ = ring_.peek_payload();
     }
     std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(packet_left_, s_.knobs.message_size));
     charge(k.guest_copy(n), Cat::Sys); // memcpy_to_msg straight from the ring
-    ch_.n.copies.add(now());
+    ch_.n.copies.add(stamp());
     packet_left_ -= n;
-    if (packet_left_ == 0) {                                     // hv_pkt_iter_next, closing when drained
-      if (ring_.visible_packets(now()) <= 1 || !may_skip_sync()) // closing depends on the host's writes up to now
-        observe();
+    if (packet_left_ == 0) { // hv_pkt_iter_next, closing when drained
+      co_await settle();
       auto r = ring_.iter_next(now());
       if (r.closed) {
         charge(k.guest_iter_close, Cat::Sys);
         if (r.signal)
-          signal_host();
+          co_await signal_host();
       } else {
         charge(k.guest_dequeue_packet, Cat::Sys);
         packet_left_ = ring_.peek_payload();
       }
     }
-    return n;
+    co_return n;
   }
 
   std::uint32_t packet_left_ = 0; // payload of the current packet not yet read
@@ -405,43 +387,48 @@ public:
   }
 
 protected:
-  void body() override
+  Task<> body() override
   {
     const Costs& k = s_.k;
     const std::uint64_t total = s_.knobs.total_bytes;
     while (ch_.delivered < total) {
-      wait();
+      co_await wait();
       ch_.n.host_dpc_runs.add(now());
-      charge(k.host_dpc, Cat::Sys);
+      co_await run(k.host_dpc, Cat::Sys);
       ring_.set_interrupt_mask(now(), true);
-      drain();
+      co_await drain();
     }
     ch_.done_at = now();
   }
 
 private:
-  void drain()
+  Task<> drain()
   {
     const Costs& k = s_.k;
     for (;;) {
-      observe();
       std::uint32_t n = ring_.visible_packets(now());
       if (n > 0) {
+        // The packets visible now, read one after the other: the private
+        // read index moves, the writer sees nothing until iter_close, so the
+        // batch is one step.
         charge(k.host_recv_call, Cat::Sys);
-        for (; n > 0; --n) {
-          std::uint32_t p = ring_.peek_payload();
+        std::uint32_t sizes = 0;
+        for (std::uint32_t i = 0; i < n; ++i) {
+          const std::uint32_t p = ring_.peek_payload(i);
           charge(k.host_rx_packet + k.host_rx_copy(p), Cat::Sys);
-          ring_.consume(now());
-          ch_.delivered += p;
+          sizes += p;
         }
+        co_await settle();
+        for (std::uint32_t i = 0; i < n; ++i)
+          ring_.consume(now());
+        ch_.delivered += sizes;
         continue;
       }
       if (ring_.iter_close(now()))
-        signal_guest();
+        co_await signal_guest();
       ring_.set_interrupt_mask(now(), false);
-      observe();
       if (ring_.visible_packets(now()) == 0)
-        return;
+        co_return;
       ring_.set_interrupt_mask(now(), true);
     }
   }
@@ -458,28 +445,27 @@ public:
   }
 
 protected:
-  void body() override
+  Task<> body() override
   {
     const Costs& k = s_.k;
     const Knobs& kn = s_.knobs;
-    delay(ch_.index * kn.start_interval);  // connections opened one after another
+    co_await sleep(ch_.index * kn.start_interval);  // connections opened one after another
     // A packet must fit an empty ring with the headroom Linux also keeps.
     const std::uint32_t max_pkt = std::min(kn.host_packet, writable_bytes(ring_.data_size()));
     std::uint64_t left = kn.total_bytes;
     while (left > 0) {
       std::uint64_t msg = std::min(left, kn.message_size);
-      charge(k.host_send_call, Cat::Sys);
+      co_await run(k.host_send_call, Cat::Sys);
       for (std::uint64_t rem = msg; rem > 0;) {
         std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(rem, max_pkt));
-        wait_for_room(models::hvs_packet_len(n));
-        charge(k.host_tx_packet + k.host_tx_copy(n), Cat::Sys);
-        observe();
+        co_await wait_for_room(models::hvs_packet_len(n));
+        co_await run(k.host_tx_packet + k.host_tx_copy(n), Cat::Sys);
         auto r = ring_.write(now(), n);
         if (!r.written)
           throw std::logic_error("hv_sock: host packet refused by a ring it had checked for room");
         ch_.n.packets.add(now());
         if (r.signal)
-          signal_guest();
+          co_await signal_guest();
         rem -= n;
       }
       left -= msg;
@@ -487,20 +473,14 @@ protected:
   }
 
 private:
-  void wait_for_room(std::uint32_t need)
+  Task<> wait_for_room(std::uint32_t need)
   {
-    if (ring_.bytes_to_write(now()) > need && may_skip_sync()) // room only grows: no exact look needed
-      return;
-    observe();
     if (ring_.bytes_to_write(now()) > need)
-      return;
+      co_return;
     ring_.set_pending_send_sz(now(), need);
-    for (;;) {
-      observe();
-      if (ring_.bytes_to_write(now()) > need)
-        break;
-      wait();
-      charge(s_.k.host_dpc, Cat::Sys); // woken by the guest's signal through a DPC
+    while (ring_.bytes_to_write(now()) <= need) {
+      co_await wait();
+      co_await run(s_.k.host_dpc, Cat::Sys); // woken by the guest's signal through a DPC
     }
     ring_.set_pending_send_sz(now(), 0);
   }
@@ -540,7 +520,7 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   const int vcpus = static_cast<int>(p.integer("guest.vcpus"));
   const int hcpus = static_cast<int>(p.integer("host.cpus"));
 
-  World world(p.text("sim.mode") == "exact");
+  World world;
   const std::vector<Cpu*> guest = world.add_cpus(Side::Guest, "vcpu", vcpus);
   const std::vector<Cpu*> host = world.add_cpus(Side::Host, "hcpu", hcpus);
 

@@ -1,0 +1,293 @@
+// The engine (sim/world.*, sim/thread.*, sim/cpu.*): simulated threads as
+// coroutines resumed in one order of events (time, thread, sequence), CPU
+// work stretched by interrupts and shared by turns, sleeping and waking, the
+// end of a run. Each simulation runs in a forked child (one SimGrid engine
+// per process).
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/world.hpp"
+
+using namespace vsim;
+
+namespace {
+
+class Scripted : public SimThread {
+public:
+  Scripted(World& w, std::string name, Cpu& cpu, std::function<Task<>(Scripted&)> f)
+      : SimThread(w, std::move(name), cpu), f_(std::move(f))
+  {
+  }
+
+protected:
+  Task<> body() override { return f_(*this); }
+
+private:
+  std::function<Task<>(Scripted&)> f_;
+};
+
+// Runs f in a child process; returns the numbers it returned.
+std::vector<double> in_child(const std::function<std::vector<double>()>& f)
+{
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    std::vector<double> out;
+    try {
+      out = f();
+    } catch (const std::exception& e) {
+      out = {-1};
+    }
+    std::size_t bytes = out.size() * sizeof(double);
+    _exit(write(fds[1], out.data(), bytes) == static_cast<ssize_t>(bytes) ? 0 : 1);
+  }
+  close(fds[1]);
+  std::vector<double> in(256);
+  ssize_t n = read(fds[0], in.data(), in.size() * sizeof(double));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  in.resize(static_cast<std::size_t>(std::max<ssize_t>(n, 0)) / sizeof(double));
+  return in;
+}
+
+// A sleeper that waits twice; a waker that issues `first` wake-ups at time
+// 100, works 1000 cycles, then issues `second`. Returns the wake-up times,
+// then the events processed and the stale ones.
+std::vector<double> sleeper_and_waker(const std::vector<Time>& first, const std::vector<Time>& second)
+{
+  return in_child([&] {
+    World w;
+    Cpu& a = w.add_cpu(Side::Guest, "a");
+    Cpu& b = w.add_cpu(Side::Host, "b");
+    std::vector<double> out;
+    auto& sleeper = w.spawn<Scripted>("sleeper", a, [&](Scripted& t) -> Task<> {
+      for (int i = 0; i < 2; ++i) {
+        co_await t.wait();
+        out.push_back(t.now());
+        t.clear_wakeups();
+      }
+    });
+    w.spawn<Scripted>("waker", b, [&, first, second](Scripted& t) -> Task<> {
+      co_await t.run(100, Cat::Sys);
+      for (Time at : first)
+        sleeper.wake_at(at);
+      co_await t.run(1000, Cat::Sys);
+      for (Time at : second)
+        sleeper.wake_at(at);
+    });
+    w.run();
+    out.push_back(static_cast<double>(w.stats().events));
+    out.push_back(static_cast<double>(w.stats().stale));
+    return out;
+  });
+}
+
+}  // namespace
+
+TEST_CASE("engine: a sleeper wakes at its earliest wake-up whatever the order they are issued in", "[sim][engine]")
+{
+  // Later wake-ups than the first do not move the sleep; earlier ones do
+  // (each leaves the previous event stale).
+  auto later = sleeper_and_waker({200, 300, 250}, {1500});
+  REQUIRE(later.size() == 4);
+  CHECK(later[0] == 200);
+  CHECK(later[1] == 1500);
+  CHECK(later[3] == 0);
+
+  auto earlier = sleeper_and_waker({400, 300, 200}, {1500, 1200});
+  REQUIRE(earlier.size() == 4);
+  CHECK(earlier[0] == 200);
+  CHECK(earlier[1] == 1200);
+  CHECK(earlier[3] == 2);  // 400 and 300 superseded (1500, superseded by 1200, is after the run's end)
+}
+
+TEST_CASE("engine: a wake-up issued before the wait makes it return at once, without sleeping", "[sim][engine]")
+{
+  auto o = in_child([] {
+    World w;
+    Cpu& a = w.add_cpu(Side::Guest, "a");
+    std::vector<double> out;
+    w.spawn<Scripted>("alone", a, [&](Scripted& t) -> Task<> {
+      t.wake_at(0);  // woken while deciding to sleep
+      const bool slept = co_await t.wait();
+      out.push_back(slept ? 1 : 0);
+      out.push_back(t.now());
+      t.wake_at(5000);  // pending for later: the wait sleeps until then
+      const bool slept2 = co_await t.wait();
+      out.push_back(slept2 ? 1 : 0);
+      out.push_back(t.now());
+    });
+    w.run();
+    return out;
+  });
+  CHECK(o == std::vector<double>{0, 0, 1, 5000});
+}
+
+TEST_CASE("engine: simultaneous events run in thread order, then in the order they were made", "[sim][engine]")
+{
+  auto o = in_child([] {
+    World w;
+    Cpu& a = w.add_cpu(Side::Guest, "a");
+    std::vector<double> out;
+    std::vector<Scripted*> t(3);
+    // Thread 2 wakes threads 1 and 0 for the same instant; both run before
+    // thread 2's own step due then, in id order.
+    for (int i = 0; i < 2; ++i)
+      t[static_cast<std::size_t>(i)] = &w.spawn<Scripted>("s" + std::to_string(i), a, [&, i](Scripted& s) -> Task<> {
+        co_await s.wait();
+        out.push_back(i);
+        out.push_back(s.now());
+      });
+    t[2] = &w.spawn<Scripted>("w", a, [&](Scripted& s) -> Task<> {
+      co_await s.sleep(10);
+      t[1]->wake_at(20);
+      t[0]->wake_at(20);
+      co_await s.sleep(10);
+      out.push_back(2);
+      out.push_back(s.now());
+    });
+    w.run();
+    return out;
+  });
+  CHECK(o == std::vector<double>{0, 20, 1, 20, 2, 20});
+}
+
+TEST_CASE("engine: interrupts stretch CPU work, threads sharing a CPU take turns", "[sim][engine][cpu]")
+{
+  auto o = in_child([] {
+    World w;
+    Cpu& a = w.add_cpu(Side::Guest, "a");
+    std::vector<double> out;
+    auto& irq = w.spawn<Scripted>("irq", a, [&](Scripted& t) -> Task<> {
+      co_await t.sleep(50);
+      co_await t.irq_work(30, Cat::Irq);  // [50, 80): preempts the worker
+      co_await t.irq_work(20, Cat::Hypervisor, 10, Cat::Irq);  // [80, 110)
+    });
+    irq.set_daemon();
+    a.attach_interrupt_context();
+    w.spawn<Scripted>("w1", a, [&](Scripted& t) -> Task<> {
+      co_await t.run(100, Cat::Sys);  // [0, 160): 60 cycles of interrupts inside
+      out.push_back(t.now());
+    });
+    w.spawn<Scripted>("w2", a, [&](Scripted& t) -> Task<> {
+      t.charge(40, Cat::User);
+      co_await t.run(60, Cat::Sys);  // waits for w1: [160, 260)
+      out.push_back(t.now());
+      out.push_back(t.cpu_time()[Cat::User]);
+      out.push_back(t.cpu_time()[Cat::Sys]);
+    });
+    w.run();
+    out.push_back(a.time().busy());
+    out.push_back(a.irq_time()[Cat::Irq]);
+    return out;
+  });
+  CHECK(o == std::vector<double>{160, 260, 40, 60, 260, 40});
+}
+
+TEST_CASE("engine: charged work settles as one step at the time the steps one by one would give", "[sim][engine][cpu]")
+{
+  auto times = [](bool together) {
+    return in_child([together] {
+      World w;
+      Cpu& a = w.add_cpu(Side::Guest, "a");
+      std::vector<double> out;
+      auto& irq = w.spawn<Scripted>("irq", a, [&](Scripted& t) -> Task<> {
+        co_await t.sleep(120);
+        co_await t.irq_work(500, Cat::Irq);
+      });
+      irq.set_daemon();
+      a.attach_interrupt_context();
+      w.spawn<Scripted>("w", a, [&, together](Scripted& t) -> Task<> {
+        if (together) {
+          t.charge(100, Cat::User);
+          t.charge(100, Cat::Sys);
+          co_await t.settle();
+        } else {
+          co_await t.run(100, Cat::User);
+          co_await t.run(100, Cat::Sys);
+        }
+        out.push_back(t.now());
+        out.push_back(t.cpu_time()[Cat::User]);
+        out.push_back(t.cpu_time()[Cat::Sys]);
+      });
+      w.run();
+      out.push_back(static_cast<double>(w.stats().events));
+      return out;
+    });
+  };
+  auto one = times(true), two = times(false);
+  REQUIRE(one.size() == 4);
+  REQUIRE(two.size() == 4);
+  CHECK(one[0] == 700);  // 200 cycles of work around a 500-cycle interrupt
+  CHECK(std::vector<double>(one.begin(), one.end() - 1) == std::vector<double>(two.begin(), two.end() - 1));
+  CHECK(one[3] < two[3]);  // fewer events
+}
+
+TEST_CASE("engine: reading the time with unsettled work is an error the run reports", "[sim][engine]")
+{
+  auto o = in_child([] {
+    World w;
+    Cpu& a = w.add_cpu(Side::Guest, "a");
+    w.spawn<Scripted>("w", a, [&](Scripted& t) -> Task<> {
+      t.charge(10, Cat::Sys);
+      (void)t.now();
+      co_return;
+    });
+    try {
+      w.run();
+    } catch (const std::logic_error& e) {
+      return std::vector<double>{std::string(e.what()).find("unsettled") != std::string::npos ? 1.0 : 0.0};
+    }
+    return std::vector<double>{0};
+  });
+  CHECK(o == std::vector<double>{1});
+}
+
+TEST_CASE("engine: a run ends with its last non-daemon thread, daemon work started at its end is not counted",
+          "[sim][engine]")
+{
+  auto o = in_child([] {
+    World w;
+    Cpu& a = w.add_cpu(Side::Guest, "a");
+    Cpu& b = w.add_cpu(Side::Host, "b");
+    std::vector<double> out;
+    auto& daemon = w.spawn<Scripted>("daemon", a, [&](Scripted& t) -> Task<> {
+      for (;;) {
+        co_await t.wait();
+        t.clear_wakeups();
+        co_await t.run(100, Cat::Sys);
+        out.push_back(t.now());
+      }
+    });
+    daemon.set_daemon();
+    auto& app = w.spawn<Scripted>("app", b, [&](Scripted& t) -> Task<> {
+      co_await t.run(10, Cat::Sys);
+      daemon.wake_at(50);  // due before the end
+      daemon.wake_at(1010);  // at the end: not part of the run
+      co_await t.run(1000, Cat::Sys);
+    });
+    w.run();
+    out.push_back(w.end());
+    out.push_back(daemon.cpu_time().busy());
+    out.push_back(app.cpu_time().busy());
+    out.push_back(a.time().busy());
+    return out;
+  });
+  // The daemon's work at 50 (done at 150) happened; the one due at 1010 is
+  // after the daemon's turn at that instant (thread order) or, if before, is
+  // taken back.
+  CHECK(o == std::vector<double>{150, 1010, 100, 1010, 100});
+}
