@@ -98,7 +98,8 @@ struct EngineFloor {
   double sleep_ns;
 };
 
-inline EngineFloor engine_floor(int rounds = 200000)
+// Runs f in a forked child (a SimGrid engine of its own); returns its numbers.
+inline std::vector<double> in_child(const std::function<std::vector<double>()>& f, std::size_t n)
 {
   int fds[2];
   if (pipe(fds) != 0)
@@ -107,64 +108,80 @@ inline EngineFloor engine_floor(int rounds = 200000)
   pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
-    namespace sg4 = simgrid::s4u;
     xbt_log_control_set("root.thresh:critical");
-    int argc = 1;
-    char name[] = "bench";
-    char* argv[] = {name, nullptr};
-    sg4::Engine engine(&argc, argv);
-    auto* zone = sg4::create_full_zone("z");
-    sg4::Host* a = zone->create_host("a", 1.0);
-    sg4::Host* b = zone->create_host("b", 1.0);
-    zone->seal();
-    auto sa = sg4::Semaphore::create(0), sb = sg4::Semaphore::create(0);
-    std::chrono::steady_clock::time_point t0, t1, t2, t3, t4;
-    {
-      int left = rounds;
-      std::function<void()> next = [&] {
-        if (--left > 0)
-          simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock() + 1.0, next);
-      };
-      simgrid::kernel::timer::Timer::set(0.0, next);
-    }
-    sg4::Actor::create("ping", a, [&] {
-      t0 = std::chrono::steady_clock::now();
-      for (int i = 0; i < rounds; ++i) {
-        sb->release();
-        sa->acquire();
-      }
-      t1 = std::chrono::steady_clock::now();
-      for (int i = 0; i < rounds; ++i)
-        sg4::this_actor::sleep_until(sg4::Engine::get_clock() + 1.0);
-      t2 = std::chrono::steady_clock::now();
-    });
-    sg4::Actor::create("pong", b, [&] {
-      for (int i = 0; i < rounds; ++i) {
-        sb->acquire();
-        sa->release();
-      }
-    });
-    t3 = std::chrono::steady_clock::now();
-    engine.run();
-    t4 = std::chrono::steady_clock::now();
-    // The timer chain runs interleaved with the actors: its cost is the run's
-    // wall time less theirs.
-    const double actors = std::chrono::duration<double, std::nano>(t2 - t0).count();
-    double out[3] = {(std::chrono::duration<double, std::nano>(t4 - t3).count() - actors) / rounds,
-                     std::chrono::duration<double, std::nano>(t1 - t0).count() / (2.0 * rounds),
-                     std::chrono::duration<double, std::nano>(t2 - t1).count() / rounds};
-    if (write(fds[1], out, sizeof out) != sizeof out)
-      _exit(1);
-    _exit(0);
+    std::vector<double> out = f();
+    const auto bytes = static_cast<ssize_t>(out.size() * sizeof(double));
+    _exit(write(fds[1], out.data(), static_cast<std::size_t>(bytes)) == bytes ? 0 : 1);
   }
   close(fds[1]);
-  double in[3] = {0, 0, 0};
-  if (read(fds[0], in, sizeof in) != sizeof in)
+  std::vector<double> in(n, 0.0);
+  if (read(fds[0], in.data(), n * sizeof(double)) != static_cast<ssize_t>(n * sizeof(double)))
     std::fprintf(stderr, "bench: engine floor child failed\n");
   close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  return {in[0], in[1], in[2]};
+  return in;
+}
+
+inline EngineFloor engine_floor(int rounds = 200000)
+{
+  namespace sg4 = simgrid::s4u;
+  using clk = std::chrono::steady_clock;
+  static int argc = 1;
+  static char name[] = "bench";
+  static char* argv[] = {name, nullptr};
+  // A chain of kernel timers, each setting the next one time unit later, on
+  // an engine without hosts: what sim/world.cpp pays per time advance.
+  const auto timer = in_child(
+      [rounds] {
+        static char cfg1[] = "--cfg=network/model:Constant";
+        static char* targv[] = {name, cfg1, nullptr};
+        static int targc = std::getenv("BENCH_CONST") ? 2 : 1;
+        sg4::Engine engine(&targc, targv);
+        sg4::create_full_zone("z")->seal();
+        int left = rounds;
+        std::function<void()> next = [&] {
+          if (--left > 0)
+            simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock() + 1.0, next);
+        };
+        simgrid::kernel::timer::Timer::set(0.0, next);
+        const auto t0 = clk::now();
+        engine.run();
+        return std::vector<double>{std::chrono::duration<double, std::nano>(clk::now() - t0).count() / rounds};
+      },
+      1);
+  const auto actors = in_child(
+      [rounds] {
+        sg4::Engine engine(&argc, argv);
+        auto* zone = sg4::create_full_zone("z");
+        sg4::Host* a = zone->create_host("a", 1.0);
+        sg4::Host* b = zone->create_host("b", 1.0);
+        zone->seal();
+        auto sa = sg4::Semaphore::create(0), sb = sg4::Semaphore::create(0);
+        clk::time_point t0, t1, t2;
+        sg4::Actor::create("ping", a, [&] {
+          t0 = clk::now();
+          for (int i = 0; i < rounds; ++i) {
+            sb->release();
+            sa->acquire();
+          }
+          t1 = clk::now();
+          for (int i = 0; i < rounds; ++i)
+            sg4::this_actor::sleep_until(sg4::Engine::get_clock() + 1.0);
+          t2 = clk::now();
+        });
+        sg4::Actor::create("pong", b, [&] {
+          for (int i = 0; i < rounds; ++i) {
+            sb->acquire();
+            sa->release();
+          }
+        });
+        engine.run();
+        return std::vector<double>{std::chrono::duration<double, std::nano>(t1 - t0).count() / (2.0 * rounds),
+                                   std::chrono::duration<double, std::nano>(t2 - t1).count() / rounds};
+      },
+      2);
+  return {timer[0], actors[0], actors[1]};
 }
 
 // `extra`: further columns, printed after the common ones.

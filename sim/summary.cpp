@@ -50,7 +50,7 @@ void append_run_metrics(std::map<std::string, double>& m, const World& world, Ti
   m["host_cpu_percent"] = side_percent(Side::Host);
   // What the run cost the engine (figures for the speed benchmarks).
   const SimStats& st = world.stats();
-  m["sim_events"] = static_cast<double>(st.events);
+  m["sim_events"] = static_cast<double>(st.events + st.direct);
   m["sim_simcalls"] = static_cast<double>(st.advances);
 }
 

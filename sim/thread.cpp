@@ -93,13 +93,16 @@ void SimThread::start()
 
 void SimThread::schedule(Time t) { world_->schedule(t, *this, gen_); }
 
-void SimThread::resume_at(std::coroutine_handle<> h, Time t)
+bool SimThread::resume_at(std::coroutine_handle<> h, Time t)
 {
   no_debt("slept");
+  ++gen_;
+  if (world_->take_directly(t, *this))
+    return false;
   suspended_ = h;
   pending_ = Pending::Resume;
-  ++gen_;
   schedule(t);
+  return true;
 }
 
 void SimThread::no_debt(const char* what) const
@@ -165,7 +168,7 @@ void SimThread::drop_work_from(Time end)
   recent_.clear();
 }
 
-void SimThread::begin_run(std::coroutine_handle<> h, double cycles, Cat c, CpuTime* account)
+bool SimThread::begin_run(std::coroutine_handle<> h, double cycles, Cat c, CpuTime* account)
 {
   suspended_ = h;
   pending_ = Pending::Work;
@@ -180,22 +183,42 @@ void SimThread::begin_run(std::coroutine_handle<> h, double cycles, Cat c, CpuTi
   }
   if (cpu_->holder()) {  // another thread's work is on the CPU: take turns
     cpu_->enqueue(this);
-    return;
+    return true;
   }
   cpu_->set_holder(this);
-  start_work();
+  return start_work();
 }
 
-void SimThread::cpu_granted() { start_work(); }
-
-void SimThread::start_work()
+void SimThread::cpu_granted()
 {
+  // Another thread's step ended: this one's starts (its end is an event).
   Work& w = work_;
   w.start = world_->now();
   account_work(w, 1);
   remember(w);
   cpu_->work_started(w.start);
   schedule(cpu_->finish_time(w.start, w.cycles));
+}
+
+bool SimThread::start_work()
+{
+  Work& w = work_;
+  w.start = world_->now();
+  account_work(w, 1);
+  remember(w);
+  cpu_->work_started(w.start);
+  const Time end = cpu_->finish_time(w.start, w.cycles);
+  // If nothing else happens before its end, no interrupt can stretch it
+  // (interrupts come from events): the thread goes on at once.
+  if (world_->take_directly(end, *this)) {
+    pending_ = Pending::None;
+    suspended_ = {};
+    if (SimThread* next = cpu_->next())
+      next->cpu_granted();
+    return false;
+  }
+  schedule(end);
+  return true;
 }
 
 void SimThread::begin_wait(std::coroutine_handle<> h)

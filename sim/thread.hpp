@@ -70,7 +70,7 @@ public:
     Cat c;
     CpuTime* account;  // whose CPU time `cycles` is
     bool await_ready() const noexcept { return cycles <= 0 && t->debt_.busy() <= 0; }
-    void await_suspend(std::coroutine_handle<> h) { t->begin_run(h, cycles, c, account); }
+    bool await_suspend(std::coroutine_handle<> h) { return t->begin_run(h, cycles, c, account); }
     void await_resume() const noexcept {}
   };
   RunAwait settle() { return RunAwait{this, 0, Cat::Sys, &time_}; }
@@ -84,7 +84,7 @@ public:
     SimThread* t;
     Time until;
     bool await_ready() const noexcept { return until <= t->now(); }
-    void await_suspend(std::coroutine_handle<> h) { t->resume_at(h, until); }
+    bool await_suspend(std::coroutine_handle<> h) { return t->resume_at(h, until); }
     void await_resume() const noexcept {}
   };
   // Interrupt work of `cycles` in category c on this thread's CPU, this
@@ -129,6 +129,8 @@ public:
   void start();
   // An event of this thread is due (gen: the suspension it is for).
   void on_event(std::uint64_t gen);
+  // Whether an event made for suspension `gen` is still wanted.
+  bool current(std::uint64_t gen) const { return gen == gen_ && pending_ != Pending::None; }
   // Once the run is over at `end`: takes back the CPU time of work that
   // started at or after it (a daemon's next piece, begun at the very
   // instant the last thread finished).
@@ -141,10 +143,12 @@ protected:
 
 private:
   Task<> main();
-  void resume_at(std::coroutine_handle<> h, Time t);
-  void begin_run(std::coroutine_handle<> h, double cycles, Cat c, CpuTime* account);
+  // These return whether the thread is suspended (false: the step was the
+  // next event and the thread goes on at once).
+  bool resume_at(std::coroutine_handle<> h, Time t);
+  bool begin_run(std::coroutine_handle<> h, double cycles, Cat c, CpuTime* account);
+  bool start_work();
   void no_debt(const char* what) const;
-  void start_work();
   void begin_wait(std::coroutine_handle<> h);
   bool take_due_wakeups();  // pops the wake-ups at or before now; whether there were any
   void schedule(Time t);    // an event for the current suspension

@@ -20,6 +20,10 @@ using simgrid::kernel::timer::Timer;
 
 namespace vsim {
 
+namespace {
+World* the_world = nullptr;  // one per process (SimGrid's engine is one)
+}
+
 World::World()
 {
   // SimGrid's own messages would go to stderr; results must not depend on
@@ -43,10 +47,17 @@ World::World()
   zone_ = sg4::create_full_zone("machine");
   // Counts and level changes made at the engine's time may still fall after
   // the end of the run (at its very instant): they are kept apart until then.
-  set_horizon([] { return sg4::Engine::get_clock(); });
+  the_world = this;
+  set_horizon([] { return the_world->now(); });
+  if (const char* v = std::getenv("VSIM_ENGINE_TIMERS_ONLY"))
+    direct_ = std::string(v) != "1";
 }
 
-World::~World() { set_horizon(nullptr); }
+World::~World()
+{
+  set_horizon(nullptr);
+  the_world = nullptr;
+}
 
 std::vector<Cpu*> World::add_cpus(Side side, const std::string& prefix, int n)
 {
@@ -86,6 +97,28 @@ void World::schedule(Time at, SimThread& t, std::uint64_t gen)
   events_.push(Event{at, t.id(), seq_++, gen});
 }
 
+bool World::take_directly(Time t, const SimThread& th)
+{
+  if (!direct_ || stopped_)
+    return false;
+  // Stale events at the head of the queue do not count.
+  while (!events_.empty()) {
+    const Event& top = events_.top();
+    if (registered_[static_cast<std::size_t>(top.thread)]->current(top.gen)) {
+      if (top.t < t || (top.t == t && top.thread < th.id()))
+        return false;
+      break;
+    }
+    events_.pop();
+    ++stats_.stale;
+  }
+  // Nothing can happen before t: no event is due earlier, and only events
+  // make things happen. The step's end is the next event of the order.
+  now_ = t;
+  ++stats_.direct;
+  return true;
+}
+
 void World::thread_finished(SimThread& t)
 {
   if (!t.daemon() && --running_ == 0) {
@@ -123,7 +156,12 @@ void World::arm()
 void World::fire()
 {
   ++stats_.advances;
-  now_ = sg4::Engine::get_clock();
+  const Time clock = sg4::Engine::get_clock();
+  if (clock < now_)
+    throw std::logic_error(fmt::format("invariant violated: SimGrid's clock {} behind the engine's time {}", clock, now_));
+  now_ = clock;
+  // Every event due now, in order; steps taken directly (take_directly) may
+  // move the time on meanwhile, to events no other one precedes.
   while (!stopped_ && !events_.empty() && events_.top().t <= now_) {
     const Event ev = events_.top();
     events_.pop();

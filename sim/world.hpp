@@ -21,9 +21,10 @@ class NetZone;
 namespace vsim {
 
 struct SimStats {
-  std::uint64_t events = 0;    // thread resumptions (every wake-up, end of work, end of a latency)
-  std::uint64_t advances = 0;  // SimGrid kernel-timer firings: the engine's time advances
-  std::uint64_t stale = 0;     // events found obsolete when due (a wake-up superseded by an earlier one)
+  std::uint64_t events = 0;    // events taken from the queue (wake-ups, ends of work or of a latency)
+  std::uint64_t direct = 0;    // steps that were the next event and went on at once (no queue, no timer)
+  std::uint64_t advances = 0;  // SimGrid kernel-timer firings
+  std::uint64_t stale = 0;     // events found obsolete (a wake-up superseded by an earlier one)
 };
 
 class World {
@@ -59,6 +60,10 @@ public:
   Time now() const { return now_; }
   // Resume thread t's current suspension `gen` at time at (>= now()).
   void schedule(Time at, SimThread& t, std::uint64_t gen);
+  // A running thread's step that ends at t: if it would be the next event
+  // in the order, the engine's time moves there at once and the thread goes
+  // on (true); otherwise it must be scheduled.
+  bool take_directly(Time t, const SimThread& th);
   void thread_finished(SimThread& t);
 
   int register_thread(SimThread* t);  // returns its id
@@ -102,6 +107,7 @@ private:
   Time now_ = 0;
   int running_ = 0;  // non-daemon threads not finished
   bool stopped_ = false;
+  bool direct_ = true;  // VSIM_ENGINE_TIMERS_ONLY=1: every step through the queue and a timer
   SimStats stats_;
   Time end_ = 0;
   std::string error_;

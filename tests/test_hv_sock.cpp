@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "app/experiment.hpp"
 #include "app/registry.hpp"
@@ -114,6 +115,30 @@ TEST_CASE("hv_sock tiny runs are pinned to exact figures", "[hv_sock][determinis
   CHECK(metric(r[0], "elapsed_seconds") == 0.0018673804);
   CHECK(metric(r[0], "throughput_MBps", 1) == 532.51822543626554);
   CHECK(metric(r[0], "writer_sys_seconds") == 0.00095564160000000001);
+}
+
+TEST_CASE("hv_sock: steps taken directly give the figures of stepping every event through a SimGrid timer",
+          "[hv_sock][engine]")
+{
+  for (const char* dir : {"guest_to_host", "host_to_guest"})
+    for (const char* size : {"128", "4KiB", "64KiB"})
+      for (const char* vcpus : {"guest.vcpus=2", "guest.vcpus=1"}) {
+        INFO(dir << " " << size << " " << vcpus);
+        std::vector<std::string> sets = {std::string("direction=") + dir, std::string("workload.message_size=") + size,
+                                         "workload.total_bytes=300kB", "workload.connections=2", vcpus};
+        auto direct = run("", sets);
+        setenv("VSIM_ENGINE_TIMERS_ONLY", "1", 1);
+        auto timers = run("", sets);
+        unsetenv("VSIM_ENGINE_TIMERS_ONLY");
+        REQUIRE(direct[0].iterations.size() == timers[0].iterations.size());
+        for (std::size_t it = 0; it < direct[0].iterations.size(); ++it)
+          for (const auto& [name, value] : direct[0].iterations[it])
+            if (name.rfind("sim_", 0) != 0) {
+              INFO(name);
+              CHECK(value == timers[0].iterations[it].at(name));
+            }
+        CHECK(metric(direct[0], "sim_simcalls") < metric(timers[0], "sim_simcalls"));
+      }
 }
 
 TEST_CASE("a larger SO_SNDBUF gives a larger ring, fewer ring-full stalls and more throughput", "[hv_sock][mechanism]")

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "app/experiment.hpp"
 #include "app/registry.hpp"
@@ -115,6 +116,36 @@ TEST_CASE("virtio_vsock tiny runs are pinned to exact figures", "[virtio][determ
   CHECK(metric(r[0], "elapsed_seconds") == 0.0002367808);  // indirect descriptors on (the default since issue 11)
   CHECK(metric(r[0], "kicks_per_MB") == 23 / 0.524288);  // 23 kicks in 512 KiB
   CHECK(metric(r[0], "writer_sys_seconds") == 0.0001323008);
+}
+
+// Every other metric of `a` equals b's (sim_*: the simulator's own costs).
+void check_same_figures(const PointResult& a, const PointResult& b)
+{
+  REQUIRE(a.iterations.size() == b.iterations.size());
+  for (std::size_t it = 0; it < a.iterations.size(); ++it)
+    for (const auto& [name, value] : a.iterations[it])
+      if (name.rfind("sim_", 0) != 0) {
+        INFO(name);
+        CHECK(value == b.iterations[it].at(name));
+      }
+}
+
+TEST_CASE("virtio_vsock: steps taken directly give the figures of stepping every event through a SimGrid timer",
+          "[virtio][engine]")
+{
+  for (const char* preset : {"linux-4.19", "linux-5.4"})
+    for (const char* dir : {"guest_to_host", "host_to_guest"})
+      for (const char* extra : {"workload.message_size=128", "workload.message_size=64KiB", "guest.vcpus=1"}) {
+        INFO(preset << " " << dir << " " << extra);
+        std::vector<std::string> sets = {std::string("virtio_vsock.preset=") + preset, std::string("direction=") + dir,
+                                         extra, "workload.total_bytes=300kB", "workload.connections=2"};
+        auto direct = run(sets);
+        setenv("VSIM_ENGINE_TIMERS_ONLY", "1", 1);
+        auto timers = run(sets);
+        unsetenv("VSIM_ENGINE_TIMERS_ONLY");
+        check_same_figures(direct[0], timers[0]);
+        CHECK(metric(direct[0], "sim_simcalls") < metric(timers[0], "sim_simcalls"));
+      }
 }
 
 TEST_CASE("virtio_vsock packetization: every knob combination cuts and reassembles the stream exactly",

@@ -77,8 +77,8 @@ const std::vector<MetricDoc>& metric_docs()
       {"guest_work_runs_per_MB", "1/MB", "virtio_vsock: guest workqueue item runs (send, rx, tx) per MB"},
       {"ring_bytes_guest_to_host", "B", "size of the guest-to-host ring (header page included)"},
       {"ring_bytes_host_to_guest", "B", "size of the host-to-guest ring (header page included)"},
-      {"sim_events", "", "simulated-thread resumptions the run made (a cost of the simulator, not of the system)"},
-      {"sim_simcalls", "", "SimGrid main-loop iterations: kernel-timer firings, one per distinct event time"},
+      {"sim_events", "", "events the run processed: steps of simulated threads (a cost of the simulator, not of the system)"},
+      {"sim_simcalls", "", "SimGrid main-loop iterations (kernel-timer firings): the events that had to wait for others"},
       // Families (sim/breakdown.hpp): <...> is a CPU, thread or queue name, {a|b} one of the words.
       {"cpu.<cpu>.{user|sys|irq|hypervisor|busy}_percent", "%",
        "time the CPU (vcpuN, hcpuN) spent in that category (busy: all four) / elapsed x 100"},
