@@ -77,8 +77,11 @@ Task<> SimThread::main()
     // Recorded, not thrown: World::run() reports it once the engine stops.
     world_->fail(name_ + ": " + e.what());
   }
+  debt_ = {};  // what a failed body left unsettled
+  debt_other_ = {};
+  debt_account_ = nullptr;
   finished_ = true;
-  finished_at_ = now();
+  finished_at_ = world_->now();
   pending_ = Pending::None;
   world_->thread_finished(*this);
 }
@@ -107,26 +110,50 @@ bool SimThread::resume_at(std::coroutine_handle<> h, Time t)
 
 void SimThread::no_debt(const char* what) const
 {
-  if (debt_.busy() > 0)
+  if (unsettled())
     throw std::logic_error(fmt::format("invariant violated: thread {} {} with unsettled CPU work (settle() first)",
                                        name_, what));
 }
 
-SimThread::SleepAwait SimThread::irq_work(double cycles, Cat c)
+void SimThread::charge(double cycles, Cat c, CpuTime& account)
 {
-  no_debt("did interrupt work");
-  const Time start = cpu_->irq_start(world_->now());
-  cpu_->add_irq(start, cycles, c);
-  Work w{start, cycles, {}, {}, nullptr, true};
-  w.own[c] = cycles;
-  remember(w);
-  return SleepAwait{this, start + cycles};
+  if (&account == &time_) {
+    debt_[c] += cycles;
+    return;
+  }
+  if (debt_account_ && debt_account_ != &account)
+    throw std::logic_error(fmt::format("invariant violated: thread {} charged two other tasks in one step", name_));
+  debt_account_ = &account;
+  debt_other_[c] += cycles;
 }
 
-SimThread::SleepAwait SimThread::irq_work(double cycles1, Cat c1, double cycles2, Cat c2)
+void SimThread::become_interrupt_context()
 {
-  (void)irq_work(cycles1, c1);
-  return irq_work(cycles2, c2);
+  irq_context_ = true;
+  cpu_->attach_interrupt_context();
+}
+
+// An interrupt context's step: its pieces registered on the CPU, one after
+// the other from when the CPU's earlier interrupts are done; the thread
+// resumes at the end of the last.
+bool SimThread::begin_irq_step(std::coroutine_handle<> h)
+{
+  if (debt_account_)
+    throw std::logic_error(fmt::format("invariant violated: interrupt context {} charged another task", name_));
+  Time end = world_->now();
+  for (Cat c : {Cat::Hypervisor, Cat::Irq, Cat::Sys, Cat::User}) {
+    const double cycles = debt_[c];
+    if (cycles <= 0)
+      continue;
+    const Time start = cpu_->irq_start(world_->now());
+    cpu_->add_irq(start, cycles, c);
+    Work w{start, cycles, {}, {}, nullptr, true};
+    w.own[c] = cycles;
+    remember(w);
+    end = start + cycles;
+  }
+  debt_ = {};
+  return resume_at(h, end);
 }
 
 void SimThread::remember(const Work& w)
@@ -170,17 +197,16 @@ void SimThread::drop_work_from(Time end)
 
 bool SimThread::begin_run(std::coroutine_handle<> h, double cycles, Cat c, CpuTime* account)
 {
+  charge(cycles, c, *account);
+  if (irq_context_)
+    return begin_irq_step(h);
   suspended_ = h;
   pending_ = Pending::Work;
   ++gen_;
-  work_ = Work{world_->now(), debt_.busy() + cycles, debt_, {}, nullptr, false};
+  work_ = Work{world_->now(), debt_.busy() + debt_other_.busy(), debt_, debt_other_, debt_account_, false};
   debt_ = {};
-  if (account == &time_) {
-    work_.own[c] += cycles;
-  } else {
-    work_.other[c] += cycles;
-    work_.other_account = account;
-  }
+  debt_other_ = {};
+  debt_account_ = nullptr;
   if (cpu_->holder()) {  // another thread's work is on the CPU: take turns
     cpu_->enqueue(this);
     return true;
@@ -248,7 +274,7 @@ void SimThread::wake_at(Time t)
 bool SimThread::take_due_wakeups()
 {
   bool any = false;
-  const Time t = now();
+  const Time t = world_->now();
   while (!wakeups_.empty() && wakeups_.top() <= t) {
     wakeups_.pop();
     any = true;
@@ -268,7 +294,7 @@ void SimThread::on_event(std::uint64_t gen)
     case Pending::Work: {
       // Interrupts registered since the work started may have stretched it.
       const Time end = cpu_->finish_time(work_.start, work_.cycles);
-      if (end > now()) {
+      if (end > world_->now()) {
         schedule(end);
         return;
       }

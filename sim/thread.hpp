@@ -5,8 +5,9 @@
 // then the thread's id, then the order the events were made. A thread's body
 // takes simulated time only through the awaitables below
 //
-//   co_await run(cycles, Cat::Sys);   // CPU work, stretched by interrupts
-//   co_await irq_work(cycles, c);     // interrupt work (interrupt contexts)
+//   charge(cycles, Cat::Sys);         // CPU work, not yet run
+//   co_await settle();                // run what was charged: one step
+//   co_await run(cycles, Cat::Sys);   // charge, then settle
 //   co_await sleep(cycles);           // time passing off the CPU (a latency)
 //   bool slept = co_await wait();     // block until woken
 //
@@ -61,15 +62,23 @@ public:
   // refuses to answer while work is unsettled, which keeps models honest.
   // A step waits for the CPU if another thread holds it (threads sharing a
   // CPU take turns, first come first served) and is stretched by interrupts
-  // on the CPU.
+  // on the CPU. An interrupt context's steps are interrupt work instead:
+  // they start when the CPU's earlier interrupts are done and preempt its
+  // threads (become_interrupt_context).
   void charge(double cycles, Cat c) { debt_[c] += cycles; }
+  // CPU work that is another task's CPU time, which this thread stands in
+  // for (e.g. a kworker running right after it); one other task per step.
+  void charge(double cycles, Cat c, CpuTime& account);
+  bool unsettled() const { return debt_.busy() > 0 || debt_other_.busy() > 0; }
+  // This thread is its CPU's interrupt context.
+  void become_interrupt_context();
 
   struct [[nodiscard]] RunAwait {
     SimThread* t;
     double cycles;     // besides the thread's unsettled work
     Cat c;
     CpuTime* account;  // whose CPU time `cycles` is
-    bool await_ready() const noexcept { return cycles <= 0 && t->debt_.busy() <= 0; }
+    bool await_ready() const noexcept { return cycles <= 0 && !t->unsettled(); }
     bool await_suspend(std::coroutine_handle<> h) { return t->begin_run(h, cycles, c, account); }
     void await_resume() const noexcept {}
   };
@@ -87,18 +96,16 @@ public:
     bool await_suspend(std::coroutine_handle<> h) { return t->resume_at(h, until); }
     void await_resume() const noexcept {}
   };
-  // Interrupt work of `cycles` in category c on this thread's CPU, this
-  // thread being the CPU's interrupt context: it starts when the interrupts
-  // before it are done and preempts the CPU's other threads.
-  SleepAwait irq_work(double cycles, Cat c);
-  // Two consecutive pieces of interrupt work in one step.
-  SleepAwait irq_work(double cycles1, Cat c1, double cycles2, Cat c2);
   // Time passing without this thread using a CPU (a latency it waits out).
   SleepAwait sleep(double cycles) { return SleepAwait{this, now() + cycles}; }
 
   struct [[nodiscard]] WaitAwait {
     SimThread* t;
-    bool await_ready() { return t->take_due_wakeups(); }
+    bool await_ready()
+    {
+      t->no_debt("waited");
+      return t->take_due_wakeups();
+    }
     void await_suspend(std::coroutine_handle<> h) { t->begin_wait(h); }
     bool await_resume() const noexcept { return t->slept_; }
   };
@@ -184,6 +191,10 @@ private:
   CpuTime time_;
   CpuTime stood_in_;
   CpuTime debt_;  // charged, not yet settled
+  CpuTime debt_other_;  // the same, another task's (debt_account_)
+  CpuTime* debt_account_ = nullptr;
+  bool irq_context_ = false;
+  bool begin_irq_step(std::coroutine_handle<> h);
   std::priority_queue<Time, std::vector<Time>, std::greater<Time>> wakeups_;
   // Work started at or after the engine's time (it may start at the run's
   // very end), in start order.

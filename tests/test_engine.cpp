@@ -173,11 +173,12 @@ TEST_CASE("engine: interrupts stretch CPU work, threads sharing a CPU take turns
     std::vector<double> out;
     auto& irq = w.spawn<Scripted>("irq", a, [&](Scripted& t) -> Task<> {
       co_await t.sleep(50);
-      co_await t.irq_work(30, Cat::Irq);  // [50, 80): preempts the worker
-      co_await t.irq_work(20, Cat::Hypervisor, 10, Cat::Irq);  // [80, 110)
+      co_await t.run(30, Cat::Irq);  // [50, 80): preempts the worker
+      t.charge(20, Cat::Hypervisor);
+      co_await t.run(10, Cat::Irq);  // [80, 110)
     });
     irq.set_daemon();
-    a.attach_interrupt_context();
+    irq.become_interrupt_context();
     w.spawn<Scripted>("w1", a, [&](Scripted& t) -> Task<> {
       co_await t.run(100, Cat::Sys);  // [0, 160): 60 cycles of interrupts inside
       out.push_back(t.now());
@@ -206,10 +207,10 @@ TEST_CASE("engine: charged work settles as one step at the time the steps one by
       std::vector<double> out;
       auto& irq = w.spawn<Scripted>("irq", a, [&](Scripted& t) -> Task<> {
         co_await t.sleep(120);
-        co_await t.irq_work(500, Cat::Irq);
+        co_await t.run(500, Cat::Irq);
       });
       irq.set_daemon();
-      a.attach_interrupt_context();
+      irq.become_interrupt_context();
       w.spawn<Scripted>("w", a, [&, together](Scripted& t) -> Task<> {
         if (together) {
           t.charge(100, Cat::User);

@@ -99,7 +99,7 @@ public:
       : SimThread(w, "vmbus_isr", cpu), s_(s), lat_(s.seed, s.iteration, "guest_wakeup", s.k.latency_jitter)
   {
     set_daemon();
-    cpu.attach_interrupt_context();
+    become_interrupt_context();
   }
 
   // The host signals channel ch; the interrupt arrives on vCPU 0 at t.
@@ -119,7 +119,8 @@ protected:
       while (!requests_.empty() && requests_.top().t <= now()) {
         Channel& ch = *requests_.top().ch;
         requests_.pop();
-        co_await irq_work(k.guest_irq_exit, Cat::Hypervisor, k.guest_isr + k.guest_tasklet, Cat::Irq);
+        charge(k.guest_irq_exit, Cat::Hypervisor);
+        co_await run(k.guest_isr + k.guest_tasklet, Cat::Irq);
         channel_callback(ch);
       }
     }

@@ -195,7 +195,7 @@ Task<> sleep_until_woken(SimThread& t, Latency& lat, double wakeup_latency, doub
   t.clear_wakeups();
   if (slept) {
     co_await t.sleep(lat(wakeup_latency));
-    co_await t.run(ctx_switch, Cat::Sys);
+    t.charge(ctx_switch, Cat::Sys);  // settled by the caller's next look at shared state
   }
 }
 
@@ -270,15 +270,21 @@ private:
 
 enum VqKind { kRx = 0, kTx = 1, kSend = 2 };
 
-// Where guest-side work of the driver runs: an application thread (its
-// kworker stand-in) or the interrupt context of vCPU 0. Both share the
-// driver's routines below.
-class GuestCtx {
-public:
-  virtual ~GuestCtx() = default;
-  virtual Task<> work(double cycles, Cat c) = 0;  // CPU work on this context's vCPU
-  virtual Time at() const = 0;
-  virtual Latency& lat() = 0;
+// Where guest-side work of the driver runs: an application thread (as the
+// kworker of its vCPU, whose CPU time it is) or the interrupt context of
+// vCPU 0. Both share the driver's routines below.
+struct GuestCtx {
+  SimThread& t;
+  CpuTime* account;  // nullptr: the thread's own CPU time
+  Latency& lat;
+  void charge(double cycles, Cat c)
+  {
+    if (account)
+      t.charge(cycles, c, *account);
+    else
+      t.charge(cycles, c);
+  }
+  Time at() const { return t.now(); }
 };
 
 // ---------------------------------------------------------------------------
@@ -355,11 +361,13 @@ Task<> guest_send_work(Shared& s, GuestCtx& c)
       cost += k.vq_add;
       added = true;
     }
-    co_await c.work(cost, Cat::Sys);
+    c.charge(cost, Cat::Sys);
+    co_await c.t.settle();  // kick_prepare reads vhost's avail_event as of the work's end
     if (added && s.txq->kick_prepare(c.at())) {
-      co_await c.work(k.kick, Cat::Hypervisor);  // still under tx_lock
+      c.charge(k.kick, Cat::Hypervisor);  // still under tx_lock
+      co_await c.t.settle();
       s.n.kicks.add(c.at());
-      s.vhost->ring(c.at() + c.lat()(k.h_kick_latency), kTx);
+      s.vhost->ring(c.at() + c.lat(k.h_kick_latency), kTx);
     }
     if (!s.send_work_again)
       break;
@@ -402,12 +410,14 @@ Task<> guest_rx_fill(Shared& s, GuestCtx& c)
 {
   const Costs& k = s.k;
   const std::uint32_t added = add_rx_buffers(s, c.at());
-  co_await c.work(added * (2 * k.alloc + k.vq_add), Cat::Sys);
   s.n.allocations.add(c.at(), 2 * added);
+  c.charge(added * (2 * k.alloc + k.vq_add), Cat::Sys);
+  co_await c.t.settle();
   if (s.rxq->kick_prepare(c.at())) {
-    co_await c.work(k.kick, Cat::Hypervisor);
+    c.charge(k.kick, Cat::Hypervisor);
+    co_await c.t.settle();
     s.n.kicks.add(c.at());
-    s.vhost->ring(c.at() + c.lat()(k.h_kick_latency), kRx);
+    s.vhost->ring(c.at() + c.lat(k.h_kick_latency), kRx);
   }
 }
 
@@ -415,13 +425,13 @@ Task<> guest_rx_fill(Shared& s, GuestCtx& c)
 // Interrupt context of guest vCPU 0: vring_interrupt, then the work items the
 // callbacks queue (virtio_transport_rx_work, virtio_transport_tx_work), run
 // by the kworker of that vCPU. They preempt any thread on vCPU 0.
-class GuestIrq : public SimThread, public GuestCtx {
+class GuestIrq : public SimThread {
 public:
   GuestIrq(World& w, Cpu& cpu, Shared& s)
       : SimThread(w, "virtio_irq", cpu), s_(s), lat_(s.seed, s.iteration, "guest_irq", s.k.latency_jitter)
   {
     set_daemon();
-    cpu.attach_interrupt_context();
+    become_interrupt_context();
   }
 
   void raise(Time t, VqKind vq)
@@ -429,10 +439,6 @@ public:
     inbox_.push(t, vq);
     wake_at(t);
   }
-
-  Task<> work(double cycles, Cat c) override { co_await irq_work(cycles, c); }
-  Time at() const override { return now(); }
-  Latency& lat() override { return lat_; }
 
 protected:
   Task<> body() override
@@ -444,16 +450,19 @@ protected:
         unsigned due = inbox_.take_due(now());
         if (!due)
           break;
-        // MSI injection, then vring_interrupt -> callbacks -> queue_work.
-        co_await irq_work(k.irq_exit, Cat::Hypervisor, k.isr, Cat::Irq);
+        // MSI injection, then vring_interrupt -> callbacks -> queue_work
+        // (run with the first work item's start in one step).
+        charge(k.irq_exit, Cat::Hypervisor);
+        charge(k.isr, Cat::Irq);
         if (due & (1u << kRx)) {
-          s_.n.rx_interrupts.add(now());
+          s_.n.rx_interrupts.add(stamp());
           co_await rx_work();
         }
         if (due & (1u << kTx)) {
-          s_.n.tx_interrupts.add(now());
+          s_.n.tx_interrupts.add(stamp());
           co_await tx_work();
         }
+        co_await settle();
       }
     }
   }
@@ -466,6 +475,7 @@ private:
 
   Shared& s_;
   Latency lat_;
+  GuestCtx ctx_{*this, nullptr, lat_};
   Inbox inbox_;
   std::vector<std::uint32_t> taken_;  // rx buffers taken in one rx work run
   Pkt merging_;  // mergeable rx: the packet being reassembled
@@ -479,7 +489,8 @@ Task<> GuestIrq::rx_work()
 {
   const Costs& k = s_.k;
   Virtqueue& vq = *s_.rxq;
-  co_await work(k.work_run, Cat::Sys);
+  charge(k.work_run, Cat::Sys);
+  co_await settle();
   s_.n.guest_work_runs.add(now());
   vq.disable_cb(now());
   // The kernel's loop takes used buffers one by one, so buffers vhost
@@ -487,6 +498,7 @@ Task<> GuestIrq::rx_work()
   // buffer used so far, process them, look again; re-arm the callback only
   // when a look finds nothing (and look once more after).
   for (;;) {
+    co_await settle();  // the buffers' work before: what vhost used meanwhile is taken too
     taken_.clear();
     while (auto u = vq.get_buf(now())) {
       --s_.rx_buf_nr;
@@ -502,12 +514,12 @@ Task<> GuestIrq::rx_work()
       co_await process_rx_buffer(id);
   }
   if (s_.rx_buf_nr < s_.rx_buf_max_nr / 2)
-    co_await guest_rx_fill(s_, *this);
+    co_await guest_rx_fill(s_, ctx_);
 }
 
 Task<> GuestIrq::process_rx_buffer(std::uint32_t id)
 {
-  co_await work(s_.k.rx_buf, Cat::Sys);
+  charge(s_.k.rx_buf, Cat::Sys);  // settled with what the packet's delivery does first
   const Pkt p = s_.slab[id];
   s_.slab.release(id);
   if (!s_.kn.mergeable_rx) {
@@ -535,7 +547,8 @@ Task<> GuestIrq::deliver(const Pkt& p, std::uint32_t len)
 {
   const Costs& k = s_.k;
   const Knobs& kn = s_.kn;
-  co_await work(k.rx_pkt, Cat::Sys);
+  charge(k.rx_pkt, Cat::Sys);
+  co_await settle();
   Conn& c = s_.conns[static_cast<std::size_t>(p.conn)];
   Sock& sk = c.guest;
   // virtio_transport_space_update(): the peer's credit fields.
@@ -544,13 +557,13 @@ Task<> GuestIrq::deliver(const Pkt& p, std::uint32_t len)
   if (p.op == Op::CreditUpdate) {
     if (sk.app->waiting() && sk.credit_signed() > 0)  // sk_write_space
       sk.app->wake_at(now());
-    co_await work(k.free, Cat::Sys);
     s_.n.frees.add(now());
+    charge(k.free, Cat::Sys);
     co_return;
   }
   const bool small = kn.small_pkt_copy && len <= kn.small_pkt_max;
   if (small && !sk.rxq.empty() && sk.tail_cap > 0 && len <= sk.tail_cap - sk.tail_fill) {
-    co_await work(k.guest_copy(len) + k.free, Cat::Sys);
+    co_await run(k.guest_copy(len) + k.free, Cat::Sys);
     s_.n.copies.add(now());
     s_.n.small_copies.add(now());
     s_.n.frees.add(now());
@@ -571,6 +584,7 @@ Task<> GuestIrq::tx_work()
 {
   const Costs& k = s_.k;
   Virtqueue& vq = *s_.txq;
+  co_await settle();
   const Time t0 = now();
   std::uint32_t freed = 0;
   do {
@@ -580,11 +594,11 @@ Task<> GuestIrq::tx_work()
       ++freed;
     }
   } while (!vq.enable_cb(t0));
-  co_await work(k.work_run + freed * (k.tx_done + k.free), Cat::Sys);
   s_.n.guest_work_runs.add(now());
   s_.n.frees.add(now(), freed);
+  co_await run(k.work_run + freed * (k.tx_done + k.free), Cat::Sys);
   if (freed)
-    co_await guest_send_work(s_, *this);
+    co_await guest_send_work(s_, ctx_);
 }
 
 // ---------------------------------------------------------------------------
@@ -657,9 +671,10 @@ private:
     for (std::uint64_t left = kn.total_bytes; left > 0;) {
       std::uint64_t msg = std::min(left, kn.message_size);
       charge(sc_.user_per_call, Cat::User);
-    co_await run(sc_.send_syscall, Cat::Sys);
-      s_.n.syscalls.add(now());
+      charge(sc_.send_syscall, Cat::Sys);
+      s_.n.syscalls.add(stamp());
       for (std::uint64_t rem = msg; rem > 0;) {
+        co_await settle();
         std::uint64_t credit = sk_.credit();
         if (credit == 0) {
           // Sleep in vsock_stream_sendmsg until a credit update arrives; what
@@ -694,14 +709,22 @@ private:
     const Knobs& kn = s_.kn;
     while (c_.delivered < kn.total_bytes) {
       charge(sc_.user_per_call, Cat::User);
-    co_await run(sc_.recv_syscall, Cat::Sys);
-      s_.n.syscalls.add(now());
-      while (sk_.rxq.empty()) {
+      charge(sc_.recv_syscall, Cat::Sys);
+      s_.n.syscalls.add(stamp());
+      for (;;) {
+        co_await settle();  // the queue as of the work before
+        if (!sk_.rxq.empty())
+          break;
         s_.n.reader_sleeps.add(now());
         co_await sleep_until_woken(*this, lat_, sc_.wakeup_latency, sc_.context_switch);
       }
       std::uint64_t got = 0;
-      while (got < kn.message_size && !sk_.rxq.empty()) {
+      for (;;) {
+        if (got >= kn.message_size)
+          break;
+        co_await settle();
+        if (sk_.rxq.empty())
+          break;
         Sock::Entry& e = sk_.rxq.front();  // stays put: the interrupt context only appends
         auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(kn.message_size - got, e.len - e.off));
         co_await run((e.merged ? 0 : sc_.dequeue_pkt) + sc_.copy(n), Cat::Sys);  // memcpy_to_msg
@@ -712,8 +735,8 @@ private:
           bool merged = e.merged;  // its buffer was freed when it was copied
           sk_.rxq.pop_front();
           if (!merged) {
-            co_await run(sc_.free, Cat::Sys);  // virtio_transport_free_pkt: struct and buffer
-            s_.n.frees.add(now());
+            charge(sc_.free, Cat::Sys);  // virtio_transport_free_pkt: struct and buffer
+            s_.n.frees.add(stamp());
           }
         }
       }
@@ -730,6 +753,7 @@ private:
       }
       s_.prune(stamp());
     }
+    co_await settle();
     c_.done_at = now();
   }
 };
@@ -737,16 +761,12 @@ private:
 // A guest application thread. The send work item queued by a syscall runs as
 // the kworker of this vCPU right after the syscall (CPU time not charged to
 // this thread).
-class GuestApp : public AppThread, public GuestCtx {
+class GuestApp : public AppThread {
 public:
   GuestApp(World& w, Cpu& cpu, Shared& s, Conn& c, bool writer)
       : AppThread(w, cpu, s, c, c.guest, writer, StackCosts::guest(s.k), s.kn.max_pkt_size, "guest")
   {
   }
-
-  Task<> work(double cycles, Cat c) override { co_await run(cycles, c, s_.guest_kworker); }
-  Time at() const override { return now(); }
-  Latency& lat() override { return lat_; }
 
 protected:
   void queue_packet(Op op, std::uint32_t len) override
@@ -755,9 +775,12 @@ protected:
   }
   Task<bool> flush() override
   {
-    co_await guest_send_work(s_, *this);
+    co_await guest_send_work(s_, ctx_);
     co_return true;
   }
+
+private:
+  GuestCtx ctx_{*this, &s_.guest_kworker, lat_};
 };
 
 // The host's own af_vsock + virtio_transport_common, with
@@ -829,7 +852,7 @@ Task<> Vhost::deliver_to_host(const Pkt& p)
   if (p.op == Op::CreditUpdate) {
     if (sk.app->waiting() && sk.credit_signed() > 0)
       sk.app->wake_at(now());
-    co_await run(s_.k.h_free, Cat::Sys);
+    charge(s_.k.h_free, Cat::Sys);  // settled before the next look at the queue
     co_return;
   }
   sk.rxq.push_back(Sock::Entry{p.len});
@@ -849,6 +872,7 @@ Task<> Vhost::handle_tx()
   for (;;) {
     // vhost_vsock_more_replies(): no replies are queued in a stream transfer,
     // so the back-pressure test never stops the loop here.
+    co_await settle();
     auto a = vq.pop(now());  // vhost_get_vq_desc()
     if (!a) {
       if (vq.enable_notify(now())) {
@@ -864,6 +888,7 @@ Task<> Vhost::handle_tx()
     if (p.len > 0)
       s_.n.copies.add(now());
     co_await deliver_to_host(p);
+    co_await settle();
     vq.push_used(now(), a->head, kHeaderBytes + p.len);
     added = true;
     bytes += p.len;
