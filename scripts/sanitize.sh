@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite (but the Slurm cluster test) built with
-# AddressSanitizer and UndefinedBehaviorSanitizer, in build-asan/. SimGrid's
-# raw stack switching is invisible to ASan, so the simulations use SimGrid's
-# thread contexts there (VSIM_CONTEXTS=thread: slower, same results).
+# AddressSanitizer and UndefinedBehaviorSanitizer, in build-asan/ (the
+# simulated threads are C++20 coroutines, which ASan follows).
 # LeakSanitizer is on: every test process that leaks fails. Simulations run
 # by the runner's forked children end with _exit, which LSan does not check.
 set -euo pipefail
@@ -22,7 +21,7 @@ if ! { cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=cl
 fi
 cd build-asan
 # The stop test sends 10 of its 100 first-second moments here (and its three
-# moments inside the run): each is a run and a resume, about 15 times slower
-# under the sanitizers with thread contexts.
-VSIM_STOP_MOMENTS=10 VSIM_CONTEXTS=thread ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+# moments inside the run): each is a run and a resume, several times slower
+# under the sanitizers.
+VSIM_STOP_MOMENTS=10 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j "$(nproc)" -E slurm_job_array

@@ -17,8 +17,7 @@ const char* to_string(Cat c)
   return "?";
 }
 
-Cpu::Cpu(int index, Side side, std::string name, simgrid::s4u::Host* host)
-    : index_(index), side_(side), name_(std::move(name)), host_(host)
+Cpu::Cpu(int index, Side side, std::string name) : index_(index), side_(side), name_(std::move(name))
 {
 }
 

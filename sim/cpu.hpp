@@ -16,10 +16,6 @@
 
 #include "sim/timed_value.hpp"
 
-namespace simgrid::s4u {
-class Host;
-}
-
 namespace vsim {
 
 class SimThread;
@@ -41,12 +37,11 @@ struct CpuTime {
 
 class Cpu {
 public:
-  Cpu(int index, Side side, std::string name, simgrid::s4u::Host* host);
+  Cpu(int index, Side side, std::string name);
 
   int index() const { return index_; }
   Side side() const { return side_; }
   const std::string& name() const { return name_; }
-  simgrid::s4u::Host* host() const { return host_; }
 
   // The calling thread is this CPU's interrupt context: its work preempts
   // the CPU's other threads instead of taking turns with them.
@@ -97,7 +92,6 @@ private:
   int index_;
   Side side_;
   std::string name_;
-  simgrid::s4u::Host* host_;
   bool takes_irqs_ = false;
   CpuTime time_;
   CpuTime irq_time_;

@@ -29,21 +29,10 @@ World::World()
   // SimGrid's own messages would go to stderr; results must not depend on
   // them and users should not see them.
   xbt_log_control_set("root.thresh:critical");
-  // VSIM_CONTEXTS=thread selects SimGrid's thread contexts (slow; for
-  // sanitizer builds, which do not follow raw stack switching). Results are
-  // the same with every context factory.
-  static std::string name = "vsocksim";
-  static std::string factory;
-  static std::vector<char*> argv;
-  argv = {name.data()};
-  if (const char* f = std::getenv("VSIM_CONTEXTS")) {
-    factory = std::string("--cfg=contexts/factory:") + f;
-    argv.push_back(factory.data());
-  }
-  static int argc;
-  argc = static_cast<int>(argv.size());
-  argv.push_back(nullptr);
-  engine_ = std::make_unique<sg4::Engine>(&argc, argv.data());
+  static char name[] = "vsocksim";
+  static char* argv[] = {name, nullptr};
+  static int argc = 1;
+  engine_ = std::make_unique<sg4::Engine>(&argc, argv);
   zone_ = sg4::create_full_zone("machine");
   // Counts and level changes made at the engine's time may still fall after
   // the end of the run (at its very instant): they are kept apart until then.
@@ -72,7 +61,7 @@ Cpu& World::add_cpu(Side side, const std::string& name)
   // The CPUs are the model's own (sim/cpu.hpp): SimGrid is the event engine
   // only, and a platform with hosts would make every main-loop iteration of
   // its resource models cost more.
-  cpus_.push_back(std::make_unique<Cpu>(static_cast<int>(cpus_.size()), side, name, nullptr));
+  cpus_.push_back(std::make_unique<Cpu>(static_cast<int>(cpus_.size()), side, name));
   return *cpus_.back();
 }
 
