@@ -17,7 +17,7 @@ Virtqueue::Virtqueue(std::uint16_t size, bool event_idx, bool indirect, std::uin
   free_heads_.reserve(size);
   for (int i = size - 1; i >= 0; --i)
     free_heads_.push_back(static_cast<std::uint16_t>(i));
-  occupancy_ = Occupancy(size / descriptors_for(2), 1);
+  occupancy_ = Occupancy(size / descriptors_for(2));
 }
 
 void Virtqueue::fail(const char* what) const
@@ -44,27 +44,27 @@ bool Virtqueue::add(Time t, std::uint16_t buffers, std::uint64_t token)
   ++avail_shadow_;
   ++num_added_;
   ++in_flight_;
-  occupancy_.change(0, t, 1);
+  occupancy_.change(t, 1);
   ++added_total_;
   // virtio_wmb() then avail->idx = avail_idx_shadow: published at once.
-  avail_idx_.set(t, avail_shadow_);
+  avail_idx_ = avail_shadow_;
   check_invariants();
   return true;
 }
 
-bool Virtqueue::kick_prepare(Time t)
+bool Virtqueue::kick_prepare()
 {
   const std::uint16_t new_idx = avail_shadow_;
   const std::uint16_t old_idx = static_cast<std::uint16_t>(new_idx - num_added_);
   num_added_ = 0;
   if (event_idx_)
-    return vring_need_event(avail_event_.at(t), new_idx, old_idx);
-  return !used_no_notify_.at(t);
+    return vring_need_event(avail_event_, new_idx, old_idx);
+  return !used_no_notify_;
 }
 
 std::optional<Virtqueue::Used> Virtqueue::get_buf(Time t)
 {
-  if (!more_used(t))
+  if (!more_used())
     return std::nullopt;
   auto [id, len] = used_ring_[last_used_ % size_];
   if (id >= size_ || desc_[id].buffers == 0)
@@ -75,44 +75,44 @@ std::optional<Virtqueue::Used> Virtqueue::get_buf(Time t)
   free_heads_.push_back(id);
   ++last_used_;
   --in_flight_;
-  occupancy_.change(0, t, -1);
+  occupancy_.change(t, -1);
   ++used_total_;
   // "If we expect an interrupt for the next entry, tell host by writing
   // event index" (only while callbacks are enabled).
   if (event_idx_ && !driver_cb_disabled_)
-    used_event_.set(t, last_used_);
+    used_event_ = last_used_;
   check_invariants();
   return u;
 }
 
-void Virtqueue::disable_cb(Time t)
+void Virtqueue::disable_cb()
 {
   if (driver_cb_disabled_)
     return;
   driver_cb_disabled_ = true;
   if (!event_idx_)
-    avail_no_interrupt_.set(t, true);
+    avail_no_interrupt_ = true;
 }
 
-bool Virtqueue::enable_cb(Time t)
+bool Virtqueue::enable_cb()
 {
   if (driver_cb_disabled_) {
     driver_cb_disabled_ = false;
     if (!event_idx_)
-      avail_no_interrupt_.set(t, false);
+      avail_no_interrupt_ = false;
   }
   // virtqueue_enable_cb_prepare_split writes used_event = last_used_idx even
   // when callbacks were already on; virtqueue_poll then looks for more.
   if (event_idx_)
-    used_event_.set(t, last_used_);
-  return !more_used(t);
+    used_event_ = last_used_;
+  return !more_used();
 }
 
-std::optional<Virtqueue::Avail> Virtqueue::pop(Time t)
+std::optional<Virtqueue::Avail> Virtqueue::pop()
 {
   // vhost reads avail->idx only when it has used up the value it cached.
   if (last_avail_ == avail_cache_) {
-    avail_cache_ = avail_idx_.at(t);
+    avail_cache_ = avail_idx_;
     if (last_avail_ == avail_cache_)
       return std::nullopt;
   }
@@ -126,50 +126,50 @@ std::optional<Virtqueue::Avail> Virtqueue::pop(Time t)
   return Avail{head, desc_[head].token, desc_[head].buffers};
 }
 
-void Virtqueue::push_used(Time t, std::uint16_t head, std::uint32_t len)
+void Virtqueue::push_used(std::uint16_t head, std::uint32_t len)
 {
   if (head >= size_ || !device_holds_[head])
     fail("the device returned a descriptor it does not hold");
   device_holds_[head] = false;
   used_ring_[device_used_ % size_] = {head, len};
   ++device_used_;
-  used_idx_.set(t, device_used_);
+  used_idx_ = device_used_;
   check_invariants();
 }
 
-bool Virtqueue::signal_needed(Time t)
+bool Virtqueue::signal_needed()
 {
   if (!event_idx_)
-    return !avail_no_interrupt_.at(t);
+    return !avail_no_interrupt_;
   const std::uint16_t old_idx = signalled_used_;
   const bool valid = signalled_used_valid_;
   signalled_used_ = device_used_;
   signalled_used_valid_ = true;
   if (!valid)
     return true;
-  return vring_need_event(used_event_.at(t), device_used_, old_idx);
+  return vring_need_event(used_event_, device_used_, old_idx);
 }
 
-void Virtqueue::disable_notify(Time t)
+void Virtqueue::disable_notify()
 {
   if (device_no_notify_)
     return;
   device_no_notify_ = true;
   if (!event_idx_)
-    used_no_notify_.set(t, true);
+    used_no_notify_ = true;
 }
 
-bool Virtqueue::enable_notify(Time t)
+bool Virtqueue::enable_notify()
 {
   if (!device_no_notify_)
     return false;
   device_no_notify_ = false;
   if (!event_idx_)
-    used_no_notify_.set(t, false);
+    used_no_notify_ = false;
   else
-    avail_event_.set(t, avail_cache_);  // vhost_update_avail_event(vq, vq->avail_idx)
+    avail_event_ = avail_cache_;  // vhost_update_avail_event(vq, vq->avail_idx)
   // smp_mb(), then read avail->idx again: anything beyond the cached value?
-  return avail_idx_.at(t) != avail_cache_;
+  return avail_idx_ != avail_cache_;
 }
 
 void Virtqueue::check_invariants() const
@@ -184,14 +184,5 @@ void Virtqueue::check_invariants() const
     fail("used.idx ran more than the queue size ahead of the driver");
 }
 
-void Virtqueue::forget_before(Time t)
-{
-  avail_idx_.forget_before(t);
-  used_idx_.forget_before(t);
-  used_event_.forget_before(t);
-  avail_event_.forget_before(t);
-  avail_no_interrupt_.forget_before(t);
-  used_no_notify_.forget_before(t);
-}
 
 }  // namespace vsim::models

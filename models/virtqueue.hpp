@@ -12,13 +12,11 @@
 // VIRTIO_RING_F_EVENT_IDX (used_event / avail_event and vring_need_event()
 // with 16-bit wrap-around).
 //
-// Time: the driver and the device are threads with their own clocks (see
-// sim/thread.hpp). Every word one side writes and the other reads (avail.idx,
-// used.idx, the flags, used_event, avail_event) is a TimedValue stamped with
-// the writer's clock, and reads take the reader's clock, so each side sees the
-// other's ring as of its own time. Ring entries and descriptors need no
-// stamps: an entry is written before the index that publishes it, and a slot
-// is reused only after the other side has handed it back.
+// Time: the driver and the device are threads of the engine's one order of
+// events (sim/thread.hpp), so every word one side writes and the other reads
+// (avail.idx, used.idx, the flags, used_event, avail_event) is plain state,
+// read when it is current. Operations take the time they happen at for the
+// queue's occupancy statistics.
 //
 // Each side's private state (free list, shadow indices) is touched by one
 // side only. Invariants (no more buffers in flight than descriptors, indices
@@ -31,7 +29,7 @@
 #include <vector>
 
 #include "sim/occupancy.hpp"
-#include "sim/timed_value.hpp"
+#include "sim/time.hpp"
 
 namespace vsim::models {
 
@@ -67,7 +65,7 @@ public:
   // virtqueue_kick_prepare_split(): whether the device wants a notification
   // for the entries added since the last call (reads avail_event or the
   // used flags as of t).
-  bool kick_prepare(Time t);
+  bool kick_prepare();
   struct Used {
     std::uint64_t token;
     std::uint32_t len;
@@ -75,13 +73,13 @@ public:
   // virtqueue_get_buf_ctx_split(): the next used buffer visible at t (frees
   // its descriptors); while callbacks are enabled, moves used_event along.
   std::optional<Used> get_buf(Time t);
-  bool more_used(Time t) const { return last_used_ != used_idx_.at(t); }
+  bool more_used() const { return last_used_ != used_idx_; }
   // virtqueue_disable_cb_split(): ask for no interrupts (with EVENT_IDX the
   // device-visible used_event is left as it is, so one more may come).
-  void disable_cb(Time t);
+  void disable_cb();
   // virtqueue_enable_cb(): re-arm interrupts at last_used; returns false if
   // used buffers are already pending (the caller must process them).
-  bool enable_cb(Time t);
+  bool enable_cb();
   std::uint64_t in_flight() const { return in_flight_; }
   // in_flight() time-weighted (one stream: only the driver changes it, at
   // instants it has just observed, so in time order). Capacity: the chains
@@ -96,34 +94,32 @@ public:
     std::uint64_t token;
     std::uint16_t buffers;
   };
-  std::optional<Avail> pop(Time t);
-  bool avail_pending(Time t) const { return last_avail_ != avail_idx_.at(t); }
-  std::uint16_t avail_visible(Time t) const { return static_cast<std::uint16_t>(avail_idx_.at(t) - last_avail_); }
+  std::optional<Avail> pop();
+  bool avail_pending() const { return last_avail_ != avail_idx_; }
+  std::uint16_t avail_visible() const { return static_cast<std::uint16_t>(avail_idx_ - last_avail_); }
   // vhost_add_used(): return a chain with `len` bytes written; publishes
   // used.idx at t.
-  void push_used(Time t, std::uint16_t head, std::uint32_t len);
+  void push_used(std::uint16_t head, std::uint32_t len);
   // vhost_notify(): whether the driver wants an interrupt for the used
   // entries published since the last signal.
-  bool signal_needed(Time t);
+  bool signal_needed();
   // vhost_disable_notify() / vhost_enable_notify(): the latter re-arms
   // notifications (avail_event = last seen avail.idx with EVENT_IDX) and
   // returns true if more entries are already available.
-  void disable_notify(Time t);
-  bool enable_notify(Time t);
+  void disable_notify();
+  bool enable_notify();
   bool notify_enabled() const { return !device_no_notify_; }
 
   // ---- inspection ------------------------------------------------------
-  std::uint16_t avail_idx(Time t) const { return avail_idx_.at(t); }
-  std::uint16_t used_idx(Time t) const { return used_idx_.at(t); }
-  std::uint16_t used_event(Time t) const { return used_event_.at(t); }
-  std::uint16_t avail_event(Time t) const { return avail_event_.at(t); }
+  std::uint16_t avail_idx() const { return avail_idx_; }
+  std::uint16_t used_idx() const { return used_idx_; }
+  std::uint16_t used_event() const { return used_event_; }
+  std::uint16_t avail_event() const { return avail_event_; }
   std::uint16_t last_used() const { return last_used_; }
   std::uint16_t last_avail() const { return last_avail_; }
   std::uint64_t chains_added() const { return added_total_; }
   std::uint64_t chains_used() const { return used_total_; }
   void check_invariants() const;
-  // Drops stamped history no reader will look at (every clock is >= t).
-  void forget_before(Time t);
 
 private:
   struct Desc {
@@ -141,13 +137,13 @@ private:
   std::vector<std::uint16_t> avail_ring_;  // ring[i % size] = head
   std::vector<std::pair<std::uint16_t, std::uint32_t>> used_ring_;  // {id, len}
 
-  // Shared, stamped words.
-  TimedValue<std::uint16_t> avail_idx_;
-  TimedValue<std::uint16_t> used_idx_;
-  TimedValue<std::uint16_t> used_event_;   // driver -> device (EVENT_IDX)
-  TimedValue<std::uint16_t> avail_event_;  // device -> driver (EVENT_IDX)
-  TimedValue<bool> avail_no_interrupt_;    // VRING_AVAIL_F_NO_INTERRUPT (without EVENT_IDX)
-  TimedValue<bool> used_no_notify_;        // VRING_USED_F_NO_NOTIFY (without EVENT_IDX)
+  // Shared words.
+  std::uint16_t avail_idx_;
+  std::uint16_t used_idx_;
+  std::uint16_t used_event_;   // driver -> device (EVENT_IDX)
+  std::uint16_t avail_event_;  // device -> driver (EVENT_IDX)
+  bool avail_no_interrupt_ = false;  // VRING_AVAIL_F_NO_INTERRUPT (without EVENT_IDX)
+  bool used_no_notify_ = false;      // VRING_USED_F_NO_NOTIFY (without EVENT_IDX)
 
   // Driver's private state.
   std::uint16_t num_free_;

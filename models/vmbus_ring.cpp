@@ -39,16 +39,16 @@ VmbusRing::VmbusRing(std::uint32_t ring_size) : ring_size_(ring_size), data_size
     throw std::invalid_argument("VmbusRing: ring size " + std::to_string(ring_size) +
                                 " is below two pages (header page + at least one data page)");
   data_size_ = ring_size - kPageSize;
-  occupancy_ = Occupancy(data_size_, 2);  // stream 0: writer, 1: reader
+  occupancy_ = Occupancy(data_size_);
 }
 
 // ------------------------------------------------------------------ writer side
 
 // hv_get_bytes_to_write(): dsize - (write - read) with the writer's own
 // write_index and read_index as published at or before t.
-std::uint32_t VmbusRing::bytes_to_write(Time t) const
+std::uint32_t VmbusRing::bytes_to_write() const
 {
-  const std::uint64_t used = write_total_.latest() - read_total_.at(t);
+  const std::uint64_t used = write_total_ - read_total_;
   return data_size_ - static_cast<std::uint32_t>(used);
 }
 
@@ -62,21 +62,21 @@ VmbusRing::Published VmbusRing::publish(Time t, std::uint32_t payload)
 
   // hv_ringbuffer_write: "If there is only room for the packet, assume it is
   // full": refuse when the free space is <= the packet length.
-  if (bytes_to_write(t) <= len) {
+  if (bytes_to_write() <= len) {
     ++write_refusals_;
     return {false, write_index_, len};
   }
 
   const std::uint32_t old_write = write_index_;
-  queue_.push_back({t, payload, len});
+  queue_.push_back({payload, len});
   queued_bytes_ += len;
   queued_payload_ += payload;
   payload_written_ += payload;
   ++packets_written_;
   write_index_ = wrap_add(write_index_, len, data_size_);
   // virt_mb(); hv_set_next_write_location(): publish write_index at t.
-  write_total_.set(t, write_total_.latest() + len);
-  occupancy_.change(0, t, len);
+  write_total_ = write_total_ + len;
+  occupancy_.change(t, len);
   check_fast("write");
   return {true, old_write, len};
 }
@@ -84,9 +84,9 @@ VmbusRing::Published VmbusRing::publish(Time t, std::uint32_t payload)
 // hv_signal_on_write(): not if the reader masked interrupts; else only on
 // the empty -> non-empty transition (old write index == read_index), both
 // read after write_index was published.
-bool VmbusRing::signal_on_write(Time t, std::uint32_t old_write_index)
+bool VmbusRing::signal_on_write(std::uint32_t old_write_index)
 {
-  bool signal = !interrupt_mask_.at(t) && old_write_index == read_index(t);
+  bool signal = !interrupt_mask_ && old_write_index == read_index();
   if (signal)
     ++write_signals_;
   return signal;
@@ -97,24 +97,16 @@ VmbusRing::WriteResult VmbusRing::write(Time t, std::uint32_t payload)
   Published p = publish(t, payload);
   if (!p.written)
     return {false, false, p.ring_bytes};
-  return {true, signal_on_write(t, p.old_write_index), p.ring_bytes};
+  return {true, signal_on_write(p.old_write_index), p.ring_bytes};
 }
 
 // set_channel_pending_send_size() (include/linux/hyperv.h).
-void VmbusRing::set_pending_send_sz(Time t, std::uint32_t bytes)
+void VmbusRing::set_pending_send_sz(std::uint32_t bytes)
 {
-  pending_send_sz_.set(t, bytes);
+  pending_send_sz_ = bytes;
 }
 
 // ------------------------------------------------------------------ reader side
-
-std::uint32_t VmbusRing::visible_packets(Time t) const
-{
-  // Stamps are non-decreasing along the queue (the writer's time is monotone).
-  auto end = std::upper_bound(queue_.begin(), queue_.end(), t,
-                              [](Time tt, const Packet& p) { return tt < p.stamp; });
-  return static_cast<std::uint32_t>(end - queue_.begin());
-}
 
 std::uint32_t VmbusRing::peek_payload(std::uint32_t i) const
 {
@@ -137,20 +129,12 @@ std::uint32_t VmbusRing::peek_ring_bytes() const
   return queue_.front().ring_bytes;
 }
 
-Time VmbusRing::next_packet_stamp() const
-{
-  return queue_.empty() ? std::numeric_limits<Time>::infinity() : queue_.front().stamp;
-}
-
 // __hv_pkt_iter_next(): priv_read_index += packet length + trailer, wrapped.
 // (hv_pkt_iter_first() must have found the packet: it is visible at t.)
 std::uint32_t VmbusRing::consume(Time t)
 {
   if (queue_.empty())
     throw std::logic_error("VmbusRing::consume: no packet in the ring");
-  if (queue_.front().stamp > t)
-    throw std::logic_error("VmbusRing::consume: next packet is stamped " +
-                           std::to_string(queue_.front().stamp) + ", not visible at t=" + std::to_string(t));
   advance_reader_time(t, "consume");
   const Packet p = queue_.front();
   queue_.pop_front();
@@ -169,19 +153,19 @@ bool VmbusRing::iter_close(Time t)
 {
   advance_reader_time(t, "iter_close");
   // start_read_index = read_index; read_index = priv_read_index.
-  const std::uint64_t start_read_total = read_total_.latest();
-  read_total_.set(t, priv_read_total_);
+  const std::uint64_t start_read_total = read_total_;
+  read_total_ = priv_read_total_;
   published_read_index_ = priv_read_index_;
-  occupancy_.change(1, t, -static_cast<double>(priv_read_total_ - start_read_total));
+  occupancy_.change(t, -static_cast<double>(priv_read_total_ - start_read_total));
 
   // Linux sets feat_pending_send_sz on every ring it creates (hv_ringbuffer_init),
   // so the pending_send_sz protocol is always on in this model.
   // "If the pending_send_sz is zero ... no need to signal."
-  const std::uint32_t pending_sz = pending_send_sz_.at(t);
+  const std::uint32_t pending_sz = pending_send_sz_;
   bool signal = false;
   if (pending_sz != 0) {
     // hv_get_bytes_to_write() after the publication, write_index as of t.
-    const std::uint64_t written_at_t = write_total_.at(t);
+    const std::uint64_t written_at_t = write_total_;
     if (written_at_t < priv_read_total_)
       violated("iter_close", "write_index as of t is behind priv_read_index (reader consumed unpublished data)");
     const std::uint32_t curr_write_sz = data_size_ - static_cast<std::uint32_t>(written_at_t - priv_read_total_);
@@ -207,7 +191,7 @@ bool VmbusRing::iter_close(Time t)
 VmbusRing::NextResult VmbusRing::iter_next(Time t)
 {
   NextResult r{consume(t), false, false};
-  if (visible_packets(t) == 0) {
+  if (unconsumed_packets() == 0) {
     r.closed = true;
     r.signal = iter_close(t);
   }
@@ -215,45 +199,32 @@ VmbusRing::NextResult VmbusRing::iter_next(Time t)
 }
 
 // hv_get_bytes_to_read(): write_index (as of t) - read_index.
-std::uint32_t VmbusRing::bytes_to_read(Time t) const
+std::uint32_t VmbusRing::bytes_to_read() const
 {
-  const std::uint64_t w = write_total_.at(t);
-  const std::uint64_t r = read_total_.latest();
+  const std::uint64_t w = write_total_;
+  const std::uint64_t r = read_total_;
   return w > r ? static_cast<std::uint32_t>(w - r) : 0;
 }
 
 // hv_pkt_iter_avail(): write_index (as of t) - priv_read_index.
-std::uint32_t VmbusRing::iter_avail(Time t) const
+std::uint32_t VmbusRing::iter_avail() const
 {
-  const std::uint64_t w = write_total_.at(t);
+  const std::uint64_t w = write_total_;
   return w > priv_read_total_ ? static_cast<std::uint32_t>(w - priv_read_total_) : 0;
 }
 
-void VmbusRing::set_interrupt_mask(Time t, bool masked)
+void VmbusRing::set_interrupt_mask(bool masked)
 {
-  interrupt_mask_.set(t, masked);
+  interrupt_mask_ = masked;
 }
 
 // ------------------------------------------------------------------ bookkeeping
 
-std::uint32_t VmbusRing::read_index(Time t) const
+std::uint32_t VmbusRing::read_index() const
 {
-  return static_cast<std::uint32_t>(read_total_.at(t) % data_size_);
+  return static_cast<std::uint32_t>(read_total_ % data_size_);
 }
 
-void VmbusRing::forget_before(Time t)
-{
-  write_total_.forget_before(t);
-  read_total_.forget_before(t);
-  interrupt_mask_.forget_before(t);
-  pending_send_sz_.forget_before(t);
-}
-
-std::size_t VmbusRing::history_entries() const
-{
-  return write_total_.history_size() + read_total_.history_size() + interrupt_mask_.history_size() +
-         pending_send_sz_.history_size();
-}
 
 void VmbusRing::advance_writer_time(Time t, const char* where)
 {
@@ -274,8 +245,8 @@ void VmbusRing::advance_reader_time(Time t, const char* where)
 // O(1) checks, run after every mutation.
 void VmbusRing::check_fast(const char* where) const
 {
-  const std::uint64_t w = write_total_.latest();
-  const std::uint64_t r = read_total_.latest();
+  const std::uint64_t w = write_total_;
+  const std::uint64_t r = read_total_;
   const std::uint64_t p = priv_read_total_;
   if (!(r <= p))
     violated(where, "published read_index ahead of priv_read_index");
@@ -308,13 +279,9 @@ void VmbusRing::check_invariants() const
 {
   check_fast("check_invariants");
   std::uint64_t bytes = 0, payload = 0;
-  Time prev = -std::numeric_limits<Time>::infinity();
   for (const Packet& pk : queue_) {
     if (pk.ring_bytes != hvs_packet_len(pk.payload))
       violated("check_invariants", "queued packet length != hvs_packet_len(payload)");
-    if (pk.stamp < prev)
-      violated("check_invariants", "queued packet stamps not in write order");
-    prev = pk.stamp;
     bytes += pk.ring_bytes;
     payload += pk.payload;
   }

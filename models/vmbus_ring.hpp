@@ -4,17 +4,14 @@
 // (struct hv_ring_buffer_info, notably priv_read_index).
 //
 // The model follows drivers/hv/ring_buffer.c and include/linux/hyperv.h of
-// Linux v5.2/v5.3 (2019). No bytes are stored: a packet is its stamp, its
-// payload length and its length on the ring.
+// Linux v5.2/v5.3 (2019). No bytes are stored: a packet is its payload
+// length and its length on the ring.
 //
-// Time. Simulated threads run ahead of the engine clock, so every operation
-// takes the caller's local time t and sees only what was visible at t:
-//  - the reader sees packets stamped <= t, and write_index as of t;
-//  - the writer sees read_index and interrupt_mask as published at or before t;
-//  - the reader sees pending_send_sz as published at or before t.
-// Each side calls its mutating operations with non-decreasing t (enforced:
-// std::logic_error otherwise). The caller guarantees that the other side has
-// already published everything it stamps <= t.
+// Time. The writer and the reader are threads of the engine's one order of
+// events (sim/thread.hpp): what one side publishes, the other sees from then
+// on. Mutating operations take the time they happen at, for the ring's
+// occupancy statistics; each side's times must not go backwards (enforced:
+// std::logic_error otherwise).
 //
 // Internally the indices are 64-bit free-running byte counters (write_total,
 // priv_read_total, read_total); the 32-bit ring offsets are kept alongside with
@@ -26,7 +23,7 @@
 #include <limits>
 
 #include "sim/occupancy.hpp"
-#include "sim/timed_value.hpp"
+#include "sim/time.hpp"
 
 namespace vsim::models {
 
@@ -70,10 +67,9 @@ public:
 
   // ---------------------------------------------------------------- writer side
 
-  // hv_get_bytes_to_write(): free bytes seen by the writer at t, computed from
-  // its own write_index and read_index as published at or before t. An empty
-  // ring gives data_size().
-  std::uint32_t bytes_to_write(Time t) const;
+  // hv_get_bytes_to_write(): free bytes seen by the writer, from its own
+  // write_index and the published read_index. An empty ring gives data_size().
+  std::uint32_t bytes_to_write() const;
 
   struct WriteResult {
     bool written;              // false: refused (-EAGAIN), nothing changed but the refusal count
@@ -82,39 +78,36 @@ public:
   };
 
   // hv_ringbuffer_write() followed by hv_signal_on_write():
-  //  - refused when bytes_to_write(t) <= packet bytes (the ring is never left
+  //  - refused when bytes_to_write() <= packet bytes (the ring is never left
   //    exactly full, so full and empty stay distinguishable);
-  //  - else the packet is appended, stamped t, and write_index published at t;
-  //  - signal: never if interrupt_mask (as of t) is set; otherwise only if the
-  //    ring was empty before this packet (old write_index == read_index as of t).
+  //  - else the packet is appended and write_index published at t;
+  //  - signal: never if interrupt_mask is set; otherwise only if the ring was
+  //    empty before this packet (old write_index == read_index).
   // Throws std::invalid_argument if payload > kMaxModelPayload, std::logic_error
   // if t is earlier than the writer's previous operation.
   WriteResult write(Time t, std::uint32_t payload);
 
-  // The two halves of write(), for a writer that must publish before it can
-  // afford to look at the reader's state: publish() is hv_ringbuffer_write
-  // up to publishing write_index (or the refusal), signal_on_write() is
-  // hv_signal_on_write, reading interrupt_mask and read_index as of t.
+  // The two halves of write(): publish() is hv_ringbuffer_write up to
+  // publishing write_index (or the refusal), signal_on_write() is
+  // hv_signal_on_write, reading interrupt_mask and read_index.
   struct Published {
     bool written;
     std::uint32_t old_write_index;  // write_index before this packet
     std::uint32_t ring_bytes;
   };
   Published publish(Time t, std::uint32_t payload);
-  bool signal_on_write(Time t, std::uint32_t old_write_index);
+  bool signal_on_write(std::uint32_t old_write_index);
 
   // pending_send_sz in the ring header, written by the writer
   // (set_channel_pending_send_size()). 0 = cleared.
-  void set_pending_send_sz(Time t, std::uint32_t bytes);
-  std::uint32_t pending_send_sz(Time t) const { return pending_send_sz_.at(t); }
+  void set_pending_send_sz(std::uint32_t bytes);
+  std::uint32_t pending_send_sz() const { return pending_send_sz_; }
 
   // ---------------------------------------------------------------- reader side
   // The reader walks packets with the private priv_read_index (consume) and
   // publishes read_index only in iter_close, as hv_pkt_iter_* do.
 
-  // Packets written, stamped <= t and not yet consumed by the iterator.
-  std::uint32_t visible_packets(Time t) const;
-  // Packets written and not yet consumed, whatever their stamp.
+  // Packets written and not yet consumed by the iterator.
   std::uint32_t unconsumed_packets() const { return static_cast<std::uint32_t>(queue_.size()); }
   // Payload of the next unconsumed packet (std::logic_error if there is none).
   std::uint32_t peek_payload() const;
@@ -123,18 +116,16 @@ public:
   std::uint32_t peek_payload(std::uint32_t i) const;
   // Ring bytes of the next unconsumed packet (std::logic_error if there is none).
   std::uint32_t peek_ring_bytes() const;
-  // Stamp of the next unconsumed packet, +infinity if none.
-  Time next_packet_stamp() const;
 
-  // __hv_pkt_iter_next(): advance priv_read_index past the next packet, which
-  // must be visible at t (std::logic_error otherwise); returns its payload.
+  // __hv_pkt_iter_next(): advance priv_read_index past the next packet
+  // (std::logic_error if there is none); returns its payload.
   // read_index is not published: the writer's free space does not change.
   std::uint32_t consume(Time t);
 
   // hv_pkt_iter_close(): publish read_index = priv_read_index at t, then decide
   // whether to signal the writer. Following v5.x exactly:
-  //   pending_sz = pending_send_sz as of t; no signal if 0;
-  //   curr_write_sz = hv_get_bytes_to_write() after publication (write_index as of t);
+  //   pending_sz = pending_send_sz; no signal if 0;
+  //   curr_write_sz = hv_get_bytes_to_write() after publication;
   //   bytes_read = bytes between the previously published read_index and the new one;
   //   signal iff curr_write_sz - bytes_read <= pending_sz && curr_write_sz > pending_sz.
   // interrupt_mask plays no part (v5.x; 4.x kernels also skipped when it was set).
@@ -142,28 +133,27 @@ public:
 
   struct NextResult {
     std::uint32_t payload;  // payload of the consumed packet
-    bool closed;            // no more packets visible at t: iter_close was called
+    bool closed;            // no more packets: iter_close was called
     bool signal;            // iter_close's answer (false when not closed)
   };
   // hv_pkt_iter_next() (include/linux/hyperv.h): __hv_pkt_iter_next, and when
-  // no further packet is visible at t, hv_pkt_iter_close.
+  // no further packet is there, hv_pkt_iter_close.
   NextResult iter_next(Time t);
 
-  // hv_get_bytes_to_read() as seen by the reader at t: write_index as of t
-  // minus the published read_index.
-  std::uint32_t bytes_to_read(Time t) const;
-  // hv_pkt_iter_avail(): write_index as of t minus priv_read_index.
-  std::uint32_t iter_avail(Time t) const;
+  // hv_get_bytes_to_read(): write_index minus the published read_index.
+  std::uint32_t bytes_to_read() const;
+  // hv_pkt_iter_avail(): write_index minus priv_read_index.
+  std::uint32_t iter_avail() const;
 
   // interrupt_mask in the ring header, written by the reader (the host sets it
   // on the guest-to-host ring while it drains).
-  void set_interrupt_mask(Time t, bool masked);
-  bool interrupt_mask(Time t) const { return interrupt_mask_.at(t); }
+  void set_interrupt_mask(bool masked);
+  bool interrupt_mask() const { return interrupt_mask_; }
 
   // ---------------------------------------------------------------- bookkeeping
-  std::uint64_t bytes_written() const { return write_total_.latest(); }          // ring bytes ever written
+  std::uint64_t bytes_written() const { return write_total_; }          // ring bytes ever written
   std::uint64_t bytes_consumed() const { return priv_read_total_; }               // ring bytes passed by the iterator
-  std::uint64_t bytes_published_read() const { return read_total_.latest(); }    // released by published read_index
+  std::uint64_t bytes_published_read() const { return read_total_; }    // released by published read_index
   std::uint64_t payload_written() const { return payload_written_; }
   std::uint64_t payload_consumed() const { return payload_consumed_; }
   std::uint64_t packets_written() const { return packets_written_; }
@@ -172,22 +162,18 @@ public:
   std::uint64_t write_signals() const { return write_signals_; }      // cf. channel->intr_out_empty
   std::uint64_t close_signals() const { return close_signals_; }      // cf. channel->intr_in_full
   // Bytes between published read_index and write_index (latest values).
-  std::uint64_t used_bytes() const { return write_total_.latest() - read_total_.latest(); }
+  std::uint64_t used_bytes() const { return write_total_ - read_total_; }
 
   // Ring offsets in [0, data_size).
   std::uint32_t write_index() const { return write_index_; }
   std::uint32_t priv_read_index() const { return priv_read_index_; }
-  std::uint32_t read_index(Time t) const;
+  std::uint32_t read_index() const;
 
   // Bytes in use as the writer sees them (write_index - published read_index),
   // time-weighted: the writer's publications and the reader's iter_close
   // are its two update streams. Capacity: data_size().
   const Occupancy& occupancy() const { return occupancy_; }
 
-  // Drop TimedValue history that no reader will look at before t.
-  void forget_before(Time t);
-  // Total entries held in the TimedValue histories (to check pruning).
-  std::size_t history_entries() const;
 
   // Full check (O(queued packets)): throws std::logic_error naming the violated
   // invariant. The O(1) part also runs at the end of write/consume/iter_close.
@@ -199,7 +185,6 @@ private:
   void advance_reader_time(Time t, const char* where);
 
   struct Packet {
-    Time stamp;
     std::uint32_t payload;
     std::uint32_t ring_bytes;
   };
@@ -207,13 +192,13 @@ private:
   std::uint32_t ring_size_;
   std::uint32_t data_size_;
 
-  // Free-running counters. write_total and read_total are shared (stamped);
+  // Free-running counters. write_total and read_total are shared;
   // priv_read_total is the reader's own.
-  TimedValue<std::uint64_t> write_total_{0};
-  TimedValue<std::uint64_t> read_total_{0};
+  std::uint64_t write_total_ = 0;
+  std::uint64_t read_total_ = 0;
   std::uint64_t priv_read_total_ = 0;
-  TimedValue<bool> interrupt_mask_{false};
-  TimedValue<std::uint32_t> pending_send_sz_{0};
+  bool interrupt_mask_ = false;
+  std::uint32_t pending_send_sz_ = 0;
 
   // Ring offsets with the kernel's wrap arithmetic (cross-checked).
   std::uint32_t write_index_ = 0;

@@ -59,14 +59,13 @@ void append_breakdown(std::map<std::string, double>& m, const World& world, Time
   for (const std::string& name : names) {
     const auto& ss = by_name[name];
     const double n = static_cast<double>(ss.size());
-    double mean = 0, mean_pct = 0, max_pct = 0, empty = 0, late = 0;
+    double mean = 0, mean_pct = 0, max_pct = 0, empty = 0;
     std::array<double, Occupancy::kBins> bins{};
     for (const auto& s : ss) {
       mean += s.mean / n;
       mean_pct += s.mean / s.capacity * 100.0 / n;
       max_pct = std::max(max_pct, s.max / s.capacity * 100.0);
       empty += s.empty_fraction * 100.0 / n;
-      late += static_cast<double>(s.late_updates);
       for (std::size_t b = 0; b < bins.size(); ++b)
         bins[b] += s.bin_fraction[b] * 100.0 / n;
     }
@@ -75,7 +74,6 @@ void append_breakdown(std::map<std::string, double>& m, const World& world, Time
     m[p + ".mean_percent"] = mean_pct;
     m[p + ".max_percent"] = max_pct;
     m[p + ".empty_time_percent"] = empty;
-    m[p + ".late_updates"] = late;
     for (int b = 0; b < Occupancy::kBins; ++b)
       m[fmt::format("{}.time_{}_{}_percent", p, b * 100 / Occupancy::kBins, (b + 1) * 100 / Occupancy::kBins)] =
           bins[static_cast<std::size_t>(b)];

@@ -11,7 +11,7 @@
 //                                  time application threads on <cpu> charged
 //                                  on a kworker's behalf
 //   queue.<queue>.mean, mean_percent, max_percent, empty_time_percent,
-//   queue.<queue>.time_<lo>_<hi>_percent, late_updates
+//   queue.<queue>.time_<lo>_<hi>_percent
 // Percentages are of the elapsed time (busy) or of the queue's capacity
 // (levels). Queues given several times under one name (one ring per
 // connection) are averaged.

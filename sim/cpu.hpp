@@ -14,7 +14,7 @@
 #include <deque>
 #include <string>
 
-#include "sim/timed_value.hpp"
+#include "sim/time.hpp"
 
 namespace vsim {
 

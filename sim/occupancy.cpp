@@ -1,58 +1,23 @@
 #include "sim/occupancy.hpp"
 
-#include "sim/horizon.hpp"
-
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 
 namespace vsim {
 
-Occupancy::Occupancy(double capacity, int streams)
-    : capacity_(capacity), pending_(static_cast<std::size_t>(streams)),
-      last_(static_cast<std::size_t>(streams), -std::numeric_limits<Time>::infinity())
+Occupancy::Occupancy(double capacity) : capacity_(capacity)
 {
-  if (streams < 1 || !(capacity > 0))
-    throw std::invalid_argument("Occupancy: needs a positive capacity and at least one stream");
+  if (!(capacity > 0))
+    throw std::invalid_argument("Occupancy: needs a positive capacity");
 }
 
-namespace {
-HorizonClock g_horizon = nullptr;
-}
-
-void set_horizon(HorizonClock clock)
+void Occupancy::change(Time t, double delta)
 {
-  g_horizon = clock;
-}
-
-Time horizon()
-{
-  return g_horizon ? g_horizon() : std::numeric_limits<Time>::infinity();
-}
-
-void Occupancy::change(int stream, Time t, double delta)
-{
-  auto s = static_cast<std::size_t>(stream);
-  if (t < last_[s]) {
-    ++late_;
-    t = last_[s];
-  }
-  last_[s] = t;
-  pending_[s].emplace_back(t, delta);
-  // One stream: its order is time order. Several: no update can come
-  // stamped before the earliest of their latest stamps.
-  Time upto = pending_.size() == 1 ? t : *std::min_element(last_.begin(), last_.end());
-  upto = std::min(upto, horizon());
-  drain(upto);
-}
-
-std::size_t Occupancy::pending() const
-{
-  std::size_t n = 0;
-  for (const auto& q : pending_)
-    n += q.size();
-  return n;
+  if (t < acc_.cursor)
+    throw std::logic_error("invariant violated: occupancy changes in time order");
+  advance(acc_, capacity_, t);
+  acc_.level += delta;
 }
 
 void Occupancy::advance(Acc& a, double capacity, Time t)
@@ -72,32 +37,13 @@ void Occupancy::advance(Acc& a, double capacity, Time t)
   a.cursor = t;
 }
 
-void Occupancy::drain(Time upto)
-{
-  for (;;) {
-    // The earliest pending update over every stream (ties: lower stream first).
-    std::deque<std::pair<Time, double>>* best = nullptr;
-    for (auto& q : pending_)
-      if (!q.empty() && q.front().first <= upto && (!best || q.front().first < best->front().first))
-        best = &q;
-    if (!best)
-      return;
-    advance(acc_, capacity_, best->front().first);
-    acc_.level += best->front().second;
-    best->pop_front();
-  }
-}
-
 Occupancy::Summary Occupancy::summarize(Time end) const
 {
-  Occupancy copy = *this;
-  copy.drain(end);  // updates stamped after the end of the run do not count
-  advance(copy.acc_, capacity_, end);
-  const Acc& a = copy.acc_;
+  Acc a = acc_;
+  advance(a, capacity_, end);
   Summary s;
   s.capacity = capacity_;
   s.duration = std::max<Time>(end, 0);
-  s.late_updates = late_;
   s.max = a.max;
   if (s.duration > 0) {
     s.mean = a.area / s.duration;

@@ -60,8 +60,6 @@ SimThread::SimThread(World& world, std::string name, Cpu& cpu) : world_(&world),
   id_ = world.register_thread(this);
 }
 
-Time SimThread::stamp() const { return world_->now(); }
-
 Time SimThread::now() const
 {
   no_debt("read the time");

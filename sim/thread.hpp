@@ -44,9 +44,6 @@ public:
   int id() const { return id_; }
   // The engine's time: the thread's, as it has no unsettled work (below).
   Time now() const;
-  // The time its current step starts, unsettled work or not: for counters
-  // only (what happened when), never for reading shared state.
-  Time stamp() const;
   World& world() const { return *world_; }
 
   // Service threads (interrupt contexts, workers) are daemons: the

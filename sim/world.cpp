@@ -1,6 +1,5 @@
 #include "sim/world.hpp"
 
-#include "sim/horizon.hpp"
 
 #include <fmt/format.h>
 #include <simgrid/kernel/Timer.hpp>
@@ -20,9 +19,6 @@ using simgrid::kernel::timer::Timer;
 
 namespace vsim {
 
-namespace {
-World* the_world = nullptr;  // one per process (SimGrid's engine is one)
-}
 
 World::World()
 {
@@ -34,19 +30,11 @@ World::World()
   static int argc = 1;
   engine_ = std::make_unique<sg4::Engine>(&argc, argv);
   zone_ = sg4::create_full_zone("machine");
-  // Counts and level changes made at the engine's time may still fall after
-  // the end of the run (at its very instant): they are kept apart until then.
-  the_world = this;
-  set_horizon([] { return the_world->now(); });
   if (const char* v = std::getenv("VSIM_ENGINE_TIMERS_ONLY"))
     direct_ = std::string(v) != "1";
 }
 
-World::~World()
-{
-  set_horizon(nullptr);
-  the_world = nullptr;
-}
+World::~World() = default;
 
 std::vector<Cpu*> World::add_cpus(Side side, const std::string& prefix, int n)
 {
@@ -174,7 +162,6 @@ void World::run()
     t->start();
   arm();
   engine_->run();
-  set_horizon(nullptr);
   if (!error_.empty())
     throw std::logic_error(error_);
   if (running_ > 0)  // no event left, yet threads wait: the transport reports what stalled

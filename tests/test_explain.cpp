@@ -77,10 +77,10 @@ virtio_vsock:
 
 TEST_CASE("occupancy: time-weighted mean, empty share and histogram of a step function", "[explain][occupancy]")
 {
-  Occupancy o(10, 1);
-  o.change(0, 10, 5);   // 0 on [0,10)
-  o.change(0, 30, 5);   // 5 on [10,30)
-  o.change(0, 40, -10); // 10 on [30,40), then 0 until 50
+  Occupancy o(10);
+  o.change(10, 5);   // 0 on [0,10)
+  o.change(30, 5);   // 5 on [10,30)
+  o.change(40, -10); // 10 on [30,40), then 0 until 50
   auto s = o.summarize(50);
   CHECK(s.mean == Approx((5.0 * 20 + 10.0 * 10) / 50));
   CHECK(s.empty_fraction == Approx(20.0 / 50));
@@ -91,31 +91,6 @@ TEST_CASE("occupancy: time-weighted mean, empty share and histogram of a step fu
   for (double b : s.bin_fraction)
     sum += b;
   CHECK(sum == Approx(1.0));
-  CHECK(s.late_updates == 0);
-}
-
-TEST_CASE("occupancy: two streams arriving out of time order give the merged result exactly", "[explain][occupancy]")
-{
-  // Writer (stream 0) runs ahead: +4 at 10 and +4 at 20 arrive before the
-  // reader's -4 at 15 and -4 at 25.
-  Occupancy two(8, 2);
-  two.change(0, 10, 4);
-  two.change(0, 20, 4);
-  CHECK(two.pending() == 2);  // nothing applied: the reader could still act before 10
-  two.change(1, 15, -4);
-  two.change(1, 25, -4);
-  Occupancy one(8, 1);
-  for (auto [t, d] : std::vector<std::pair<double, double>>{{10, 4}, {15, -4}, {20, 4}, {25, -4}})
-    one.change(0, t, d);
-  auto a = two.summarize(30), b = one.summarize(30);
-  CHECK(a.mean == Approx(b.mean));
-  CHECK(a.mean == Approx(4.0 * 10 / 30));
-  CHECK(a.empty_fraction == Approx(b.empty_fraction));
-  CHECK(a.bin_fraction == b.bin_fraction);
-  CHECK(a.max == 4);  // a writer-only replay would have reached 8
-  // An update stamped before its own stream's previous one is late.
-  two.change(0, 5, 1);
-  CHECK(two.late_updates() == 1);
 }
 
 // --------------------------------------------------------------- metric families
@@ -124,7 +99,7 @@ TEST_CASE("metric families: per-CPU, per-thread and queue metrics are declared b
 {
   for (const char* ok : {"cpu.vcpu0.sys_percent", "cpu.hcpu12.busy_percent", "thread.vhost.hypervisor_percent",
                          "thread.kworker_vcpu1.user_percent", "queue.vmbus_ring.mean", "queue.virtio_tx.time_90_100_percent",
-                         "queue.virtio_rx.empty_time_percent", "queue.vmbus_ring.late_updates"}) {
+                         "queue.virtio_rx.empty_time_percent"}) {
     INFO(ok);
     const MetricDoc* d = find_metric(ok);
     REQUIRE(d != nullptr);
@@ -223,7 +198,6 @@ TEST_CASE("busy fractions: the threads of each CPU add up to its busy time (hv_s
     check_threads_sum_to_cpus(j["points"][0]);
     const auto& m = j["points"][0]["metrics"];
     CHECK(m["queue.vmbus_ring.mean_percent"]["mean"].get<double>() > 0);
-    CHECK(m["queue.vmbus_ring.late_updates"]["mean"].get<double>() == 0);
     for (auto it = m.begin(); it != m.end(); ++it)
       CHECK(find_metric(it.key()) != nullptr);
   }
@@ -238,8 +212,6 @@ TEST_CASE("busy fractions: the threads of each CPU add up to its busy time (virt
     check_threads_sum_to_cpus(j["points"][0]);
     const auto& m = j["points"][0]["metrics"];
     CHECK(m.contains("thread.kworker_vcpu1.sys_percent"));
-    CHECK(m["queue.virtio_tx.late_updates"]["mean"].get<double>() == 0);
-    CHECK(m["queue.virtio_rx.late_updates"]["mean"].get<double>() == 0);
     CHECK(m["queue.virtio_rx.mean_percent"]["mean"].get<double>() > 0);
   }
 }

@@ -59,7 +59,7 @@ std::vector<std::uint32_t> fill_with_enqueue(VmbusRing& r)
 {
   std::vector<std::uint32_t> sizes;
   for (;;) {
-    const std::uint32_t p = enqueue_payload(1ull << 40, r.bytes_to_write(0));
+    const std::uint32_t p = enqueue_payload(1ull << 40, r.bytes_to_write());
     if (p == 0)
       break;
     auto res = r.write(0, p);
@@ -78,7 +78,7 @@ TEST_CASE("24 KiB ring: 4 full packets, then a partial one per writable_bytes", 
     VmbusRing r(24576);
     for (int i = 0; i < 4; ++i)
       REQUIRE(r.write(0, kSendBufPayload).written);
-    CHECK(r.bytes_to_write(0) == 20480 - 4 * 4120);
+    CHECK(r.bytes_to_write() == 20480 - 4 * 4120);
     CHECK_FALSE(r.write(0, kSendBufPayload).written);
   }
   SECTION("hvs_stream_enqueue sizing")
@@ -86,8 +86,8 @@ TEST_CASE("24 KiB ring: 4 full packets, then a partial one per writable_bytes", 
     VmbusRing r(24576);
     auto sizes = fill_with_enqueue(r);
     CHECK(sizes == std::vector<std::uint32_t>{4088, 4088, 4088, 4088, 3928});
-    CHECK(r.bytes_to_write(0) == 40);
-    CHECK(writable_bytes(r.bytes_to_write(0)) == 0);
+    CHECK(r.bytes_to_write() == 40);
+    CHECK(writable_bytes(r.bytes_to_write()) == 0);
     CHECK(r.write(0, 0).written);  // the FIN still fits
   }
 }

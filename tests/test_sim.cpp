@@ -1,14 +1,11 @@
 // The engine layer's arithmetic, without a simulation: random streams, CPU
-// time with interrupt preemption, stamped shared values and counts, occupancy
-// against the horizon.
+// time with interrupt preemption, counts, occupancy.
 #include <catch2/catch.hpp>
 
 #include "sim/count.hpp"
 #include "sim/cpu.hpp"
-#include "sim/horizon.hpp"
 #include "sim/occupancy.hpp"
 #include "sim/rng.hpp"
-#include "sim/timed_value.hpp"
 
 using namespace vsim;
 
@@ -81,73 +78,25 @@ TEST_CASE("a CPU keeps only the interrupt intervals that can still stretch work 
   CHECK(cpu.finish_time(100000, 1000) == 1000 + 100000 + 10 * 10);
 }
 
-TEST_CASE("a stamped value shows each reader the value at its own time", "[sim][timed]")
+TEST_CASE("a count adds its increments", "[sim][count]")
 {
-  TimedValue<int> v(0);
-  v.set(10, 1);
-  v.set(20, 2);
-  v.set(20, 3);  // same instant: the later write wins
-  CHECK(v.at(5) == 0);
-  CHECK(v.at(10) == 1);
-  CHECK(v.at(19) == 1);
-  CHECK(v.at(20) == 3);
-  CHECK(v.at(1e9) == 3);
-  CHECK_THROWS_AS(v.set(15, 4), std::logic_error);
-  v.forget_before(19);
-  CHECK(v.at(19) == 1);
-  CHECK(v.at(25) == 3);
-  CHECK(v.history_size() == 2);
-}
-
-namespace {
-Time g_fake_clock = 0;
-Time fake_clock()
-{
-  return g_fake_clock;
-}
-}  // namespace
-
-TEST_CASE("a stamped count leaves out what happened from the end of the run on", "[sim][count]")
-{
-  Count plain;  // no simulation running: no horizon, every increment counts
-  plain.add(5);
-  plain.add(1e9, 2);
-  CHECK(plain.until(10) == 3);
-
-  set_horizon(fake_clock);
-  g_fake_clock = 100;
   Count c;
-  c.add(50);       // before the horizon: final
-  c.add(120, 2);   // after it: kept apart
-  c.add(110);      // another thread, behind the first but still after the horizon
-  g_fake_clock = 115;
-  c.add(130);      // the clock passed 110; it stays behind 120 (pruned from the front) and still counts right
-  CHECK(c.until(1e300) == 5);
-  CHECK(c.until(125) == 4);  // 130 after the end
-  CHECK(c.until(120) == 4);  // an event at the end instant counts
-  CHECK(c.until(119) == 2);  // 120 (x2) and 130 after the end
-  CHECK(c.until(0) == 1);    // 50 was final when counted: the end cannot be before the horizon
-  set_horizon(nullptr);
+  CHECK(c.value() == 0);
+  c.add();
+  c.add(2);
+  CHECK(c.value() == 3);
 }
 
-TEST_CASE("occupancy keeps level changes after the horizon pending until the end is known", "[sim][occupancy]")
+TEST_CASE("occupancy integrates the level in time order and refuses a change out of order", "[sim][occupancy]")
 {
-  set_horizon(fake_clock);
-  g_fake_clock = 0;
-  Occupancy o(10, 1);
-  o.change(0, 0, 5);    // level 5 from 0
-  o.change(0, 100, 5);  // level 10 from 100: after the end of a run ending at 100
+  Occupancy o(10);
+  o.change(0, 5);    // level 5 from 0
+  o.change(100, 5);  // level 10 from 100
   Occupancy::Summary at100 = o.summarize(100);
   CHECK(at100.mean == 5);
   CHECK(at100.max == 5);
   Occupancy::Summary at200 = o.summarize(200);
   CHECK(at200.mean == 7.5);
-  set_horizon(nullptr);
-  // Without a horizon, a one-stream update applies at once and the end cut
-  // cannot undo it: the reason for the horizon.
-  Occupancy u(10, 1);
-  u.change(0, 0, 5);
-  u.change(0, 100, 5);
-  u.change(0, 300, 0);  // the accumulator has moved past 100 and 200 now
-  CHECK(u.summarize(200).mean > 5);
+  CHECK(at200.max == 10);
+  CHECK_THROWS_AS(o.change(50, -5), std::logic_error);
 }

@@ -35,15 +35,13 @@ TEST_CASE("virtqueue: a full ring refuses chains until the device returns descri
   CHECK(vq.num_free() == 0);
   CHECK_FALSE(vq.add(1.0, 1, 999));  // full: nothing added
   CHECK(vq.in_flight() == 4);
-  CHECK(vq.avail_idx(1.0) == 4);
+  CHECK(vq.avail_idx() == 4);
 
-  auto a = vq.pop(2.0);
+  auto a = vq.pop();
   REQUIRE(a);
   CHECK(a->token == 100);
   CHECK(a->buffers == 2);
-  vq.push_used(3.0, a->head, 44 + 4096);
-  // The driver sees the used entry only from its stamp on.
-  CHECK_FALSE(vq.get_buf(2.5));
+  vq.push_used(a->head, 44 + 4096);
   auto u = vq.get_buf(3.0);
   REQUIRE(u);
   CHECK(u->token == 100);
@@ -66,18 +64,18 @@ TEST_CASE("virtqueue: indirect descriptors make a chain take one slot", "[virtqu
   CHECK(direct.descriptors_for(2) == 2);
 }
 
-TEST_CASE("virtqueue: the device sees available entries only from their stamp on, empty ring pops nothing",
+TEST_CASE("virtqueue: the device sees an available entry once it is added, an empty ring pops nothing",
           "[virtqueue]")
 {
   Virtqueue vq(16, true, false);
-  CHECK_FALSE(vq.pop(0));
+  CHECK_FALSE(vq.pop());
+  CHECK_FALSE(vq.avail_pending());
   vq.add(10.0, 1, 7);
-  CHECK_FALSE(vq.pop(9.0));
-  CHECK(vq.avail_pending(10.0));
-  auto a = vq.pop(10.0);
+  CHECK(vq.avail_pending());
+  auto a = vq.pop();
   REQUIRE(a);
   CHECK(a->token == 7);
-  CHECK_FALSE(vq.pop(10.0));
+  CHECK_FALSE(vq.pop());
 }
 
 TEST_CASE("virtqueue EVENT_IDX: one kick per device idle-to-busy transition", "[virtqueue]")
@@ -85,46 +83,45 @@ TEST_CASE("virtqueue EVENT_IDX: one kick per device idle-to-busy transition", "[
   Virtqueue vq(16, true, false);
   // avail_event starts at 0: the first entry (0 -> 1) crosses it.
   vq.add(1, 1, 0);
-  CHECK(vq.kick_prepare(1));
+  CHECK(vq.kick_prepare());
   // The device is busy (has not re-enabled): later adds need no kick.
-  vq.disable_notify(2);
+  vq.disable_notify();
   vq.add(3, 1, 1);
-  CHECK_FALSE(vq.kick_prepare(3));
+  CHECK_FALSE(vq.kick_prepare());
   vq.add(4, 1, 2);
-  CHECK_FALSE(vq.kick_prepare(4));
+  CHECK_FALSE(vq.kick_prepare());
   // The device drains what it saw and re-arms at its last seen index.
-  while (auto a = vq.pop(5))
-    vq.push_used(5, a->head, 0);
-  CHECK_FALSE(vq.enable_notify(5));  // nothing new beyond what it read
-  CHECK(vq.avail_event(5) == 3);
+  while (auto a = vq.pop())
+    vq.push_used(a->head, 0);
+  CHECK_FALSE(vq.enable_notify());  // nothing new beyond what it read
+  CHECK(vq.avail_event() == 3);
   vq.add(6, 1, 3);
-  CHECK(vq.kick_prepare(6));
+  CHECK(vq.kick_prepare());
   // Entries added before the device re-armed are seen by enable_notify.
-  vq.disable_notify(7);
-  vq.pop(7);
+  vq.disable_notify();
+  vq.pop();
   vq.add(8, 1, 4);
-  CHECK(vq.enable_notify(9));
+  CHECK(vq.enable_notify());
 }
 
 TEST_CASE("virtqueue without EVENT_IDX uses the NO_NOTIFY and NO_INTERRUPT flags", "[virtqueue]")
 {
   Virtqueue vq(8, false, false);
   vq.add(1, 1, 0);
-  CHECK(vq.kick_prepare(1));
-  vq.disable_notify(2);
+  CHECK(vq.kick_prepare());
+  vq.disable_notify();
   vq.add(3, 1, 1);
-  CHECK_FALSE(vq.kick_prepare(3));
-  auto a = vq.pop(4);
-  vq.push_used(4, a->head, 0);
-  CHECK(vq.signal_needed(4));
-  vq.disable_cb(5);
-  a = vq.pop(6);
-  vq.push_used(6, a->head, 0);
-  CHECK_FALSE(vq.signal_needed(6));
-  CHECK(vq.signal_needed(4.5));  // the flag as of before the driver set it
+  CHECK_FALSE(vq.kick_prepare());
+  auto a = vq.pop();
+  vq.push_used(a->head, 0);
+  CHECK(vq.signal_needed());
+  vq.disable_cb();
+  a = vq.pop();
+  vq.push_used(a->head, 0);
+  CHECK_FALSE(vq.signal_needed());
   vq.get_buf(7);
   vq.get_buf(7);
-  CHECK(vq.enable_cb(8));  // nothing pending
+  CHECK(vq.enable_cb());  // nothing pending
 }
 
 TEST_CASE("virtqueue EVENT_IDX interrupts: used_event moves with get_buf while callbacks are on", "[virtqueue]")
@@ -132,25 +129,25 @@ TEST_CASE("virtqueue EVENT_IDX interrupts: used_event moves with get_buf while c
   Virtqueue vq(8, true, false);
   for (int i = 0; i < 3; ++i)
     vq.add(0, 1, i);
-  auto a = vq.pop(1);
-  vq.push_used(1, a->head, 0);
-  CHECK(vq.signal_needed(1));  // first signal is always sent
-  a = vq.pop(2);
-  vq.push_used(2, a->head, 0);
-  CHECK_FALSE(vq.signal_needed(2));  // used_event still 0: already signalled past it
+  auto a = vq.pop();
+  vq.push_used(a->head, 0);
+  CHECK(vq.signal_needed());  // first signal is always sent
+  a = vq.pop();
+  vq.push_used(a->head, 0);
+  CHECK_FALSE(vq.signal_needed());  // used_event still 0: already signalled past it
   // The driver consumes with callbacks on: used_event follows last_used.
   REQUIRE(vq.get_buf(3));
   REQUIRE(vq.get_buf(3));
-  CHECK(vq.used_event(3) == 2);
-  a = vq.pop(4);
-  vq.push_used(4, a->head, 0);
-  CHECK(vq.signal_needed(4));
+  CHECK(vq.used_event() == 2);
+  a = vq.pop();
+  vq.push_used(a->head, 0);
+  CHECK(vq.signal_needed());
   // Callbacks off: used_event stays, so the device signals at most once more.
-  vq.disable_cb(5);
+  vq.disable_cb();
   REQUIRE(vq.get_buf(5));
-  CHECK(vq.used_event(5) == 2);
-  CHECK(vq.enable_cb(6));
-  CHECK(vq.used_event(6) == 3);
+  CHECK(vq.used_event() == 2);
+  CHECK(vq.enable_cb());
+  CHECK(vq.used_event() == 3);
 }
 
 TEST_CASE("virtqueue indices wrap at 65536 without losing entries", "[virtqueue]")
@@ -162,26 +159,26 @@ TEST_CASE("virtqueue indices wrap at 65536 without losing entries", "[virtqueue]
     while (vq.add(t, 1, next))
       ++next;
     t += 1;
-    while (auto a = vq.pop(t))
-      vq.push_used(t, a->head, 1);
+    while (auto a = vq.pop())
+      vq.push_used(a->head, 1);
     t += 1;
     while (auto u = vq.get_buf(t)) {
       CHECK(u->token == got);
       ++got;
     }
     // EVENT_IDX across the wrap: the device re-arms, the next add kicks.
-    vq.enable_notify(t);
+    vq.enable_notify();
     vq.add(t, 1, next++);
-    CHECK(vq.kick_prepare(t));
-    vq.disable_notify(t);
+    CHECK(vq.kick_prepare());
+    vq.disable_notify();
     t += 1;
-    while (auto a = vq.pop(t))
-      vq.push_used(t, a->head, 1);
+    while (auto a = vq.pop())
+      vq.push_used(a->head, 1);
     while (auto u = vq.get_buf(t))
       CHECK(u->token == got++);
   }
   CHECK(got == next);
-  CHECK(vq.avail_idx(t) == static_cast<std::uint16_t>(65533 + next));
+  CHECK(vq.avail_idx() == static_cast<std::uint16_t>(65533 + next));
   vq.check_invariants();
 }
 
@@ -189,10 +186,10 @@ TEST_CASE("virtqueue invariants fail loudly", "[virtqueue]")
 {
   Virtqueue vq(4, true, false);
   vq.add(0, 1, 1);
-  auto a = vq.pop(0);
-  vq.push_used(0, a->head, 0);
+  auto a = vq.pop();
+  vq.push_used(a->head, 0);
   // Returning the same descriptor twice is a device bug.
-  CHECK_THROWS_AS(vq.push_used(0, a->head, 0), std::logic_error);
+  CHECK_THROWS_AS(vq.push_used(a->head, 0), std::logic_error);
   CHECK_THROWS_AS(Virtqueue(6, true, false), std::invalid_argument);
   CHECK_THROWS_AS(vq.add(0, 0, 1), std::logic_error);
 }

@@ -93,8 +93,6 @@ const std::vector<MetricDoc>& metric_docs()
       {"queue.<queue>.empty_time_percent", "%", "share of the elapsed time the queue was empty"},
       {"queue.<queue>.time_{0_10|10_20|20_30|30_40|40_50|50_60|60_70|70_80|80_90|90_100}_percent", "%",
        "share of the elapsed time the level was in (lo, hi] percent of capacity (a histogram)"},
-      {"queue.<queue>.late_updates", "",
-       "occupancy updates stamped before their stream's previous one (applied late; 0 when exact)"},
   };
   return docs;
 }

@@ -66,18 +66,6 @@ struct Channel {
   std::uint64_t delivered = 0;
   Time done_at = 0;
 
-  // Keeps memory flat whatever the transfer size: the rings' histories
-  // before the current time are never read again.
-  void prune(Time now)
-  {
-    if (++ops_ % 1024 == 0) {
-      outbound.forget_before(now);
-      inbound.forget_before(now);
-    }
-  }
-
-private:
-  std::uint64_t ops_ = 0;
 };
 
 // What every thread of one simulation shares.
@@ -105,7 +93,7 @@ public:
   // The host signals channel ch; the interrupt arrives on vCPU 0 at t.
   void raise(Time t, Channel& ch)
   {
-    ch.n.interrupts_to_guest.add(t);
+    ch.n.interrupts_to_guest.add();
     requests_.push(Request{t, seq_++, &ch});
     wake_at(t);
   }
@@ -138,8 +126,8 @@ private:
   // writer if the outbound ring has room (sk_write_space).
   void channel_callback(Channel& ch)
   {
-    bool readable = ch.inbound.bytes_to_read(now()) >= models::hvs_packet_len(0);
-    bool writable = ch.outbound.bytes_to_write(now()) > 0;
+    bool readable = ch.inbound.bytes_to_read() >= models::hvs_packet_len(0);
+    bool writable = ch.outbound.bytes_to_write() > 0;
     if ((readable || writable) && ch.guest->waiting())
       ch.guest->wake_at(now() + lat_(s_.k.guest_wakeup_latency));
   }
@@ -165,7 +153,7 @@ protected:
   Task<> signal_host()
   {
     co_await run(s_.k.guest_signal_host, Cat::Hypervisor);  // with what was charged before
-    ch_.n.signals_to_host.add(now());
+    ch_.n.signals_to_host.add();
     ch_.host->wake_at(now() + lat_(s_.k.host_signal_latency));
   }
 
@@ -196,12 +184,11 @@ protected:
     const Knobs& kn = s_.knobs;
     co_await sleep(ch_.index * kn.start_interval);  // connections opened one after another
     if (!kn.per_check) // since June 2019: set once when the channel opens
-      ring_.set_pending_send_sz(now(), kPendingSendSize);
+      ring_.set_pending_send_sz(kPendingSendSize);
     std::uint64_t left = kn.total_bytes;
     while (left > 0) {
       std::uint64_t msg = std::min(left, kn.message_size);
       co_await send(msg);
-      ch_.prune(stamp());
       left -= msg;
     }
   }
@@ -213,7 +200,7 @@ private:
     const Costs& k = s_.k;
     charge(k.guest_user_per_call, Cat::User);
     charge(k.guest_send_syscall, Cat::Sys);
-    ch_.n.syscalls.add(stamp());
+    ch_.n.syscalls.add();
     std::uint64_t rem = msg;
     while (rem > 0) {
       // (No co_await in a loop condition: GCC 12 miscompiles it.)
@@ -231,15 +218,15 @@ private:
   Task<std::uint32_t> writable_now()
   {
     co_await run(s_.k.guest_space_check, Cat::Sys);  // with what was charged before
-    ch_.n.space_checks.add(now());
-    co_return writable_bytes(ring_.bytes_to_write(now()));
+    ch_.n.space_checks.add();
+    co_return writable_bytes(ring_.bytes_to_write());
   }
 
   Task<> write_pending(std::uint32_t v)
   {
     co_await run(s_.k.guest_pending_send_sz_write, Cat::Sys);
-    ch_.n.pending_writes.add(now());
-    ring_.set_pending_send_sz(now(), v);
+    ch_.n.pending_writes.add();
+    ring_.set_pending_send_sz(v);
   }
 
   // hvs_stream_has_space(). Before June 2019 it cleared pending_send_sz when
@@ -264,7 +251,7 @@ private:
   // Sleep in vsock_stream_sendmsg until hvs_channel_cb reports write space.
   Task<> block_for_space()
   {
-    ch_.n.writer_blocks.add(now());
+    ch_.n.writer_blocks.add();
     if (co_await wait())
       charge(s_.k.guest_context_switch, Cat::Sys);
   }
@@ -276,7 +263,7 @@ private:
   {
     const Costs& k = s_.k;
     charge(k.guest_enqueue_call, Cat::Sys);
-    ch_.n.allocations.add(stamp());
+    ch_.n.allocations.add();
     std::uint64_t written = 0;
     for (;;) {
       std::uint64_t want = std::min<std::uint64_t>(rem - written, kSendBufPayload);
@@ -285,11 +272,11 @@ private:
         break;
       // memcpy_from_msg into the send buffer, then hv_ringbuffer_write.
       co_await run(k.guest_copy(n) + k.guest_ring_write + k.guest_copy(models::hvs_packet_len(n)), Cat::Sys);
-      ch_.n.copies.add(now(), 2);
+      ch_.n.copies.add(2);
       auto r = ring_.write(now(), n);
       if (!r.written)
         throw std::logic_error("hv_sock: writer's packet refused by a ring it had checked for room");
-      ch_.n.packets.add(now());
+      ch_.n.packets.add();
       if (r.signal)
         co_await signal_host();
       written += n;
@@ -318,10 +305,9 @@ protected:
     while (ch_.delivered < total) {
       charge(k.guest_user_per_call, Cat::User);
       charge(k.guest_recv_syscall, Cat::Sys);
-      ch_.n.syscalls.add(stamp());
+      ch_.n.syscalls.add();
       co_await wait_for_data();
       ch_.delivered += co_await dequeue();
-      ch_.prune(stamp());
     }
     co_await settle();
     ch_.done_at = now();
@@ -335,9 +321,9 @@ private:
       if (packet_left_ > 0)  // the rest of a packet already taken
         co_return;
       co_await settle();
-      if (ring_.visible_packets(now()) > 0)
+      if (ring_.unconsumed_packets() > 0)
         co_return;
-      ch_.n.reader_blocks.add(now());
+      ch_.n.reader_blocks.add();
       if (co_await wait())
         charge(s_.k.guest_context_switch, Cat::Sys);
     }
@@ -356,7 +342,7 @@ private:
     }
     std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(packet_left_, s_.knobs.message_size));
     charge(k.guest_copy(n), Cat::Sys); // memcpy_to_msg straight from the ring
-    ch_.n.copies.add(stamp());
+    ch_.n.copies.add();
     packet_left_ -= n;
     if (packet_left_ == 0) { // hv_pkt_iter_next, closing when drained
       co_await settle();
@@ -394,9 +380,9 @@ protected:
     const std::uint64_t total = s_.knobs.total_bytes;
     while (ch_.delivered < total) {
       co_await wait();
-      ch_.n.host_dpc_runs.add(now());
+      ch_.n.host_dpc_runs.add();
       co_await run(k.host_dpc, Cat::Sys);
-      ring_.set_interrupt_mask(now(), true);
+      ring_.set_interrupt_mask(true);
       co_await drain();
     }
     ch_.done_at = now();
@@ -407,7 +393,7 @@ private:
   {
     const Costs& k = s_.k;
     for (;;) {
-      std::uint32_t n = ring_.visible_packets(now());
+      std::uint32_t n = ring_.unconsumed_packets();
       if (n > 0) {
         // The packets visible now, read one after the other: the private
         // read index moves, the writer sees nothing until iter_close, so the
@@ -427,10 +413,10 @@ private:
       }
       if (ring_.iter_close(now()))
         co_await signal_guest();
-      ring_.set_interrupt_mask(now(), false);
-      if (ring_.visible_packets(now()) == 0)
+      ring_.set_interrupt_mask(false);
+      if (ring_.unconsumed_packets() == 0)
         co_return;
-      ring_.set_interrupt_mask(now(), true);
+      ring_.set_interrupt_mask(true);
     }
   }
 };
@@ -464,7 +450,7 @@ protected:
         auto r = ring_.write(now(), n);
         if (!r.written)
           throw std::logic_error("hv_sock: host packet refused by a ring it had checked for room");
-        ch_.n.packets.add(now());
+        ch_.n.packets.add();
         if (r.signal)
           co_await signal_guest();
         rem -= n;
@@ -476,14 +462,14 @@ protected:
 private:
   Task<> wait_for_room(std::uint32_t need)
   {
-    if (ring_.bytes_to_write(now()) > need)
+    if (ring_.bytes_to_write() > need)
       co_return;
-    ring_.set_pending_send_sz(now(), need);
-    while (ring_.bytes_to_write(now()) <= need) {
+    ring_.set_pending_send_sz(need);
+    while (ring_.bytes_to_write() <= need) {
       co_await wait();
       co_await run(s_.k.host_dpc, Cat::Sys); // woken by the guest's signal through a DPC
     }
-    ring_.set_pending_send_sz(now(), 0);
+    ring_.set_pending_send_sz(0);
   }
 };
 
@@ -563,8 +549,8 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
           "pending_send_sz {}, interrupt_mask {})",
           ch.index, s.knobs.total_bytes, ring.payload_written(), ring.payload_consumed(), ch.delivered,
           ch.guest->name(), ch.guest->now(), ch.guest->waiting() ? "asleep" : "running", ch.host->name(),
-          ch.host->now(), ch.host->waiting() ? "asleep" : "running", ring.bytes_to_write(1e300),
-          ring.pending_send_sz(1e300), ring.interrupt_mask(1e300)));
+          ch.host->now(), ch.host->waiting() ? "asleep" : "running", ring.bytes_to_write(),
+          ring.pending_send_sz(), ring.interrupt_mask()));
     elapsed = std::max(elapsed, ch.done_at);
     delivered += ch.delivered;
   }
@@ -576,7 +562,7 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   auto per_mb = [&](const char* name, Count Counters::*count) {
     std::uint64_t v = 0;
     for (const Channel& ch : channels)
-      v += (ch.n.*count).until(world.end());
+      v += (ch.n.*count).value();
     m[std::string(name) + "_per_MB"] = static_cast<double>(v) / mb;
   };
   per_mb("syscalls", &Counters::syscalls);

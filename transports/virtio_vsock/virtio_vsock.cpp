@@ -228,17 +228,6 @@ struct Shared {
   Counters n;
   CpuTime guest_kworker;  // send work run in application threads' stead
   bool send_work_running = false, send_work_again = false;
-  std::uint64_t ops = 0;
-
-  // Keeps memory flat whatever the transfer size: the queues' histories
-  // before the current time are never read again.
-  void prune(Time now)
-  {
-    if (++ops % 1024 != 0)
-      return;
-    rxq->forget_before(now);
-    txq->forget_before(now);
-  }
 };
 
 // Requests to a service thread that arrive at given times (doorbells,
@@ -349,7 +338,7 @@ Task<> guest_send_work(Shared& s, GuestCtx& c)
   s.send_work_running = true;
   double cost = k.work_run;
   for (;;) {
-    s.n.guest_work_runs.add(c.at());
+    s.n.guest_work_runs.add();
     s.send_work_again = false;
     bool added = false;
     while (!s.guest_send.empty()) {
@@ -363,10 +352,10 @@ Task<> guest_send_work(Shared& s, GuestCtx& c)
     }
     c.charge(cost, Cat::Sys);
     co_await c.t.settle();  // kick_prepare reads vhost's avail_event as of the work's end
-    if (added && s.txq->kick_prepare(c.at())) {
+    if (added && s.txq->kick_prepare()) {
       c.charge(k.kick, Cat::Hypervisor);  // still under tx_lock
       co_await c.t.settle();
-      s.n.kicks.add(c.at());
+      s.n.kicks.add();
       s.vhost->ring(c.at() + c.lat(k.h_kick_latency), kTx);
     }
     if (!s.send_work_again)
@@ -410,13 +399,13 @@ Task<> guest_rx_fill(Shared& s, GuestCtx& c)
 {
   const Costs& k = s.k;
   const std::uint32_t added = add_rx_buffers(s, c.at());
-  s.n.allocations.add(c.at(), 2 * added);
+  s.n.allocations.add(2 * added);
   c.charge(added * (2 * k.alloc + k.vq_add), Cat::Sys);
   co_await c.t.settle();
-  if (s.rxq->kick_prepare(c.at())) {
+  if (s.rxq->kick_prepare()) {
     c.charge(k.kick, Cat::Hypervisor);
     co_await c.t.settle();
-    s.n.kicks.add(c.at());
+    s.n.kicks.add();
     s.vhost->ring(c.at() + c.lat(k.h_kick_latency), kRx);
   }
 }
@@ -455,11 +444,11 @@ protected:
         charge(k.irq_exit, Cat::Hypervisor);
         charge(k.isr, Cat::Irq);
         if (due & (1u << kRx)) {
-          s_.n.rx_interrupts.add(stamp());
+          s_.n.rx_interrupts.add();
           co_await rx_work();
         }
         if (due & (1u << kTx)) {
-          s_.n.tx_interrupts.add(stamp());
+          s_.n.tx_interrupts.add();
           co_await tx_work();
         }
         co_await settle();
@@ -491,8 +480,8 @@ Task<> GuestIrq::rx_work()
   Virtqueue& vq = *s_.rxq;
   charge(k.work_run, Cat::Sys);
   co_await settle();
-  s_.n.guest_work_runs.add(now());
-  vq.disable_cb(now());
+  s_.n.guest_work_runs.add();
+  vq.disable_cb();
   // The kernel's loop takes used buffers one by one, so buffers vhost
   // publishes while it works are taken in the same run. Here: take every
   // buffer used so far, process them, look again; re-arm the callback only
@@ -505,9 +494,9 @@ Task<> GuestIrq::rx_work()
       taken_.push_back(static_cast<std::uint32_t>(u->token));
     }
     if (taken_.empty()) {
-      if (vq.enable_cb(now()))
+      if (vq.enable_cb())
         break;
-      vq.disable_cb(now());
+      vq.disable_cb();
       continue;
     }
     for (std::uint32_t id : taken_)
@@ -557,16 +546,16 @@ Task<> GuestIrq::deliver(const Pkt& p, std::uint32_t len)
   if (p.op == Op::CreditUpdate) {
     if (sk.app->waiting() && sk.credit_signed() > 0)  // sk_write_space
       sk.app->wake_at(now());
-    s_.n.frees.add(now());
+    s_.n.frees.add();
     charge(k.free, Cat::Sys);
     co_return;
   }
   const bool small = kn.small_pkt_copy && len <= kn.small_pkt_max;
   if (small && !sk.rxq.empty() && sk.tail_cap > 0 && len <= sk.tail_cap - sk.tail_fill) {
     co_await run(k.guest_copy(len) + k.free, Cat::Sys);
-    s_.n.copies.add(now());
-    s_.n.small_copies.add(now());
-    s_.n.frees.add(now());
+    s_.n.copies.add();
+    s_.n.small_copies.add();
+    s_.n.frees.add();
     sk.tail_fill += len;
     sk.rxq.push_back(Sock::Entry{len, 0, true});
   } else {
@@ -588,14 +577,14 @@ Task<> GuestIrq::tx_work()
   const Time t0 = now();
   std::uint32_t freed = 0;
   do {
-    vq.disable_cb(t0);
+    vq.disable_cb();
     while (auto u = vq.get_buf(t0)) {
       s_.slab.release(static_cast<std::uint32_t>(u->token));
       ++freed;
     }
-  } while (!vq.enable_cb(t0));
-  s_.n.guest_work_runs.add(now());
-  s_.n.frees.add(now(), freed);
+  } while (!vq.enable_cb());
+  s_.n.guest_work_runs.add();
+  s_.n.frees.add(freed);
   co_await run(k.work_run + freed * (k.tx_done + k.free), Cat::Sys);
   if (freed)
     co_await guest_send_work(s_, ctx_);
@@ -672,7 +661,7 @@ private:
       std::uint64_t msg = std::min(left, kn.message_size);
       charge(sc_.user_per_call, Cat::User);
       charge(sc_.send_syscall, Cat::Sys);
-      s_.n.syscalls.add(stamp());
+      s_.n.syscalls.add();
       for (std::uint64_t rem = msg; rem > 0;) {
         co_await settle();
         std::uint64_t credit = sk_.credit();
@@ -682,22 +671,21 @@ private:
           if (co_await flush())
             credit = sk_.credit();
           if (credit == 0) {
-            s_.n.credit_stalls.add(now());
+            s_.n.credit_stalls.add();
             co_await sleep_until_woken(*this, lat_, sc_.wakeup_latency, sc_.context_switch);
           }
           continue;
         }
         auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>({rem, max_pkt_, credit}));
         co_await run(sc_.pkt + 2 * sc_.alloc + sc_.copy(n), Cat::Sys);  // kzalloc pkt, kmalloc buf, copy_from_iter
-        s_.n.allocations.add(now(), 2);
-        s_.n.copies.add(now());
+        s_.n.allocations.add(2);
+        s_.n.copies.add();
         sk_.tx_cnt += n;
         queue_packet(Op::Rw, n);
-        s_.n.data_packets.add(now());
+        s_.n.data_packets.add();
         rem -= n;
       }
       co_await flush();
-      s_.prune(stamp());
       left -= msg;
     }
   }
@@ -710,12 +698,12 @@ private:
     while (c_.delivered < kn.total_bytes) {
       charge(sc_.user_per_call, Cat::User);
       charge(sc_.recv_syscall, Cat::Sys);
-      s_.n.syscalls.add(stamp());
+      s_.n.syscalls.add();
       for (;;) {
         co_await settle();  // the queue as of the work before
         if (!sk_.rxq.empty())
           break;
-        s_.n.reader_sleeps.add(now());
+        s_.n.reader_sleeps.add();
         co_await sleep_until_woken(*this, lat_, sc_.wakeup_latency, sc_.context_switch);
       }
       std::uint64_t got = 0;
@@ -728,7 +716,7 @@ private:
         Sock::Entry& e = sk_.rxq.front();  // stays put: the interrupt context only appends
         auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(kn.message_size - got, e.len - e.off));
         co_await run((e.merged ? 0 : sc_.dequeue_pkt) + sc_.copy(n), Cat::Sys);  // memcpy_to_msg
-        s_.n.copies.add(now());
+        s_.n.copies.add();
         e.off += n;
         got += n;
         if (e.off == e.len) {
@@ -736,7 +724,7 @@ private:
           sk_.rxq.pop_front();
           if (!merged) {
             charge(sc_.free, Cat::Sys);  // virtio_transport_free_pkt: struct and buffer
-            s_.n.frees.add(stamp());
+            s_.n.frees.add();
           }
         }
       }
@@ -746,12 +734,11 @@ private:
       // free space the peer knows of is below the threshold (5.4).
       if (kn.credit_every_read || sk_.buf_alloc - (sk_.fwd_cnt - sk_.last_fwd_cnt) < kn.credit_threshold) {
         co_await run(sc_.pkt + sc_.alloc, Cat::Sys);
-        s_.n.allocations.add(now());
-        s_.n.credit_updates.add(now());
+        s_.n.allocations.add();
+        s_.n.credit_updates.add();
         queue_packet(Op::CreditUpdate, 0);
         co_await flush();
       }
-      s_.prune(stamp());
     }
     co_await settle();
     c_.done_at = now();
@@ -811,7 +798,7 @@ Task<> Vhost::body()
     // eventfd or vhost_work_queue) takes the scheduler's latency.
     if (co_await wait()) {
       co_await sleep(lat_(k.h_wakeup_latency));
-      s_.n.worker_wakeups.add(now());
+      s_.n.worker_wakeups.add();
     }
     for (;;) {
       unsigned due = inbox_.take_due(now());
@@ -820,12 +807,12 @@ Task<> Vhost::body()
       if (tx_queued_) {
         tx_queued_ = false;
         co_await run(k.h_worker_run, Cat::Sys);
-        s_.n.worker_runs.add(now());
+        s_.n.worker_runs.add();
         co_await handle_tx();
       } else if (send_queued_) {
         send_queued_ = false;
         co_await run(k.h_worker_run, Cat::Sys);
-        s_.n.worker_runs.add(now());
+        s_.n.worker_runs.add();
         co_await do_send_pkt();
       } else {
         break;
@@ -837,7 +824,7 @@ Task<> Vhost::body()
 Task<> Vhost::signal_guest(VqKind vq)
 {
   co_await run(s_.k.h_signal, Cat::Sys);
-  s_.n.interrupts.add(now());
+  s_.n.interrupts.add();
   s_.irq->raise(now() + lat_(s_.k.h_interrupt_latency), vq);
 }
 
@@ -866,17 +853,17 @@ Task<> Vhost::handle_tx()
 {
   const Costs& k = s_.k;
   Virtqueue& vq = *s_.txq;
-  vq.disable_notify(now());
+  vq.disable_notify();
   bool added = false;
   std::uint64_t pkts = 0, bytes = 0;
   for (;;) {
     // vhost_vsock_more_replies(): no replies are queued in a stream transfer,
     // so the back-pressure test never stops the loop here.
     co_await settle();
-    auto a = vq.pop(now());  // vhost_get_vq_desc()
+    auto a = vq.pop();  // vhost_get_vq_desc()
     if (!a) {
-      if (vq.enable_notify(now())) {
-        vq.disable_notify(now());
+      if (vq.enable_notify()) {
+        vq.disable_notify();
         continue;
       }
       break;
@@ -884,12 +871,12 @@ Task<> Vhost::handle_tx()
     const Pkt p = s_.slab[a->token];
     // vhost_vsock_alloc_pkt(): kzalloc + kmalloc, header and payload copied in.
     co_await run(k.h_tx_pkt + (p.len > 0 ? 2 : 1) * k.h_alloc + k.vhost_copy(p.len), Cat::Sys);
-    s_.n.allocations.add(now(), p.len > 0 ? 2 : 1);
+    s_.n.allocations.add(p.len > 0 ? 2 : 1);
     if (p.len > 0)
-      s_.n.copies.add(now());
+      s_.n.copies.add();
     co_await deliver_to_host(p);
     co_await settle();
-    vq.push_used(now(), a->head, kHeaderBytes + p.len);
+    vq.push_used(a->head, kHeaderBytes + p.len);
     added = true;
     bytes += p.len;
     ++pkts;
@@ -898,7 +885,7 @@ Task<> Vhost::handle_tx()
       break;
     }
   }
-  if (added && vq.signal_needed(now()))
+  if (added && vq.signal_needed())
     co_await signal_guest(kTx);
 }
 
@@ -908,19 +895,19 @@ Task<> Vhost::do_send_pkt()
   const Costs& k = s_.k;
   const Knobs& kn = s_.kn;
   Virtqueue& vq = *s_.rxq;
-  vq.disable_notify(now());
+  vq.disable_notify();
   bool added = false;
   std::uint64_t pkts = 0, bytes = 0;
   for (;;) {
     if (s_.host_send.empty()) {
-      vq.enable_notify(now());
+      vq.enable_notify();
       break;
     }
-    auto a = vq.pop(now());
+    auto a = vq.pop();
     if (!a) {
-      s_.n.rx_buffer_stalls.add(now());
-      if (vq.enable_notify(now())) {
-        vq.disable_notify(now());
+      s_.n.rx_buffer_stalls.add();
+      if (vq.enable_notify()) {
+        vq.disable_notify();
         continue;
       }
       break;  // the packet stays queued until the guest adds rx buffers and kicks
@@ -936,10 +923,10 @@ Task<> Vhost::do_send_pkt()
     s_.slab[a->token] = b;
     co_await run(k.h_rx_buf + k.vhost_copy(n + (header ? kHeaderBytes : 0)), Cat::Sys);  // copy_to_iter
     if (n > 0)
-      s_.n.copies.add(now());
-    s_.n.rx_buffers.add(now());
-    vq.push_used(now(), a->head, (header ? kHeaderBytes : 0) + n);
-    if (!kn.batch_used && vq.signal_needed(now()))
+      s_.n.copies.add();
+    s_.n.rx_buffers.add();
+    vq.push_used(a->head, (header ? kHeaderBytes : 0) + n);
+    if (!kn.batch_used && vq.signal_needed())
       co_await signal_guest(kRx);  // vhost_add_used_and_signal per buffer
     added = true;
     q.off += n;
@@ -955,7 +942,7 @@ Task<> Vhost::do_send_pkt()
       break;
     }
   }
-  if (added && kn.batch_used && vq.signal_needed(now()))
+  if (added && kn.batch_used && vq.signal_needed())
     co_await signal_guest(kRx);
 }
 
@@ -1089,9 +1076,8 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   m["app_cpu_percent_guest"] = app_guest;
   m["efficiency"] = m["throughput_Gbps"] * 1000.0 / (app_host + app_guest);
   const double mb = static_cast<double>(delivered) / 1e6;
-  const Time end = world.end();
   auto per_mb = [&](const char* name, const Count& c, const Count* plus = nullptr) {
-    const std::uint64_t v = c.until(end) + (plus ? plus->until(end) : 0);
+    const std::uint64_t v = c.value() + (plus ? plus->value() : 0);
     m[std::string(name) + "_per_MB"] = static_cast<double>(v) / mb;
   };
   const Counters& n = s.n;
