@@ -81,8 +81,7 @@ public:
   // used buffers are already pending (the caller must process them).
   bool enable_cb();
   std::uint64_t in_flight() const { return in_flight_; }
-  // in_flight() time-weighted (one stream: only the driver changes it, at
-  // instants it has just observed, so in time order). Capacity: the chains
+  // in_flight() time-weighted (only the driver changes it). Capacity: the chains
   // of two buffers (a vsock header and its payload) the queue holds, i.e.
   // size() / descriptors_for(2).
   const Occupancy& occupancy() const { return occupancy_; }

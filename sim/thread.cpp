@@ -156,8 +156,11 @@ bool SimThread::begin_irq_step(std::coroutine_handle<> h)
 
 void SimThread::remember(const Work& w)
 {
-  // Only work that may start at the run's end matters: at or after the
-  // engine's time (interrupt work may start later than now).
+  // Only work that may start at the run's end matters: a daemon's, at or
+  // after the engine's time (interrupt work may start later than now). The
+  // other threads have finished by then, or are the one finishing.
+  if (!daemon_)
+    return;
   const Time t = world_->now();
   while (!recent_.empty() && recent_.front().start < t)
     recent_.pop_front();

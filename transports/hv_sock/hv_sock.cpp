@@ -27,8 +27,7 @@ namespace {
 
 using models::VmbusRing;
 
-// Event counts per channel, stamped (sim/count.hpp): what daemons do after
-// the run's end is left out.
+// Event counts per channel (sim/count.hpp).
 struct Counters {
   Count syscalls;             // send()/recv() calls on the Linux side
   Count space_checks;         // hvs_channel_writable_bytes evaluations

@@ -1,0 +1,168 @@
+// vhost-vsock on the host (drivers/vhost/vsock.c, drivers/vhost/vhost.c):
+// the worker running handle_tx_kick and send_pkt_work.
+#include "transports/virtio_vsock/internal.hpp"
+
+#include <algorithm>
+
+namespace vsim::virtio_vsock::detail {
+
+// ---------------------------------------------------------------------------
+// vhost worker
+
+Task<> Vhost::body()
+{
+  const Costs& k = s_.k;
+  for (;;) {
+    // Asleep in vhost_worker's schedule(): the wake-up (from a kick's
+    // eventfd or vhost_work_queue) takes the scheduler's latency.
+    if (co_await wait()) {
+      co_await sleep(lat_(k.h_wakeup_latency));
+      s_.n.worker_wakeups.add();
+    }
+    for (;;) {
+      unsigned due = inbox_.take_due(now());
+      tx_queued_ |= (due & (1u << kTx)) != 0;
+      send_queued_ |= (due & ((1u << kRx) | (1u << kSend))) != 0;  // rx kick and send work both run do_send_pkt
+      if (tx_queued_) {
+        tx_queued_ = false;
+        co_await run(k.h_worker_run, Cat::Sys);
+        s_.n.worker_runs.add();
+        co_await handle_tx();
+      } else if (send_queued_) {
+        send_queued_ = false;
+        co_await run(k.h_worker_run, Cat::Sys);
+        s_.n.worker_runs.add();
+        co_await do_send_pkt();
+      } else {
+        break;
+      }
+    }
+  }
+}
+
+Task<> Vhost::signal_guest(VqKind vq)
+{
+  co_await run(s_.k.h_signal, Cat::Sys);
+  s_.n.interrupts.add();
+  s_.irq->raise(now() + lat_(s_.k.h_interrupt_latency), vq);
+}
+
+// virtio_transport_recv_pkt() on the host, from the worker: credit fields,
+// then data onto the host socket.
+Task<> Vhost::deliver_to_host(const Pkt& p)
+{
+  Conn& c = s_.conns[static_cast<std::size_t>(p.conn)];
+  Sock& sk = c.host;
+  sk.peer_buf_alloc = p.buf_alloc;
+  sk.peer_fwd_cnt = std::max(sk.peer_fwd_cnt, p.fwd_cnt);
+  if (p.op == Op::CreditUpdate) {
+    if (sk.app->waiting() && sk.credit_signed() > 0)
+      sk.app->wake_at(now());
+    charge(s_.k.h_free, Cat::Sys);  // settled before the next look at the queue
+    co_return;
+  }
+  sk.rxq.push_back(Sock::Entry{p.len});
+  if (sk.app->waiting())
+    sk.app->wake_at(now());
+}
+
+// vhost_vsock_handle_tx_kick(): guest packets from the tx queue into host
+// sockets, one used entry each, one interrupt per run if the guest wants it.
+Task<> Vhost::handle_tx()
+{
+  const Costs& k = s_.k;
+  Virtqueue& vq = *s_.txq;
+  vq.disable_notify();
+  bool added = false;
+  std::uint64_t pkts = 0, bytes = 0;
+  for (;;) {
+    // vhost_vsock_more_replies(): no replies are queued in a stream transfer,
+    // so the back-pressure test never stops the loop here.
+    co_await settle();
+    auto a = vq.pop();  // vhost_get_vq_desc()
+    if (!a) {
+      if (vq.enable_notify()) {
+        vq.disable_notify();
+        continue;
+      }
+      break;
+    }
+    const Pkt p = s_.slab[a->token];
+    // vhost_vsock_alloc_pkt(): kzalloc + kmalloc, header and payload copied in.
+    co_await run(k.h_tx_pkt + (p.len > 0 ? 2 : 1) * k.h_alloc + k.vhost_copy(p.len), Cat::Sys);
+    s_.n.allocations.add(p.len > 0 ? 2 : 1);
+    if (p.len > 0)
+      s_.n.copies.add();
+    co_await deliver_to_host(p);
+    co_await settle();
+    vq.push_used(a->head, kHeaderBytes + p.len);
+    added = true;
+    bytes += p.len;
+    ++pkts;
+    if (exceeds_weight(pkts, bytes)) {
+      tx_queued_ = true;  // vhost_exceeds_weight(): requeue and let others run
+      break;
+    }
+  }
+  if (added && vq.signal_needed())
+    co_await signal_guest(kTx);
+}
+
+// vhost_transport_do_send_pkt(): host packets into guest rx buffers.
+Task<> Vhost::do_send_pkt()
+{
+  const Costs& k = s_.k;
+  const Knobs& kn = s_.kn;
+  Virtqueue& vq = *s_.rxq;
+  vq.disable_notify();
+  bool added = false;
+  std::uint64_t pkts = 0, bytes = 0;
+  for (;;) {
+    if (s_.host_send.empty()) {
+      vq.enable_notify();
+      break;
+    }
+    auto a = vq.pop();
+    if (!a) {
+      s_.n.rx_buffer_stalls.add();
+      if (vq.enable_notify()) {
+        vq.disable_notify();
+        continue;
+      }
+      break;  // the packet stays queued until the guest adds rx buffers and kicks
+    }
+    Queued& q = s_.host_send.front();  // stays put: host threads only append
+    const Pkt p = s_.slab[q.id];  // a copy: the slab may grow while this thread waits for its CPU
+    const std::uint32_t n = std::min(p.len - q.off, kn.rx_buf_size);
+    const bool header = !(kn.mergeable_rx && q.off > 0);
+    Pkt b = p;
+    b.len = n;
+    b.cont = !header;
+    b.more = kn.mergeable_rx && q.off + n < p.len;
+    s_.slab[a->token] = b;
+    co_await run(k.h_rx_buf + k.vhost_copy(n + (header ? kHeaderBytes : 0)), Cat::Sys);  // copy_to_iter
+    if (n > 0)
+      s_.n.copies.add();
+    s_.n.rx_buffers.add();
+    vq.push_used(a->head, (header ? kHeaderBytes : 0) + n);
+    if (!kn.batch_used && vq.signal_needed())
+      co_await signal_guest(kRx);  // vhost_add_used_and_signal per buffer
+    added = true;
+    q.off += n;
+    bytes += n;
+    if (q.off == p.len) {
+      co_await run(k.h_free, Cat::Sys);
+      s_.slab.release(q.id);
+      s_.host_send.pop_front();
+      ++pkts;
+    }
+    if (exceeds_weight(pkts, bytes)) {
+      send_queued_ = true;
+      break;
+    }
+  }
+  if (added && kn.batch_used && vq.signal_needed())
+    co_await signal_guest(kRx);
+}
+
+}  // namespace vsim::virtio_vsock::detail
