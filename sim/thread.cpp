@@ -213,21 +213,14 @@ bool SimThread::begin_run(std::coroutine_handle<> h, double cycles, Cat c, CpuTi
     return true;
   }
   cpu_->set_holder(this);
-  return start_work();
+  return start_work(true);
 }
 
-void SimThread::cpu_granted()
-{
-  // Another thread's step ended: this one's starts (its end is an event).
-  Work& w = work_;
-  w.start = world_->now();
-  account_work(w, 1);
-  remember(w);
-  cpu_->work_started(w.start);
-  schedule(cpu_->finish_time(w.start, w.cycles));
-}
+// Another thread's step ended and handed the CPU over: this one's starts
+// (it is suspended, so its end is an event).
+void SimThread::cpu_granted() { start_work(false); }
 
-bool SimThread::start_work()
+bool SimThread::start_work(bool running)
 {
   Work& w = work_;
   w.start = world_->now();
@@ -237,7 +230,7 @@ bool SimThread::start_work()
   const Time end = cpu_->finish_time(w.start, w.cycles);
   // If nothing else happens before its end, no interrupt can stretch it
   // (interrupts come from events): the thread goes on at once.
-  if (world_->take_directly(end, *this)) {
+  if (running && world_->take_directly(end, *this)) {
     pending_ = Pending::None;
     suspended_ = {};
     if (SimThread* next = cpu_->next())

@@ -151,7 +151,7 @@ private:
   // next event and the thread goes on at once).
   bool resume_at(std::coroutine_handle<> h, Time t);
   bool begin_run(std::coroutine_handle<> h, double cycles, Cat c, CpuTime* account);
-  bool start_work();
+  bool start_work(bool running);
   void no_debt(const char* what) const;
   void begin_wait(std::coroutine_handle<> h);
   bool take_due_wakeups();  // pops the wake-ups at or before now; whether there were any
