@@ -2,18 +2,9 @@
 
 #include <fmt/format.h>
 
-namespace vsim::app {
+#include "transports/transport.hpp"
 
-namespace {
-// Simulation speed on one core, as bench_hvsock and bench_virtio measure it
-// (rounded down: the estimate should not promise too much).
-struct Speed {
-  double messages_per_second;
-  double bytes_per_second;
-};
-constexpr Speed kHvSock{0.5e6, 2.5e9};
-constexpr Speed kVirtio{35e3, 2e9};
-}  // namespace
+namespace vsim::app {
 
 Estimate point_estimate(const Params& p)
 {
@@ -24,8 +15,10 @@ Estimate point_estimate(const Params& p)
   e.simulations = 1;
   e.bytes = value("workload.total_bytes", 0) * value("workload.connections", 1);
   e.messages = e.bytes / value("workload.message_size", 1);
-  const Speed& v = p.has("transport") && p.text("transport") == "virtio_vsock" ? kVirtio : kHvSock;
-  e.core_seconds = e.messages / v.messages_per_second + e.bytes / v.bytes_per_second + 0.005;
+  const Transport* t = find_transport(p.has("transport") ? p.text("transport") : "hv_sock");
+  if (!t)
+    t = &transports().front();
+  e.core_seconds = e.messages / t->messages_per_second + e.bytes / t->bytes_per_second + 0.005;
   return e;
 }
 

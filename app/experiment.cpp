@@ -19,15 +19,12 @@
 #include "app/describe.hpp"
 #include "app/units.hpp"
 #include "transports/profiles.hpp"
+#include "transports/transport.hpp"
 #include "transports/virtio_vsock/params.hpp"
 
 namespace vsim::app {
 
 namespace {
-
-// Transports with a simulation model; the others are accepted by the
-// `transport` choice but refused when a point would run them.
-const std::set<std::string> kImplementedTransports = {"hv_sock", "virtio_vsock"};
 
 // Upper bound on the points of one sweep: a typo such as a 1000-value list
 // in a 4-axis grid should be an error, not an out-of-memory.
@@ -816,10 +813,8 @@ private:
   {
     const std::string& transport = p.text("transport");
     const Origin transport_at = origin_of(given, "transport");
-    if (!kImplementedTransports.count(transport))
-      fail(with_file(transport_at), "transport",
-           with_allowed(transport + " is not implemented yet",
-                        join({kImplementedTransports.begin(), kImplementedTransports.end()})));
+    if (!find_transport(transport))
+      fail(with_file(transport_at), "transport", with_allowed(transport + " is not implemented yet", join(transport_names())));
     // A key of another transport set for this point (e.g. hv_sock.sndbuf
     // with transport: virtio_vsock) would be silently meaningless.
     for (const auto& [path, g] : given) {

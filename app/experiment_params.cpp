@@ -9,6 +9,7 @@
 #include "app/output.hpp"
 #include "transports/simulate.hpp"
 #include "transports/profiles.hpp"
+#include "transports/transport.hpp"
 
 namespace vsim::app {
 
@@ -61,7 +62,7 @@ void declare_experiment_params(ParamRegistry& reg)
   reg.declare(text("description", "free text copied into the results"));
   reg.declare(choice("platform", "hyperv-2019", platforms,
                      "calibrated platform profile: gives every `costs.*` parameter its default"));
-  reg.declare(choice("transport", "hv_sock", {"hv_sock", "virtio_vsock"},
+  reg.declare(choice("transport", "hv_sock", transport_names(),
                      "socket transport between guest and host; must match the platform's"));
   reg.declare(choice("direction", "guest_to_host", {"guest_to_host", "host_to_guest"},
                      "`guest_to_host`: guest threads write, host threads read; `host_to_guest`: the reverse"));

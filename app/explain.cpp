@@ -14,6 +14,7 @@
 #include "app/topology.hpp"
 #include "sim/breakdown.hpp"
 #include "transports/simulate.hpp"
+#include "transports/transport.hpp"
 
 namespace vsim::app {
 
@@ -100,21 +101,18 @@ std::vector<Busy> entities(const View& v, const std::string& prefix)
   return out;
 }
 
-// Where a thread sits on the data path (writer first, reader last).
+// Where a thread sits on the data path (writer first, reader last), from
+// its transport's declaration of thread roles.
 int path_rank(const std::string& t)
 {
-  static const std::vector<std::string> order = {"linux_writer", "guest_writer", "host_writer", "kworker_",
-                                                 "vmbus_isr",    "virtio_irq",   "vhost",       "host_reader",
-                                                 "linux_reader", "guest_reader"};
-  for (std::size_t i = 0; i < order.size(); ++i)
-    if (t.rfind(order[i], 0) == 0)
-      return static_cast<int>(i);
-  return static_cast<int>(order.size());
+  const ThreadRole* r = thread_role(t);
+  return r ? r->rank : 1000;
 }
 
 bool is_writer(const std::string& t)
 {
-  return t.rfind("linux_writer", 0) == 0 || t.rfind("guest_writer", 0) == 0 || t.rfind("host_writer", 0) == 0;
+  const ThreadRole* r = thread_role(t);
+  return r && r->writer;
 }
 
 std::string fmt_rate(double mbps)
@@ -257,19 +255,18 @@ std::string explain_point(const json& point, std::size_t position)
 
   if (ratio >= kWaitingRatio && top_thread) {
     std::string why;
-    double vhost_cycles = 0;
-    std::string vhost_what;
-    for (const ThreadLoad& l : plan->loads)
-      if (l.thread == "vhost") {
-        vhost_cycles = l.cycles_per_MB;
-        vhost_what = l.what;
-      }
-    if (top_thread->name == "vhost")
-      why = fmt::format("the vhost worker (one kernel thread for the device) is the bottleneck: its per-packet work "
-                        "(vhost_vsock_handle_tx_kick / vhost_transport_do_send_pkt: allocation, copy, used entry) "
-                        "saturates its CPU; at least {:.0f} cycles per MB, {:.0f} per data packet ({})",
-                        vhost_cycles, packets > 0 ? vhost_cycles / packets : 0, vhost_what);
-    else
+    const ThreadRole* role = thread_role(top_thread->name);
+    if (role && !role->bottleneck.empty()) {
+      double cycles = 0;
+      std::string what;
+      for (const ThreadLoad& l : plan->loads)
+        if (l.thread == top_thread->name) {
+          cycles = l.cycles_per_MB;
+          what = l.what;
+        }
+      why = fmt::format("{}; at least {:.0f} cycles per MB, {:.0f} per data packet ({})", role->bottleneck, cycles,
+                        packets > 0 ? cycles / packets : 0, what);
+    } else
       why = fmt::format("the {} is the bottleneck", stage_of(top_thread->name));
     o << fmt::format("  verdict: CPU limits this point: {} [{}] is busy {:.1f}% of the time, mostly {} ({}). The "
                      "bound agrees: {} is the most loaded CPU.\n",

@@ -1,9 +1,8 @@
 #include "app/registry.hpp"
 
 #include "app/compare.hpp"
-#include "transports/hv_sock/params.hpp"
 #include "transports/profiles.hpp"
-#include "transports/virtio_vsock/params.hpp"
+#include "transports/transport.hpp"
 
 namespace vsim::app {
 
@@ -12,8 +11,8 @@ const ParamRegistry& registry()
   static const ParamRegistry reg = [] {
     ParamRegistry r;
     declare_experiment_params(r);
-    hv_sock::declare_params(r);
-    virtio_vsock::declare_params(r);
+    for (const Transport& t : transports())
+      t.declare_params(r);
     declare_cost_params(r);
     declare_validation_params(r);
     return r;

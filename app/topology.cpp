@@ -10,6 +10,8 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <fmt/format.h>
 
+#include "transports/transport.hpp"
+
 namespace vsim::app {
 
 namespace {
@@ -39,7 +41,10 @@ struct Built {
 
 bool is_app_thread(const ThreadLoad& t)
 {
-  return t.connection >= 0 && t.thread.rfind("kworker_", 0) != 0;
+  // A thread of a connection is its application's unless its transport
+  // declares it a service (the guest's kworker standing in for send work).
+  const ThreadRole* r = thread_role(t.thread);
+  return t.connection >= 0 && (!r || r->app);
 }
 
 Built build(const PlatformPlan& plan)

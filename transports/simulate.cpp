@@ -5,20 +5,15 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "transports/hv_sock/bound.hpp"
-#include "transports/hv_sock/hv_sock.hpp"
-#include "transports/virtio_vsock/bound.hpp"
-#include "transports/virtio_vsock/virtio_vsock.hpp"
+#include "transports/transport.hpp"
 
 namespace vsim {
 
 std::map<std::string, double> simulate_iteration(const Params& params, std::uint32_t iteration)
 {
   const std::string& transport = params.text("transport");
-  if (transport == "hv_sock")
-    return hv_sock::simulate(params, iteration);
-  if (transport == "virtio_vsock")
-    return virtio_vsock::simulate(params, iteration);
+  if (const Transport* t = find_transport(transport))
+    return t->simulate(params, iteration);
   throw std::logic_error("transport '" + transport + "' is not implemented");
 }
 
@@ -30,10 +25,8 @@ double connection_start_interval(const Params& params)
 PlatformPlan platform_plan(const Params& params)
 {
   const std::string& transport = params.text("transport");
-  if (transport == "hv_sock")
-    return hv_sock::platform_plan(params);
-  if (transport == "virtio_vsock")
-    return virtio_vsock::platform_plan(params);
+  if (const Transport* t = find_transport(transport))
+    return t->plan(params);
   throw std::logic_error("transport '" + transport + "' is not implemented");
 }
 

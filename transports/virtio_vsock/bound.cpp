@@ -48,7 +48,7 @@ PlatformPlan platform_plan(const Params& p)
     const std::string hcpu = fmt::format("hcpu{}", (1 + i) % plan.host_cpus);
     const std::string kworker = "kworker_" + gcpu;
     if (g2h) {
-      // GuestWriter: send(), then per packet virtio_transport_send_pkt_info:
+      // The guest writer (AppThread): send(), then per packet virtio_transport_send_pkt_info:
       // two allocations and the copy from user memory.
       const Split sp = split(m, max_pkt, [&](double n) {
         return c("virtio_guest_pkt") + 2 * c("virtio_guest_alloc") + guest_copy(n);
@@ -69,7 +69,7 @@ PlatformPlan platform_plan(const Params& p)
                credits * (c("virtio_host_rx_buf") + vhost_copy(kHeaderBytes) + c("virtio_host_free"));
       vhost_what = fmt::format("{:.0f} tx packets per MB (alloc, copy in), {:.1f} credit updates per MB",
                                msgs * vp.packets * plan.connections, credits * plan.connections);
-      // HostReader: recv() of up to message_size bytes, a dequeue and copy
+      // The host reader (AppThread): recv() of up to message_size bytes, a dequeue and copy
       // per packet (per chunk when a packet is larger than the buffer).
       const Split rp = split(m, max_pkt, [&](double n) {
         const double chunks = std::ceil(n / static_cast<double>(m));
@@ -115,7 +115,7 @@ PlatformPlan platform_plan(const Params& p)
                      entries * c("virtio_guest_rx_pkt")) +
              credits * (c("virtio_guest_tx_done") + c("virtio_guest_free") + irq_entry);
       irq_what = "rx work per buffer (deliver, refill), credit update completions";
-      // GuestReader: recv(), a dequeue and copy per queued packet, a free each.
+      // The guest reader (AppThread): recv(), a dequeue and copy per queued packet, a free each.
       const double entry_bytes = static_cast<double>(m) / entries;
       const double per_entry = c("virtio_guest_dequeue_pkt") + guest_copy(std::min(entry_bytes, static_cast<double>(m))) +
                                c("virtio_guest_free");

@@ -3,16 +3,18 @@
 // host's vhost-vsock device (drivers/vhost/vsock.c, vhost.c) exchanging a
 // stream per connection over one device's rx and tx virtqueues.
 //
-// Guest threads:
-//   GuestWriter / GuestReader  the application's send()/recv() loop; the
-//                send_pkt_work item queued by a syscall runs right after it
-//                on the same vCPU (charged to a kworker, not to the thread)
-//   GuestIrq     vCPU 0: the virtqueue interrupt (irqfd MSI), then the rx
-//                and tx work items the callbacks queue (kworker on vCPU 0)
-// Host threads:
-//   Vhost        the device's single vhost worker: handle_tx_kick and
-//                send_pkt_work (which also serves rx kicks)
-//   HostWriter / HostReader  the host application's send()/recv() loop
+// Threads (transports/virtio_vsock/internal.hpp), by file:
+//   virtio_transport_common.cpp  AppThread: one end's send()/recv() loop over
+//                the socket layer and credit both ends run; GuestApp and
+//                HostApp are its guest and host kinds (guest_writerN,
+//                guest_readerN, host_writerN, host_readerN)
+//   virtio_transport.cpp  the guest driver: the send_pkt_work item a guest
+//                syscall queues runs right after it on the same vCPU
+//                (charged to a kworker, not to the thread); GuestIrq on
+//                vCPU 0 takes the virtqueue interrupt (irqfd MSI), then runs
+//                the rx and tx work items the callbacks queue
+//   vhost_vsock.cpp  Vhost: the device's single vhost worker, handle_tx_kick
+//                and send_pkt_work (which also serves rx kicks)
 #pragma once
 
 #include <cstdint>

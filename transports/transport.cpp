@@ -1,0 +1,71 @@
+#include "transports/transport.hpp"
+
+#include "transports/hv_sock/bound.hpp"
+#include "transports/hv_sock/hv_sock.hpp"
+#include "transports/hv_sock/params.hpp"
+#include "transports/virtio_vsock/bound.hpp"
+#include "transports/virtio_vsock/params.hpp"
+#include "transports/virtio_vsock/virtio_vsock.hpp"
+
+namespace vsim {
+
+const std::vector<Transport>& transports()
+{
+  static const std::vector<Transport> all = {
+      {"hv_sock",
+       hv_sock::declare_params,
+       hv_sock::simulate,
+       hv_sock::platform_plan,
+       {{"linux_writer", 0, true, true, ""},
+        {"host_writer", 2, true, true, ""},
+        {"vmbus_isr", 4, false, false, ""},
+        {"host_reader", 7, false, true, ""},
+        {"linux_reader", 8, false, true, ""}},
+       0.5e6,
+       2.5e9},
+      {"virtio_vsock",
+       virtio_vsock::declare_params,
+       virtio_vsock::simulate,
+       virtio_vsock::platform_plan,
+       {{"guest_writer", 1, true, true, ""},
+        {"host_writer", 2, true, true, ""},
+        {"kworker_", 3, false, false, ""},
+        {"virtio_irq", 5, false, false, ""},
+        {"vhost", 6, false, false,
+         "the vhost worker (one kernel thread for the device) is the bottleneck: its per-packet work "
+         "(vhost_vsock_handle_tx_kick / vhost_transport_do_send_pkt: allocation, copy, used entry) saturates its "
+         "CPU"},
+        {"host_reader", 7, false, true, ""},
+        {"guest_reader", 9, false, true, ""}},
+       35e3,
+       2e9},
+  };
+  return all;
+}
+
+const Transport* find_transport(const std::string& name)
+{
+  for (const Transport& t : transports())
+    if (t.name == name)
+      return &t;
+  return nullptr;
+}
+
+std::vector<std::string> transport_names()
+{
+  std::vector<std::string> names;
+  for (const Transport& t : transports())
+    names.push_back(t.name);
+  return names;
+}
+
+const ThreadRole* thread_role(const std::string& thread)
+{
+  for (const Transport& t : transports())
+    for (const ThreadRole& r : t.threads)
+      if (thread.rfind(r.prefix, 0) == 0)
+        return &r;
+  return nullptr;
+}
+
+}  // namespace vsim

@@ -1,0 +1,50 @@
+// A transport as the rest of the program sees it, declared once: its name,
+// its parameters, how to simulate one iteration, its platform plan for the
+// analytic bound, the roles of the threads it runs, and the speed the run
+// estimate assumes. The app layer asks these instead of listing transports
+// or matching thread names itself.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/params.hpp"
+#include "transports/simulate.hpp"
+
+namespace vsim {
+
+// What a thread (by its name's prefix) is on the data path.
+struct ThreadRole {
+  std::string prefix;  // e.g. "guest_writer" matches guest_writer0, guest_writer1, ...
+  int rank;            // place on the data path: writers first, readers last
+  bool writer;         // an application thread calling send()
+  bool app;            // an application thread (send() or recv()); not a kernel or host service
+  // When this thread limits throughput: why, in the kernel's words (empty:
+  // the generic "the <stage> is the bottleneck").
+  std::string bottleneck;
+};
+
+struct Transport {
+  std::string name;
+  void (*declare_params)(ParamRegistry&);
+  std::map<std::string, double> (*simulate)(const Params&, std::uint32_t iteration);
+  PlatformPlan (*plan)(const Params&);
+  std::vector<ThreadRole> threads;
+  // For the run estimate before a sweep starts (app/estimate.cpp): simulated
+  // messages and bytes per wall second on one core, as bench_hvsock and
+  // bench_virtio measure them (rounded down: the estimate should not
+  // promise too much).
+  double messages_per_second;
+  double bytes_per_second;
+};
+
+// Every transport with a model, in a fixed order.
+const std::vector<Transport>& transports();
+const Transport* find_transport(const std::string& name);
+std::vector<std::string> transport_names();
+// The role of a thread of any transport, by its name; nullptr if none.
+const ThreadRole* thread_role(const std::string& thread);
+
+}  // namespace vsim
