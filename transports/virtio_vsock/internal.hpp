@@ -240,6 +240,16 @@ private:
   bool tx_queued_ = false, send_queued_ = false;
 };
 
+// The knobs of a point (virtio_vsock.cpp), as the simulation and the
+// analytic bound (bound.cpp) both use them.
+Knobs read_knobs(const Params& p);
+
+// Where connection i's threads run: guest vCPU (1 + i) mod vcpus (vCPU 0
+// takes the device's interrupts), host CPU (1 + i) mod host CPUs (vhost on
+// CPU 0).
+inline int guest_cpu_of(int i, int vcpus) { return (1 + i) % vcpus; }
+inline int host_cpu_of(int i, int host_cpus) { return (1 + i) % host_cpus; }
+
 // Sleep until woken (virtio_transport_common.cpp).
 Task<> sleep_until_woken(SimThread& t, Latency& lat, double wakeup_latency, double ctx_switch);
 // virtio_transport_send_pkt_info() for one packet (virtio_transport_common.cpp).

@@ -38,7 +38,10 @@ void apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t iteratio
   k.h_guest_copy_bpc /= f;
 }
 
-Knobs read_knobs(const Params& p)
+
+}  // namespace
+
+Knobs detail::read_knobs(const Params& p)
 {
   Knobs kn{};
   auto u = [&](const char* key) { return static_cast<std::uint64_t>(p.integer(key)); };
@@ -65,8 +68,6 @@ Knobs read_knobs(const Params& p)
   kn.start_interval = connection_start_interval(p);
   return kn;
 }
-
-}  // namespace
 
 Metrics simulate(const Params& p, std::uint32_t iteration)
 {
@@ -100,8 +101,8 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
       sk->buf_alloc = kn.buf_alloc;
       sk->peer_buf_alloc = kn.buf_alloc;  // exchanged at connect (REQUEST/RESPONSE)
     }
-    Cpu& gcpu = *guest[(1 + i) % vcpus];
-    Cpu& hcpu = *host[(1 + i) % hcpus];
+    Cpu& gcpu = *guest[static_cast<std::size_t>(guest_cpu_of(i, vcpus))];
+    Cpu& hcpu = *host[static_cast<std::size_t>(host_cpu_of(i, hcpus))];
     SimThread *g, *h;
     if (g2h) {
       g = &world.spawn<GuestApp>(gcpu, s, c, true);
