@@ -19,7 +19,7 @@ PlatformPlan platform_plan(const Params& p)
   auto guest_copy = [&](double n) { return k.guest_copy(n); };
   auto host_copy = [&](double n) { return host.copy(n); };
   auto vhost_copy = [&](double n) { return k.vhost_copy(n); };
-  const double hcopy_fixed = k.h_copy_fixed, hbpc = k.h_copy_bpc;
+  const double hcopy_fixed = k.virtio_host_copy_fixed, hbpc = k.virtio_host_copy_bytes_per_cycle;
 
   const std::uint64_t m = kn.message_size;
   const bool g2h = p.text("direction") == "guest_to_host";
@@ -39,7 +39,7 @@ PlatformPlan platform_plan(const Params& p)
   // (buf_alloc - credit_threshold) bytes read.
   const double credits = every_read ? msgs : 1e6 / std::max(window, 1.0);
   // Interrupt entry and a work item run, spread over a full queue.
-  const double irq_entry = (k.irq_exit + k.isr + k.work_run) / chains;
+  const double irq_entry = (k.virtio_guest_irq_exit + k.virtio_guest_isr + k.virtio_guest_work_run) / chains;
 
   double vhost = 0, irq = 0;
   std::string vhost_what, irq_what;
@@ -51,48 +51,48 @@ PlatformPlan platform_plan(const Params& p)
       // The guest writer (AppThread): send(), then per packet virtio_transport_send_pkt_info:
       // two allocations and the copy from user memory.
       const Split sp = split(m, max_pkt, [&](double n) {
-        return k.pkt + 2 * k.alloc + guest_copy(n);
+        return k.virtio_guest_pkt + 2 * k.virtio_guest_alloc + guest_copy(n);
       });
       plan.loads.push_back({fmt::format("guest_writer{}", i), gcpu, "guest writer (send syscall, packets, copy)", i,
-                            msgs * (k.user_per_call + k.send_syscall + sp.sum),
+                            msgs * (k.guest_user_per_call + k.virtio_guest_send_syscall + sp.sum),
                             fmt::format("{:.0f} packets per MB", msgs * sp.packets)});
       // send_pkt_work after each syscall: one run, a tx entry per packet.
       plan.loads.push_back({kworker, gcpu, "guest kworker (send work onto the tx queue)", i,
-                            msgs * (k.work_run + sp.packets * k.vq_add),
+                            msgs * (k.virtio_guest_work_run + sp.packets * k.virtio_guest_vq_add),
                             "a send work run per send(), a tx entry per packet"});
       // vhost handle_tx_kick: per packet vhost_vsock_alloc_pkt + copy in;
       // credit updates back through send_pkt_work: an rx buffer each.
       const Split vp = split(m, max_pkt, [&](double n) {
-        return k.h_tx_pkt + 2 * k.h_alloc + vhost_copy(n);
+        return k.virtio_host_tx_pkt + 2 * k.virtio_host_alloc + vhost_copy(n);
       });
-      vhost += msgs * vp.sum + msgs * vp.packets / chains * k.h_worker_run +
-               credits * (k.h_rx_buf + vhost_copy(kHeaderBytes) + k.h_free);
+      vhost += msgs * vp.sum + msgs * vp.packets / chains * k.virtio_host_worker_run +
+               credits * (k.virtio_host_rx_buf + vhost_copy(kHeaderBytes) + k.virtio_host_free);
       vhost_what = fmt::format("{:.0f} tx packets per MB (alloc, copy in), {:.1f} credit updates per MB",
                                msgs * vp.packets * plan.connections, credits * plan.connections);
       // The host reader (AppThread): recv() of up to message_size bytes, a dequeue and copy
       // per packet (per chunk when a packet is larger than the buffer).
       const Split rp = split(m, max_pkt, [&](double n) {
         const double chunks = std::ceil(n / static_cast<double>(m));
-        return chunks * (k.h_dequeue_pkt + hcopy_fixed) + std::ceil(n / hbpc) + k.h_free;
+        return chunks * (k.virtio_host_dequeue_pkt + hcopy_fixed) + std::ceil(n / hbpc) + k.virtio_host_free;
       });
       plan.loads.push_back({fmt::format("host_reader{}", i), hcpu, "host reader (recv syscall, copy out)", i,
-                            msgs * (k.h_user_per_call + k.h_recv_syscall + rp.sum) +
-                                credits * (k.h_pkt + k.h_alloc),
+                            msgs * (k.virtio_host_user_per_call + k.virtio_host_recv_syscall + rp.sum) +
+                                credits * (k.virtio_host_pkt + k.virtio_host_alloc),
                             fmt::format("{:.0f} recv() per MB", msgs)});
       // vCPU 0: tx completions (virtio_transport_tx_work frees every packet)
       // and the credit updates arriving in rx buffers (then refilled).
-      irq += msgs * sp.packets * (k.tx_done + k.free + irq_entry) +
-             credits * (k.rx_buf + k.rx_pkt + k.free +
-                        2 * k.alloc + k.vq_add + irq_entry);
+      irq += msgs * sp.packets * (k.virtio_guest_tx_done + k.virtio_guest_free + irq_entry) +
+             credits * (k.virtio_guest_rx_buf + k.virtio_guest_rx_pkt + k.virtio_guest_free +
+                        2 * k.virtio_guest_alloc + k.virtio_guest_vq_add + irq_entry);
       irq_what = "tx completions (free each packet), credit updates received, rx refill";
       plan.links.push_back({"vsock0.tx", i, fmt::format("guest_writer{}", i), fmt::format("host_reader{}", i)});
     } else {
       const std::uint64_t host_pkt = kn.host_pkt_size;
       const Split wp = split(m, host_pkt, [&](double n) {
-        return k.h_pkt + 2 * k.h_alloc + host_copy(n);
+        return k.virtio_host_pkt + 2 * k.virtio_host_alloc + host_copy(n);
       });
       plan.loads.push_back({fmt::format("host_writer{}", i), hcpu, "host writer (send syscall, packets, copy)", i,
-                            msgs * (k.h_user_per_call + k.h_send_syscall + wp.sum),
+                            msgs * (k.virtio_host_user_per_call + k.virtio_host_send_syscall + wp.sum),
                             fmt::format("{:.0f} packets per MB", msgs * wp.packets)});
       // vhost send_pkt_work: a guest rx buffer per rx_buf_size bytes, a
       // header in each (only the first with mergeable rx).
@@ -102,29 +102,29 @@ PlatformPlan platform_plan(const Params& p)
       const Split vp = split(m, host_pkt, [&](double n) {
         const double b = bufs(n);
         const double headers = mergeable ? 1 : b;
-        return b * k.h_rx_buf + vhost_copy(n + headers * kHeaderBytes) + k.h_free;
+        return b * k.virtio_host_rx_buf + vhost_copy(n + headers * kHeaderBytes) + k.virtio_host_free;
       });
-      vhost += msgs * vp.sum + msgs * buffers / chains * k.h_worker_run +
-               credits * (k.h_tx_pkt + k.h_alloc);
+      vhost += msgs * vp.sum + msgs * buffers / chains * k.virtio_host_worker_run +
+               credits * (k.virtio_host_tx_pkt + k.virtio_host_alloc);
       vhost_what = fmt::format("{:.0f} rx buffers per MB filled (copy out), {:.1f} credit updates per MB",
                                msgs * buffers * plan.connections, credits * plan.connections);
       // vCPU 0: rx work per buffer (take, deliver, refill), tx completions of
       // the credit updates.
-      irq += msgs * (buffers * (k.rx_buf + 2 * k.alloc + k.vq_add +
+      irq += msgs * (buffers * (k.virtio_guest_rx_buf + 2 * k.virtio_guest_alloc + k.virtio_guest_vq_add +
                                 irq_entry) +
-                     entries * k.rx_pkt) +
-             credits * (k.tx_done + k.free + irq_entry);
+                     entries * k.virtio_guest_rx_pkt) +
+             credits * (k.virtio_guest_tx_done + k.virtio_guest_free + irq_entry);
       irq_what = "rx work per buffer (deliver, refill), credit update completions";
       // The guest reader (AppThread): recv(), a dequeue and copy per queued packet, a free each.
       const double entry_bytes = static_cast<double>(m) / entries;
-      const double per_entry = k.dequeue_pkt + guest_copy(std::min(entry_bytes, static_cast<double>(m))) +
-                               k.free;
+      const double per_entry = k.virtio_guest_dequeue_pkt + guest_copy(std::min(entry_bytes, static_cast<double>(m))) +
+                               k.virtio_guest_free;
       plan.loads.push_back({fmt::format("guest_reader{}", i), gcpu, "guest reader (recv syscall, copy out)", i,
-                            msgs * (k.user_per_call + k.recv_syscall + entries * per_entry) +
-                                credits * (k.pkt + k.alloc),
+                            msgs * (k.guest_user_per_call + k.virtio_guest_recv_syscall + entries * per_entry) +
+                                credits * (k.virtio_guest_pkt + k.virtio_guest_alloc),
                             fmt::format("{:.0f} recv() per MB", msgs)});
       plan.loads.push_back({kworker, gcpu, "guest kworker (credit updates onto the tx queue)", i,
-                            credits * (k.work_run + k.vq_add),
+                            credits * (k.virtio_guest_work_run + k.virtio_guest_vq_add),
                             "a send work run per credit update"});
       plan.links.push_back({"vsock0.rx", i, fmt::format("host_writer{}", i), fmt::format("guest_reader{}", i)});
     }

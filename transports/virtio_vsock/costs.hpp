@@ -1,6 +1,7 @@
 // The costs the virtio-vsock model charges, in cycles of the platform clock
 // (values: the platform profiles, transports/profiles.cpp; ranges and
-// sources: docs/cost-sources.md).
+// sources: docs/cost-sources.md). Each field is named after its `costs.*`
+// parameter and filled from it by one table (costs.cpp).
 #pragma once
 
 #include <cmath>
@@ -10,22 +11,29 @@
 namespace vsim::virtio_vsock::detail {
 
 struct Costs {
-  double clock_ghz;
-  // guest
-  double user_per_call, copy_fixed, copy_bpc, wakeup_latency, context_switch;
-  double send_syscall, recv_syscall, alloc, free, pkt, vq_add, kick, work_run;
-  double rx_buf, rx_pkt, tx_done, irq_exit, isr, dequeue_pkt;
-  // host
-  double h_user_per_call, h_send_syscall, h_recv_syscall, h_alloc, h_free, h_pkt, h_copy_fixed, h_copy_bpc;
-  double h_dequeue_pkt, h_worker_run, h_tx_pkt, h_rx_buf, h_guest_copy_bpc, h_signal, h_kick_latency;
-  double h_interrupt_latency, h_wakeup_latency;
-  double latency_jitter, iteration_jitter;
+  // shared with hv_sock
+  double clock_ghz, guest_user_per_call, guest_copy_fixed, guest_copy_bytes_per_cycle, guest_wakeup_latency,
+      guest_context_switch, host_wakeup_latency, latency_jitter, iteration_jitter;
+  // guest driver
+  double virtio_guest_send_syscall, virtio_guest_recv_syscall, virtio_guest_alloc, virtio_guest_free,
+      virtio_guest_pkt, virtio_guest_vq_add, virtio_guest_kick, virtio_guest_work_run, virtio_guest_rx_buf,
+      virtio_guest_rx_pkt, virtio_guest_tx_done, virtio_guest_irq_exit, virtio_guest_isr,
+      virtio_guest_dequeue_pkt;
+  // host: its socket layer and vhost
+  double virtio_host_user_per_call, virtio_host_send_syscall, virtio_host_recv_syscall, virtio_host_alloc,
+      virtio_host_free, virtio_host_pkt, virtio_host_copy_fixed, virtio_host_copy_bytes_per_cycle,
+      virtio_host_dequeue_pkt, virtio_host_worker_run, virtio_host_tx_pkt, virtio_host_rx_buf,
+      virtio_host_guest_copy_bytes_per_cycle, virtio_host_signal, virtio_host_kick_latency,
+      virtio_host_interrupt_latency;
 
   static Costs from(const Params& p);
 
   // Whole cycles, so that sums of costs stay exact.
-  double guest_copy(double bytes) const { return copy_fixed + std::ceil(bytes / copy_bpc); }
-  double vhost_copy(double bytes) const { return std::ceil(bytes / h_guest_copy_bpc); }
+  double guest_copy(double bytes) const
+  {
+    return guest_copy_fixed + std::ceil(bytes / guest_copy_bytes_per_cycle);
+  }
+  double vhost_copy(double bytes) const { return std::ceil(bytes / virtio_host_guest_copy_bytes_per_cycle); }
   double seconds(double cycles) const { return cycles / (clock_ghz * 1e9); }
 };
 

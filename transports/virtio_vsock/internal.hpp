@@ -311,13 +311,13 @@ struct StackCosts {
 
   static StackCosts guest(const Costs& k)
   {
-    return {k.user_per_call, k.send_syscall, k.recv_syscall, k.alloc, k.free, k.pkt, k.dequeue_pkt,
-            k.wakeup_latency, k.context_switch, k.copy_fixed, k.copy_bpc};
+    return {k.guest_user_per_call, k.virtio_guest_send_syscall, k.virtio_guest_recv_syscall, k.virtio_guest_alloc, k.virtio_guest_free, k.virtio_guest_pkt, k.virtio_guest_dequeue_pkt,
+            k.guest_wakeup_latency, k.guest_context_switch, k.guest_copy_fixed, k.guest_copy_bytes_per_cycle};
   }
   static StackCosts host(const Costs& k)
   {
-    return {k.h_user_per_call, k.h_send_syscall, k.h_recv_syscall, k.h_alloc, k.h_free, k.h_pkt, k.h_dequeue_pkt,
-            k.h_wakeup_latency, k.context_switch, k.h_copy_fixed, k.h_copy_bpc};
+    return {k.virtio_host_user_per_call, k.virtio_host_send_syscall, k.virtio_host_recv_syscall, k.virtio_host_alloc, k.virtio_host_free, k.virtio_host_pkt, k.virtio_host_dequeue_pkt,
+            k.host_wakeup_latency, k.guest_context_switch, k.virtio_host_copy_fixed, k.virtio_host_copy_bytes_per_cycle};
   }
 };
 

@@ -16,7 +16,7 @@ Task<> Vhost::body()
     // Asleep in vhost_worker's schedule(): the wake-up (from a kick's
     // eventfd or vhost_work_queue) takes the scheduler's latency.
     if (co_await wait()) {
-      co_await sleep(lat_(k.h_wakeup_latency));
+      co_await sleep(lat_(k.host_wakeup_latency));
       s_.n.worker_wakeups.add();
     }
     for (;;) {
@@ -25,12 +25,12 @@ Task<> Vhost::body()
       send_queued_ |= (due & ((1u << kRx) | (1u << kSend))) != 0;  // rx kick and send work both run do_send_pkt
       if (tx_queued_) {
         tx_queued_ = false;
-        co_await run(k.h_worker_run, Cat::Sys);
+        co_await run(k.virtio_host_worker_run, Cat::Sys);
         s_.n.worker_runs.add();
         co_await handle_tx();
       } else if (send_queued_) {
         send_queued_ = false;
-        co_await run(k.h_worker_run, Cat::Sys);
+        co_await run(k.virtio_host_worker_run, Cat::Sys);
         s_.n.worker_runs.add();
         co_await do_send_pkt();
       } else {
@@ -42,9 +42,9 @@ Task<> Vhost::body()
 
 Task<> Vhost::signal_guest(VqKind vq)
 {
-  co_await run(s_.k.h_signal, Cat::Sys);
+  co_await run(s_.k.virtio_host_signal, Cat::Sys);
   s_.n.interrupts.add();
-  s_.irq->raise(now() + lat_(s_.k.h_interrupt_latency), vq);
+  s_.irq->raise(now() + lat_(s_.k.virtio_host_interrupt_latency), vq);
 }
 
 // virtio_transport_recv_pkt() on the host, from the worker: credit fields,
@@ -58,7 +58,7 @@ Task<> Vhost::deliver_to_host(const Pkt& p)
   if (p.op == Op::CreditUpdate) {
     if (sk.app->waiting() && sk.credit_signed() > 0)
       sk.app->wake_at(now());
-    charge(s_.k.h_free, Cat::Sys);  // settled before the next look at the queue
+    charge(s_.k.virtio_host_free, Cat::Sys);  // settled before the next look at the queue
     co_return;
   }
   sk.rxq.push_back(Sock::Entry{p.len});
@@ -89,7 +89,7 @@ Task<> Vhost::handle_tx()
     }
     const Pkt p = s_.slab[a->token];
     // vhost_vsock_alloc_pkt(): kzalloc + kmalloc, header and payload copied in.
-    co_await run(k.h_tx_pkt + (p.len > 0 ? 2 : 1) * k.h_alloc + k.vhost_copy(p.len), Cat::Sys);
+    co_await run(k.virtio_host_tx_pkt + (p.len > 0 ? 2 : 1) * k.virtio_host_alloc + k.vhost_copy(p.len), Cat::Sys);
     s_.n.allocations.add(p.len > 0 ? 2 : 1);
     if (p.len > 0)
       s_.n.copies.add();
@@ -140,7 +140,7 @@ Task<> Vhost::do_send_pkt()
     b.cont = !header;
     b.more = kn.mergeable_rx && q.off + n < p.len;
     s_.slab[a->token] = b;
-    co_await run(k.h_rx_buf + k.vhost_copy(n + (header ? kHeaderBytes : 0)), Cat::Sys);  // copy_to_iter
+    co_await run(k.virtio_host_rx_buf + k.vhost_copy(n + (header ? kHeaderBytes : 0)), Cat::Sys);  // copy_to_iter
     if (n > 0)
       s_.n.copies.add();
     s_.n.rx_buffers.add();
@@ -151,7 +151,7 @@ Task<> Vhost::do_send_pkt()
     q.off += n;
     bytes += n;
     if (q.off == p.len) {
-      co_await run(k.h_free, Cat::Sys);
+      co_await run(k.virtio_host_free, Cat::Sys);
       s_.slab.release(q.id);
       s_.host_send.pop_front();
       ++pkts;

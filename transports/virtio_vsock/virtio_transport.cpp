@@ -28,7 +28,7 @@ Task<> guest_send_work(Shared& s, GuestCtx& c)
     co_return;
   }
   s.send_work_running = true;
-  double cost = k.work_run;
+  double cost = k.virtio_guest_work_run;
   for (;;) {
     s.n.guest_work_runs.add();
     s.send_work_again = false;
@@ -39,20 +39,20 @@ Task<> guest_send_work(Shared& s, GuestCtx& c)
       if (!s.txq->add(c.at(), s.slab[q.id].len > 0 ? 2 : 1, q.id))
         break;  // the tx queue is full: tx work re-queues us when buffers come back
       s.guest_send.pop_front();
-      cost += k.vq_add;
+      cost += k.virtio_guest_vq_add;
       added = true;
     }
     c.charge(cost, Cat::Sys);
     co_await c.t.settle();  // kick_prepare reads vhost's avail_event as of the work's end
     if (added && s.txq->kick_prepare()) {
-      c.charge(k.kick, Cat::Hypervisor);  // still under tx_lock
+      c.charge(k.virtio_guest_kick, Cat::Hypervisor);  // still under tx_lock
       co_await c.t.settle();
       s.n.kicks.add();
-      s.vhost->ring(c.at() + c.lat(k.h_kick_latency), kTx);
+      s.vhost->ring(c.at() + c.lat(k.virtio_host_kick_latency), kTx);
     }
     if (!s.send_work_again)
       break;
-    cost = k.work_run;  // the work item, queued again while it ran, runs once more
+    cost = k.virtio_guest_work_run;  // the work item, queued again while it ran, runs once more
   }
   s.send_work_running = false;
 }
@@ -79,13 +79,13 @@ Task<> guest_rx_fill(Shared& s, GuestCtx& c)
   const Costs& k = s.k;
   const std::uint32_t added = add_rx_buffers(s, c.at());
   s.n.allocations.add(2 * added);
-  c.charge(added * (2 * k.alloc + k.vq_add), Cat::Sys);
+  c.charge(added * (2 * k.virtio_guest_alloc + k.virtio_guest_vq_add), Cat::Sys);
   co_await c.t.settle();
   if (s.rxq->kick_prepare()) {
-    c.charge(k.kick, Cat::Hypervisor);
+    c.charge(k.virtio_guest_kick, Cat::Hypervisor);
     co_await c.t.settle();
     s.n.kicks.add();
-    s.vhost->ring(c.at() + c.lat(k.h_kick_latency), kRx);
+    s.vhost->ring(c.at() + c.lat(k.virtio_host_kick_latency), kRx);
   }
 }
 
@@ -100,8 +100,8 @@ Task<> GuestIrq::body()
         break;
       // MSI injection, then vring_interrupt -> callbacks -> queue_work
       // (run with the first work item's start in one step).
-      charge(k.irq_exit, Cat::Hypervisor);
-      charge(k.isr, Cat::Irq);
+      charge(k.virtio_guest_irq_exit, Cat::Hypervisor);
+      charge(k.virtio_guest_isr, Cat::Irq);
       if (due & (1u << kRx)) {
         s_.n.rx_interrupts.add();
         co_await rx_work();
@@ -122,7 +122,7 @@ Task<> GuestIrq::rx_work()
 {
   const Costs& k = s_.k;
   Virtqueue& vq = *s_.rxq;
-  charge(k.work_run, Cat::Sys);
+  charge(k.virtio_guest_work_run, Cat::Sys);
   co_await settle();
   s_.n.guest_work_runs.add();
   vq.disable_cb();
@@ -152,7 +152,7 @@ Task<> GuestIrq::rx_work()
 
 Task<> GuestIrq::process_rx_buffer(std::uint32_t id)
 {
-  charge(s_.k.rx_buf, Cat::Sys);  // settled with what the packet's delivery does first
+  charge(s_.k.virtio_guest_rx_buf, Cat::Sys);  // settled with what the packet's delivery does first
   const Pkt p = s_.slab[id];
   s_.slab.release(id);
   if (!s_.kn.mergeable_rx) {
@@ -180,7 +180,7 @@ Task<> GuestIrq::deliver(const Pkt& p, std::uint32_t len)
 {
   const Costs& k = s_.k;
   const Knobs& kn = s_.kn;
-  charge(k.rx_pkt, Cat::Sys);
+  charge(k.virtio_guest_rx_pkt, Cat::Sys);
   co_await settle();
   Conn& c = s_.conns[static_cast<std::size_t>(p.conn)];
   Sock& sk = c.guest;
@@ -191,12 +191,12 @@ Task<> GuestIrq::deliver(const Pkt& p, std::uint32_t len)
     if (sk.app->waiting() && sk.credit_signed() > 0)  // sk_write_space
       sk.app->wake_at(now());
     s_.n.frees.add();
-    charge(k.free, Cat::Sys);
+    charge(k.virtio_guest_free, Cat::Sys);
     co_return;
   }
   const bool small = kn.small_pkt_copy && len <= kn.small_pkt_max;
   if (small && !sk.rxq.empty() && sk.tail_cap > 0 && len <= sk.tail_cap - sk.tail_fill) {
-    co_await run(k.guest_copy(len) + k.free, Cat::Sys);
+    co_await run(k.guest_copy(len) + k.virtio_guest_free, Cat::Sys);
     s_.n.copies.add();
     s_.n.small_copies.add();
     s_.n.frees.add();
@@ -229,7 +229,7 @@ Task<> GuestIrq::tx_work()
   } while (!vq.enable_cb());
   s_.n.guest_work_runs.add();
   s_.n.frees.add(freed);
-  co_await run(k.work_run + freed * (k.tx_done + k.free), Cat::Sys);
+  co_await run(k.virtio_guest_work_run + freed * (k.virtio_guest_tx_done + k.virtio_guest_free), Cat::Sys);
   if (freed)
     co_await guest_send_work(s_, ctx_);
 }

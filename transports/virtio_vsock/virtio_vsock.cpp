@@ -31,11 +31,11 @@ void apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t iteratio
 {
   Rng rng(seed, iteration, "host_speed");
   double f = rng.factor(k.iteration_jitter);
-  for (double* c : {&k.h_user_per_call, &k.h_send_syscall, &k.h_recv_syscall, &k.h_alloc, &k.h_free, &k.h_pkt,
-                    &k.h_copy_fixed, &k.h_dequeue_pkt, &k.h_worker_run, &k.h_tx_pkt, &k.h_rx_buf, &k.h_signal})
+  for (double* c : {&k.virtio_host_user_per_call, &k.virtio_host_send_syscall, &k.virtio_host_recv_syscall, &k.virtio_host_alloc, &k.virtio_host_free, &k.virtio_host_pkt,
+                    &k.virtio_host_copy_fixed, &k.virtio_host_dequeue_pkt, &k.virtio_host_worker_run, &k.virtio_host_tx_pkt, &k.virtio_host_rx_buf, &k.virtio_host_signal})
     *c = std::round(*c * f);
-  k.h_copy_bpc /= f;
-  k.h_guest_copy_bpc /= f;
+  k.virtio_host_copy_bytes_per_cycle /= f;
+  k.virtio_host_guest_copy_bytes_per_cycle /= f;
 }
 
 
