@@ -1,9 +1,11 @@
 #include "transports/transport.hpp"
 
 #include "transports/hv_sock/bound.hpp"
+#include "transports/hv_sock/costs.hpp"
 #include "transports/hv_sock/hv_sock.hpp"
 #include "transports/hv_sock/params.hpp"
 #include "transports/virtio_vsock/bound.hpp"
+#include "transports/virtio_vsock/costs.hpp"
 #include "transports/virtio_vsock/params.hpp"
 #include "transports/virtio_vsock/virtio_vsock.hpp"
 
@@ -16,6 +18,7 @@ const std::vector<Transport>& transports()
        hv_sock::declare_params,
        hv_sock::simulate,
        hv_sock::platform_plan,
+       hv_sock::Costs::decls,
        {{"linux_writer", 0, true, true, ""},
         {"host_writer", 2, true, true, ""},
         {"vmbus_isr", 4, false, false, ""},
@@ -27,6 +30,7 @@ const std::vector<Transport>& transports()
        virtio_vsock::declare_params,
        virtio_vsock::simulate,
        virtio_vsock::platform_plan,
+       virtio_vsock::detail::Costs::decls,
        {{"guest_writer", 1, true, true, ""},
         {"host_writer", 2, true, true, ""},
         {"kworker_", 3, false, false, ""},
@@ -57,6 +61,17 @@ std::vector<std::string> transport_names()
   for (const Transport& t : transports())
     names.push_back(t.name);
   return names;
+}
+
+std::vector<CostDecl> all_cost_decls()
+{
+  std::vector<CostDecl> out;
+  for (const auto& f : shared_costs())
+    out.push_back(f.decl);
+  for (const Transport& t : transports())
+    for (const CostDecl& d : t.costs())
+      out.push_back(d);
+  return out;
 }
 
 const ThreadRole* thread_role(const std::string& thread)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/params.hpp"
+#include "transports/costs.hpp"
 #include "transports/simulate.hpp"
 
 namespace vsim {
@@ -31,6 +32,7 @@ struct Transport {
   void (*declare_params)(ParamRegistry&);
   std::map<std::string, double> (*simulate)(const Params&, std::uint32_t iteration);
   PlatformPlan (*plan)(const Params&);
+  std::vector<CostDecl> (*costs)();  // its own costs (the shared ones: shared_costs())
   std::vector<ThreadRole> threads;
   // For the run estimate before a sweep starts (app/estimate.cpp): simulated
   // messages and bytes per wall second on one core, as bench_hvsock and
@@ -44,6 +46,8 @@ struct Transport {
 const std::vector<Transport>& transports();
 const Transport* find_transport(const std::string& name);
 std::vector<std::string> transport_names();
+// Every cost declaration: the shared ones, then each transport's.
+std::vector<CostDecl> all_cost_decls();
 // The role of a thread of any transport, by its name; nullptr if none.
 const ThreadRole* thread_role(const std::string& thread);
 

@@ -1,19 +1,17 @@
 // The costs the virtio-vsock model charges, in cycles of the platform clock
 // (values: the platform profiles, transports/profiles.cpp; ranges and
 // sources: docs/cost-sources.md). Each field is named after its `costs.*`
-// parameter and filled from it by one table (costs.cpp).
+// parameter, declared once in costs.cpp's table, which fills it.
 #pragma once
 
 #include <cmath>
 
 #include "sim/params.hpp"
+#include "transports/costs.hpp"
 
 namespace vsim::virtio_vsock::detail {
 
-struct Costs {
-  // shared with hv_sock
-  double clock_ghz, guest_user_per_call, guest_copy_fixed, guest_copy_bytes_per_cycle, guest_wakeup_latency,
-      guest_context_switch, host_wakeup_latency, latency_jitter, iteration_jitter;
+struct Costs : SharedCosts {
   // guest driver
   double virtio_guest_send_syscall, virtio_guest_recv_syscall, virtio_guest_alloc, virtio_guest_free,
       virtio_guest_pkt, virtio_guest_vq_add, virtio_guest_kick, virtio_guest_work_run, virtio_guest_rx_buf,
@@ -27,6 +25,9 @@ struct Costs {
       virtio_host_interrupt_latency;
 
   static Costs from(const Params& p);
+  // The declarations of virtio-vsock's own costs (the shared ones:
+  // transports/costs.hpp).
+  static std::vector<CostDecl> decls();
 
   // Whole cycles, so that sums of costs stay exact.
   double guest_copy(double bytes) const

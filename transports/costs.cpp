@@ -1,0 +1,40 @@
+#include "transports/costs.hpp"
+
+namespace vsim {
+
+const std::vector<CostField<SharedCosts>>& shared_costs()
+{
+  using CostsType = SharedCosts;
+  static const std::vector<CostField<SharedCosts>> table = {
+      VSIM_COST(clock_ghz, "GHz", 0.1, 10, "platform clock: every cycle figure below counts cycles of this clock", "",
+         2.0, 3.8, "Two-socket Xeons of the era run 2.0-2.7 GHz nominal (e.g. E5-2660 v4 2.0 GHz, 3.0 turbo) with single-core turbo up to ~3.5-3.8 GHz; every cycle range below assumes 2.5 GHz and scales with it.",
+         "[R26], [R27]"),
+        VSIM_COST(guest_user_per_call, "cycles", 0, 1e7, "user-space cost of one send()/recv() in the benchmark loop", "",
+         50, 5000, "(derived) A libc send()/recv() wrapper in a tight loop costs tens of cycles; an iperf3-style loop that also checks timers and calls select() each iteration can reach ~1-2 us, since select() alone is a syscall of ~190-240 ns entry/exit plus its polling work.",
+         "[R1], [R2]; no direct source for iperf3's user time"),
+        VSIM_COST(guest_copy_fixed, "cycles", 0, 1e7, "fixed cost of one kernel copy (memcpy_from_msg, ring copy, memcpy_to_msg)", "",
+         30, 300, "rep-movs start-up is ~40 cycles (measured for REP MOVSD on Nehalem; ERMSB from Ivy Bridge), and each copy call adds access_ok, iov_iter bookkeeping and (with SMAP) stac/clac, which Linus measured as the dominant part of a short user copy.",
+         "[R30], [R32], [R33]"),
+        VSIM_COST(guest_copy_bytes_per_cycle, "bytes/cycle", 0.01, 1e3, "guest kernel copy bandwidth", "",
+         1.0, 32, "L1/L2-resident copies run 16-32 B/cycle (peak read+write 32 B/cycle to Ivy Bridge, 64 on Haswell+); DRAM-bound single-core copy on many-core Xeons is latency/concurrency-limited (~90 ns DRAM, ~20 GB/s single-thread STREAM on Haswell-EP, worse on Skylake-SP) giving ~2-4 B/cycle; ~1 B/cycle when lines come from the remote socket's memory (higher latency than the ~90 ns local figure; no remote figure found in this search) or are pulled from another core's cache.",
+         "[R31], [R29], [R27], [R28], [R25], [R26]"),
+        VSIM_COST(guest_wakeup_latency, "cycles latency", 0, 1e8, "from wake_up() in the callback until the woken thread runs (IPI, scheduler)", "",
+         1500, 30000, "In-guest cross-vCPU wake-up plus switch measured 1.16-2.5 us per context switch on KVM (2900-6200 cycles, lower with guest polling); a polling idle target needs no IPI (~0.6 us floor, derived); a halted vCPU adds a host scheduler trip (\"a few microseconds\") and C1E exit (10 us on SKX); deep C6 (133 us) is excluded as untuned.",
+         "[R17], [R18], [R47], [R41]"),
+        VSIM_COST(guest_context_switch, "cycles", 0, 1e7, "schedule() out and back in, charged to the thread that slept (sys time)", "",
+         1500, 7500, "schedule() out and back in costs ~0.6-3 us on 2017-2019 kernels: VM context-switch benchmarks give 1.2-2.5 us per switch (including wake-up), and KPTI adds a syscall-like cost (CR3 switch, TLB refill) to every switch.",
+         "[R17], [R4], [R44], [R43]"),
+        VSIM_COST(host_wakeup_latency, "cycles latency", 0, 1e8, "a blocked host thread's wake-up latency once its wait is satisfied", "",
+         2500, 50000, "A blocked host thread runs 1-20 us after its wait is satisfied: Windows LatencyMon reports average interrupt-to-user-process latency of 3.3-9.1 us, SKX C1/C1E exit costs 2/10 us, and KVM's halt-poll documentation puts one scheduler trip at a few microseconds.",
+         "[R39], [R41], [R18]"),
+        VSIM_COST(latency_jitter, "fraction", 0, 0.9, "each latency is drawn uniformly in [1-j, 1+j] times its value", "",
+         0.05, 0.5, "(derived) Repeated public hvsock runs vary by +-5-30% per point, and wake-up latency distributions are long-tailed (average ~3 us, maxima 160 us+); no source gives a uniform-jitter width directly.",
+         "[R38], [R39]"),
+        VSIM_COST(iteration_jitter, "fraction", 0, 0.5, "per iteration, host costs are scaled by a factor drawn in [1-j, 1+j]", "",
+         0.02, 0.15, "(derived) Run-to-run spread of repeated hvsock bulk transfers is about +-7% for stable points (e.g. 2934-3359 Mbit/s at 4 KiB) and +-15-30% for unstable ones; the 2019 published min-max rows are about +-4-11%.",
+         "[R38]; project rows in docs/calibration.md (not a public source)"),
+  };
+  return table;
+}
+
+}  // namespace vsim

@@ -1,0 +1,73 @@
+// How the model's costs are declared: each cost parameter (`costs.<name>`)
+// once, with its unit, accepted range, meaning, the transport that charges
+// it, its physically plausible range with the basis and sources
+// (docs/cost-sources.md), and the field of the transport's cost struct it
+// fills. The costs both transports charge are declared here
+// (transports/costs.cpp); each transport declares its own in its costs.cpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/params.hpp"
+
+namespace vsim {
+
+struct CostDecl {
+  const char* name;
+  const char* unit;  // "cycles" of the platform clock (CPU time), "cycles latency" (time no CPU of the model
+                     // spends), "bytes/cycle" (copy bandwidth), ...
+  double min;
+  double max;
+  const char* doc;
+  const char* scope;  // the transport whose algorithms charge it ("" = both)
+  // The physically plausible range on the modelled hardware (2017-2019
+  // two-socket Xeon servers at the 2.5 GHz clock), what it rests on, and its
+  // sources ([Rn]: docs/cost-sources.md). Calibration searches only inside
+  // it; a profile value outside it is reported (describe platforms).
+  double plausible_min;
+  double plausible_max;
+  const char* basis;
+  const char* sources;
+};
+
+// A cost table's entry: the declaration and the field of C it fills.
+template <typename C>
+struct CostField {
+  CostDecl decl;
+  double C::*field;
+};
+// An entry whose field has the parameter's name (the name written once).
+#define VSIM_COST(name, ...) {{#name, __VA_ARGS__}, &CostsType::name}
+
+// The costs both transports charge; each transport's cost struct derives
+// from it.
+struct SharedCosts {
+  double clock_ghz, guest_user_per_call, guest_copy_fixed, guest_copy_bytes_per_cycle, guest_wakeup_latency,
+      guest_context_switch, host_wakeup_latency, latency_jitter, iteration_jitter;
+};
+const std::vector<CostField<SharedCosts>>& shared_costs();
+
+// A transport's cost struct C (derived from SharedCosts) from the resolved
+// `costs.*` parameters: the shared table, then the transport's own.
+template <typename C>
+C fill_costs(const Params& p, const std::vector<CostField<C>>& own)
+{
+  C k{};
+  for (const auto& f : shared_costs())
+    k.*static_cast<double C::*>(f.field) = p.number(std::string("costs.") + f.decl.name);
+  for (const auto& f : own)
+    k.*(f.field) = p.number(std::string("costs.") + f.decl.name);
+  return k;
+}
+
+template <typename C>
+std::vector<CostDecl> decls_of(const std::vector<CostField<C>>& table)
+{
+  std::vector<CostDecl> out;
+  for (const auto& f : table)
+    out.push_back(f.decl);
+  return out;
+}
+
+}  // namespace vsim
