@@ -157,7 +157,7 @@ def main():
     ranges = plausible_ranges()
     for n in names:
         if n not in ranges:
-            sys.exit(f"{n}: no plausible range declared (transports/profiles.cpp)")
+            sys.exit(f"{n}: no plausible range declared (transports/*/costs.cpp)")
         lo, hi = ranges[n]
         if not lo <= costs[n] <= hi:
             print(f"  {n}: start {costs[n]:.4g} outside its plausible range {lo:g}..{hi:g}: moved to the bound",

@@ -2,9 +2,10 @@
 //
 // The transports' algorithms say "charge a 4 KiB copy_from_user"; the profile
 // says how many cycles that takes on the platform that was measured. Each
-// cost parameter is declared once here (unit, range, meaning); each profile
-// gives every one of them a value, with the calibration rows it was fitted on
-// recorded in docs/calibration.md.
+// cost parameter is declared once, with the field it fills, by the transport
+// that charges it (transports/<t>/costs.cpp; the shared ones in
+// transports/costs.cpp); each profile gives every one of them a value, with
+// the calibration rows it was fitted on recorded in docs/calibration.md.
 #pragma once
 
 #include <map>
