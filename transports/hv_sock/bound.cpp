@@ -36,8 +36,8 @@ PlatformPlan platform_plan(const Params& p)
   plan.loads.push_back({"vmbus_isr", "vcpu0", "interrupt context (vmbus_isr, tasklet, hvs_channel_cb)", -1, 0,
                         "interrupts only when a side sleeps: none needed at full speed"});
   for (int i = 0; i < plan.connections; ++i) {
-    const std::string gcpu = fmt::format("vcpu{}", (1 + i) % plan.vcpus);
-    const std::string hcpu = fmt::format("hcpu{}", i % plan.host_cpus);
+    const std::string gcpu = fmt::format("vcpu{}", guest_cpu_of(i, plan.vcpus));
+    const std::string hcpu = fmt::format("hcpu{}", host_cpu_of(i, plan.host_cpus));
     const std::string chan = fmt::format("vmbus{}.{}", i, g2h ? "g2h" : "h2g");
     if (g2h) {
       // LinuxWriter: send() then, per packet of up to 4088 bytes,

@@ -517,8 +517,8 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   std::vector<SimThread*> writers, readers;
   for (int i = 0; i < conns; ++i) {
     Channel& ch = channels.emplace_back(i, out_size, in_size);
-    Cpu& gcpu = *guest[(1 + i) % vcpus];
-    Cpu& hcpu = *host[i % hcpus];
+    Cpu& gcpu = *guest[static_cast<std::size_t>(guest_cpu_of(i, vcpus))];
+    Cpu& hcpu = *host[static_cast<std::size_t>(host_cpu_of(i, hcpus))];
     if (g2h) {
       ch.guest = &world.spawn<LinuxWriter>(gcpu, s, ch);
       ch.host = &world.spawn<HostReader>(hcpu, s, ch);

@@ -10,4 +10,9 @@ void declare_params(ParamRegistry& reg);
 // The size of one of a point's rings: SO_SNDBUF/SO_RCVBUF (`key`, capped by
 // `sysctl`) through the sizing rule hv_sock.ring_sizing names (ring_math).
 std::uint32_t ring_size(const Params& p, const char* key, const char* sysctl, SocketBuffer which);
+// Where connection i's threads run (the simulation and the bound): guest
+// vCPU (1 + i) mod vcpus (vCPU 0 takes the channel interrupts), host CPU
+// i mod host CPUs.
+inline int guest_cpu_of(int i, int vcpus) { return (1 + i) % vcpus; }
+inline int host_cpu_of(int i, int host_cpus) { return i % host_cpus; }
 }
