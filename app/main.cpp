@@ -297,6 +297,8 @@ int main(int argc, char** argv)
   CLI::App app{"vsocksim: deterministic simulator of VM socket transports (hv_sock, virtio-vsock)", "vsocksim"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "all commands' options");
+  app.set_version_flag("--version", [] { return vsim::app::version_text(); },
+                       "print the version, the git commit and SimGrid's version, then exit");
 
   std::string file, format = "table", output, topic;
   std::vector<std::string> sets;
@@ -385,6 +387,8 @@ int main(int argc, char** argv)
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << "vsocksim: error: " << e.what() << "\n(run 'vsocksim --help' for usage)\n";

@@ -284,6 +284,13 @@ Manifest make_manifest(const Experiment& ex, const std::string& command_line)
   return m;
 }
 
+std::string version_text()
+{
+  int major = 0, minor = 0, patch = 0;
+  sg_version_get(&major, &minor, &patch);
+  return fmt::format("vsocksim {} (git {}), SimGrid {}.{}.{}", VSIM_VERSION, kVsimGitCommit, major, minor, patch);
+}
+
 std::string format_utc(std::chrono::system_clock::time_point t)
 {
   std::time_t tt = std::chrono::system_clock::to_time_t(t);

@@ -36,6 +36,8 @@ struct Manifest {
 // config hash and seed (0 when the experiment has no "seed" key), the SimGrid
 // library version and the dependency versions this program was built with.
 Manifest make_manifest(const Experiment& ex, const std::string& command_line);
+// What `vsocksim --version` prints: version, git commit, SimGrid's version.
+std::string version_text();
 
 // ISO 8601 UTC time, second precision ("2024-05-01T12:34:56Z"), for
 // Manifest::wall_started_utc.

@@ -638,6 +638,15 @@ TEST_CASE("cli: check accepts every experiment under experiments/", "[cli]")
   CHECK(snapshot(dir.ws).empty());
 }
 
+TEST_CASE("cli: --version prints the version, the git commit and SimGrid's version", "[cli]")
+{
+  TempDir dir;
+  const Run r = run_cli(dir, {"--version"});
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  CHECK_THAT(r.out, Catch::StartsWith("vsocksim 0.") && Catch::Contains(" (git ") && Catch::Contains("), SimGrid 3."));
+}
+
 TEST_CASE("cli: describe lists every parameter with type, unit and default, the platforms and Markdown", "[cli]")
 {
   TempDir dir;
