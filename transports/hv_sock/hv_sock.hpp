@@ -1,13 +1,15 @@
 // hv_sock over VMBus: a Linux guest and a Windows (Hyper-V) host exchanging a
 // stream over one VMBus channel per connection.
 //
-// Guest (Linux v5.2-era, net/vmw_vsock/af_vsock.c + hyperv_transport.c):
+// Guest (Linux v5.2-era, net/vmw_vsock/af_vsock.c + hyperv_transport.c;
+// transports/hv_sock/hyperv_transport.cpp):
 //   LinuxWriter  vsock_stream_sendmsg -> hvs_stream_has_space /
 //                hvs_stream_enqueue -> hv_ringbuffer_write + hv_signal_on_write
 //   LinuxReader  vsock_stream_recvmsg -> hvs_stream_dequeue -> hv_pkt_iter_*
 //   GuestIrq     vmbus_isr -> tasklet (vmbus_on_event) -> hvs_channel_cb,
 //                all on vCPU 0
-// Host (Windows: not public, modelled as a DPC-driven reader and a writer):
+// Host (Windows: not public, modelled as a DPC-driven reader and a writer;
+// transports/hv_sock/windows_host.cpp):
 //   HostReader   DPC drains the guest-to-host ring with interrupt_mask set
 //   HostWriter   writes packets of up to hv_sock.host_packet_size
 #pragma once

@@ -1,0 +1,153 @@
+// The hv_sock model's pieces, shared by the files named after what they
+// model: the Linux guest (hyperv_transport.cpp: the socket's writer and
+// reader threads, and vmbus_isr with hvs_channel_cb on vCPU 0), the Windows
+// host (windows_host.cpp) and the run set-up and figures (hv_sock.cpp).
+// Not part of the transport's interface (hv_sock.hpp).
+#pragma once
+
+#include <cstdint>
+#include <queue>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "models/vmbus_ring.hpp"
+#include "sim/count.hpp"
+#include "sim/rng.hpp"
+#include "sim/world.hpp"
+#include "transports/hv_sock/costs.hpp"
+
+namespace vsim::hv_sock::detail {
+
+using models::VmbusRing;
+
+// Event counts per channel (sim/count.hpp).
+struct Counters {
+  Count syscalls;             // send()/recv() calls on the Linux side
+  Count space_checks;         // hvs_channel_writable_bytes evaluations
+  Count pending_writes;       // pending_send_sz set/clear (Linux side)
+  Count allocations;          // 4 KiB send buffers (kmalloc)
+  Count copies;               // guest kernel copies
+  Count signals_to_host;      // vmbus_setevent from the guest
+  Count interrupts_to_guest;
+  Count writer_blocks;        // writer found the ring full and slept
+  Count reader_blocks;        // reader found the ring empty and slept
+  Count host_dpc_runs;
+  Count packets;
+};
+
+struct Knobs {
+  bool send_loop;
+  bool per_check; // pending_send_sz protocol before June 2019
+  std::uint64_t message_size;
+  std::uint64_t total_bytes;
+  std::uint32_t host_packet;
+  double start_interval;  // cycles between the starts of successive connections
+};
+
+class GuestIrq;
+
+// One hv_sock connection: a VMBus channel with its two rings.
+struct Channel {
+  Channel(int i, std::uint32_t out_size, std::uint32_t in_size) : index(i), outbound(out_size), inbound(in_size) {}
+  int index;
+  VmbusRing outbound;         // guest -> host
+  VmbusRing inbound;          // host -> guest
+  SimThread* guest = nullptr; // the Linux socket's thread (writer or reader)
+  SimThread* host = nullptr;  // the Windows side
+  Counters n;
+  std::uint64_t delivered = 0;
+  Time done_at = 0;
+
+};
+
+// What every thread of one simulation shares.
+struct Shared {
+  Costs k;
+  Knobs knobs;
+  GuestIrq* irq = nullptr;
+  std::uint64_t seed;
+  std::uint32_t iteration;
+};
+
+// Interrupt context of guest vCPU 0: the synthetic interrupt (an exit and
+// re-entry charged as hypervisor time), vmbus_isr, then the vmbus_on_event
+// tasklet running hvs_channel_cb for the channel. Interrupts preempt any
+// thread on vCPU 0.
+class GuestIrq : public SimThread {
+public:
+  GuestIrq(World& w, Cpu& cpu, Shared& s)
+      : SimThread(w, "vmbus_isr", cpu), s_(s), lat_(s.seed, s.iteration, "guest_wakeup", s.k.latency_jitter)
+  {
+    set_daemon();
+    become_interrupt_context();
+  }
+
+  // The host signals channel ch; the interrupt arrives on vCPU 0 at t.
+  void raise(Time t, Channel& ch)
+  {
+    ch.n.interrupts_to_guest.add();
+    requests_.push(Request{t, seq_++, &ch});
+    wake_at(t);
+  }
+
+protected:
+  Task<> body() override;
+
+private:
+  struct Request {
+    Time t;
+    std::uint64_t seq;
+    Channel* ch;
+    bool operator>(const Request& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  };
+
+  // hvs_channel_cb(): wake a reader if data is readable (sk_data_ready), a
+  // writer if the outbound ring has room (sk_write_space).
+  void channel_callback(Channel& ch);
+
+  Shared& s_;
+  Latency lat_;
+  std::uint64_t seq_ = 0;
+  std::priority_queue<Request, std::vector<Request>, std::greater<Request>> requests_;
+};
+
+// A thread working on one channel: the Linux socket's thread or the host's.
+// `stream` names its random stream (latencies it draws).
+class ChannelThread : public SimThread {
+protected:
+  ChannelThread(World& w, Cpu& cpu, Shared& s, Channel& ch, VmbusRing& ring, const char* role, const char* stream)
+      : SimThread(w, fmt::format("{}{}", role, ch.index), cpu), s_(s), ch_(ch), ring_(ring),
+        lat_(s.seed, s.iteration, fmt::format("conn{}.{}", ch.index, stream), s.k.latency_jitter)
+  {
+  }
+
+  // Guest side: vmbus_setevent() as the HvSignalEvent hypercall (hypervisor
+  // time on this vCPU); the host's DPC or writer runs later.
+  Task<> signal_host()
+  {
+    co_await run(s_.k.guest_signal_host, Cat::Hypervisor);  // with what was charged before
+    ch_.n.signals_to_host.add();
+    ch_.host->wake_at(now() + lat_(s_.k.host_signal_latency));
+  }
+
+  // Host side: signal the guest; it arrives as an interrupt on vCPU 0.
+  Task<> signal_guest()
+  {
+    co_await run(s_.k.host_signal_guest, Cat::Sys);
+    s_.irq->raise(now() + lat_(s_.k.host_interrupt_latency), ch_);
+  }
+
+  Shared& s_;
+  Channel& ch_;
+  VmbusRing& ring_;
+  Latency lat_;
+};
+
+// The threads of each side (hyperv_transport.cpp, windows_host.cpp).
+SimThread& spawn_linux_writer(World& w, Cpu& cpu, Shared& s, Channel& ch);
+SimThread& spawn_linux_reader(World& w, Cpu& cpu, Shared& s, Channel& ch);
+SimThread& spawn_host_reader(World& w, Cpu& cpu, Shared& s, Channel& ch);
+SimThread& spawn_host_writer(World& w, Cpu& cpu, Shared& s, Channel& ch);
+
+}  // namespace vsim::hv_sock::detail
