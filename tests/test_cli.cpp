@@ -1206,9 +1206,10 @@ TEST_CASE("cli: a stop request at any moment stops the whole run, keeps complete
           "[cli][resume][stop]")
 {
   TempDir dir;
-  // 16 points x 2 iterations of 60 MB: about a second and a half with 2 jobs.
+  // 16 points x 2 iterations of 150 MB: about a second and a half with 2
+  // jobs (the moments below need a run longer than their first second).
   const std::vector<std::string> base = std::vector<std::string>{"run", kTiny, "-q", "--jobs", "2", "--format",
-                                                                  "json", "--set", "workload.total_bytes=60MB",
+                                                                  "json", "--set", "workload.total_bytes=150MB",
                                                                   "--set", "iterations=2", "--set",
                                                                   "sweep.grid.workload.message_size=[1KiB,4KiB,16KiB,64KiB]",
                                                                   "--set", "sweep.grid.hv_sock.sndbuf=[default,64KiB]"};
