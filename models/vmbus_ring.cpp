@@ -122,15 +122,8 @@ std::uint32_t VmbusRing::peek_payload() const
   return queue_.front().payload;
 }
 
-std::uint32_t VmbusRing::peek_ring_bytes() const
-{
-  if (queue_.empty())
-    throw std::logic_error("VmbusRing::peek_ring_bytes: no unconsumed packet");
-  return queue_.front().ring_bytes;
-}
-
 // __hv_pkt_iter_next(): priv_read_index += packet length + trailer, wrapped.
-// (hv_pkt_iter_first() must have found the packet: it is visible at t.)
+// (hv_pkt_iter_first() must have found the packet.)
 std::uint32_t VmbusRing::consume(Time t)
 {
   if (queue_.empty())

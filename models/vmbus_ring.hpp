@@ -114,8 +114,6 @@ public:
   // Payload of the i-th unconsumed packet (0: the next; std::logic_error if
   // there are not that many).
   std::uint32_t peek_payload(std::uint32_t i) const;
-  // Ring bytes of the next unconsumed packet (std::logic_error if there is none).
-  std::uint32_t peek_ring_bytes() const;
 
   // __hv_pkt_iter_next(): advance priv_read_index past the next packet
   // (std::logic_error if there is none); returns its payload.

@@ -43,10 +43,6 @@ public:
   Side side() const { return side_; }
   const std::string& name() const { return name_; }
 
-  // The calling thread is this CPU's interrupt context: its work preempts
-  // the CPU's other threads instead of taking turns with them.
-  void attach_interrupt_context() { takes_irqs_ = true; }
-
   void account(Cat c, double cycles) { time_[c] += cycles; }
   // Takes back interrupt work accounted by add_irq (see SimThread::drop_work_from).
   void unaccount_irq(Cat c, double cycles)
@@ -58,8 +54,6 @@ public:
   // The part of time() that interrupt work registered with add_irq took
   // (the interrupt context's CPU time: it charges no thread).
   const CpuTime& irq_time() const { return irq_time_; }
-  // Whether an interrupt context runs here (attach_interrupt_context).
-  bool takes_irqs() const { return takes_irqs_; }
 
   // --- interrupts -------------------------------------------------------
   // Earliest time an interrupt raised at t can start (interrupts on one CPU
@@ -92,7 +86,6 @@ private:
   int index_;
   Side side_;
   std::string name_;
-  bool takes_irqs_ = false;
   CpuTime time_;
   CpuTime irq_time_;
   Time irq_busy_until_ = 0;

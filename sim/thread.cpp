@@ -78,7 +78,6 @@ Task<> SimThread::main()
   debt_ = {};  // what a failed body left unsettled
   debt_other_ = {};
   debt_account_ = nullptr;
-  finished_ = true;
   finished_at_ = world_->now();
   pending_ = Pending::None;
   world_->thread_finished(*this);
@@ -125,11 +124,7 @@ void SimThread::charge(double cycles, Cat c, CpuTime& account)
   debt_other_[c] += cycles;
 }
 
-void SimThread::become_interrupt_context()
-{
-  irq_context_ = true;
-  cpu_->attach_interrupt_context();
-}
+void SimThread::become_interrupt_context() { irq_context_ = true; }
 
 // An interrupt context's step: its pieces registered on the CPU, one after
 // the other from when the CPU's earlier interrupts are done; the thread

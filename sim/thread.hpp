@@ -126,7 +126,6 @@ public:
   // CPU time this thread charged on another task's behalf.
   const CpuTime& stood_in_time() const { return stood_in_; }
   Time finished_at() const { return finished_at_; }
-  bool finished() const { return finished_; }
 
   // --- used by the World ------------------------------------------------
   // Creates the body's coroutine; the World resumes it at time 0.
@@ -166,7 +165,6 @@ private:
   bool daemon_ = false;
   bool waiting_ = false;
   bool slept_ = false;
-  bool finished_ = false;
   Time finished_at_ = 0;
   Task<> root_;
   // The current suspension: what the thread waits for, and its handle.

@@ -42,7 +42,6 @@ TEST_CASE("jitter draws whole cycles within [1-j, 1+j] and leaves j = 0 alone", 
 TEST_CASE("thread work is stretched by the interrupts that preempt it", "[sim][cpu]")
 {
   Cpu cpu(0, Side::Guest, "vcpu0");
-  cpu.attach_interrupt_context();
   int worker = 0;  // a thread's work on the CPU since 0 (only the pointer is kept)
   cpu.set_holder(reinterpret_cast<SimThread*>(&worker));
   cpu.work_started(0);
@@ -62,7 +61,6 @@ TEST_CASE("thread work is stretched by the interrupts that preempt it", "[sim][c
 TEST_CASE("a CPU keeps only the interrupt intervals that can still stretch work (memory stays flat)", "[sim][cpu]")
 {
   Cpu cpu(0, Side::Guest, "vcpu0");
-  cpu.attach_interrupt_context();
   for (int i = 0; i < 1000; ++i)
     cpu.add_irq(cpu.irq_start(i * 100.0), 10, Cat::Irq);
   CHECK(cpu.time()[Cat::Irq] == 10000);
