@@ -1,68 +1,50 @@
 // The virtio-vsock model's parts driven directly, not through an experiment
 // file: the socket layer's credit and packets (virtio_transport_common.cpp),
-// the guest driver's send work (virtio_transport.cpp) and vhost's tx kick
-// handling (vhost_vsock.cpp), on a hand-built device. Each simulation runs
-// in a forked child (one SimGrid engine per process).
+// the guest driver's send work, rx delivery and refill (virtio_transport.cpp)
+// and vhost's tx kick and send work (vhost_vsock.cpp), on a hand-built
+// device (Rig). Each simulation runs in a forked child (tests/sim_support.hpp).
 #include <catch2/catch.hpp>
-
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <functional>
 #include <vector>
 
+#include "tests/sim_support.hpp"
 #include "transports/virtio_vsock/internal.hpp"
 
 using namespace vsim;
+using namespace vsim::testing;
 using namespace vsim::virtio_vsock::detail;
 
 namespace {
 
-class Scripted : public SimThread {
-public:
-  Scripted(World& w, std::string name, Cpu& cpu, std::function<Task<>(Scripted&)> f)
-      : SimThread(w, std::move(name), cpu), f_(std::move(f))
-  {
-  }
+// A device with round costs and no jitter: 16-entry queues, EVENT_IDX and
+// indirect descriptors on, one connection; `tune` adjusts it before the
+// device's threads (vCPU 0's interrupt context, vhost on host CPU 0) start.
+// vCPU 1 and host CPU 1 are for the test's own threads.
+struct Rig {
+  World w;
+  Cpu& vcpu0;
+  Cpu& vcpu1;
+  Cpu& hcpu0;
+  Cpu& hcpu1;
+  Shared s;
 
-protected:
-  Task<> body() override { return f_(*this); }
+  explicit Rig(const std::function<void(Shared&)>& tune = {})
+      : vcpu0(w.add_cpu(Side::Guest, "vcpu0")), vcpu1(w.add_cpu(Side::Guest, "vcpu1")),
+        hcpu0(w.add_cpu(Side::Host, "hcpu0")), hcpu1(w.add_cpu(Side::Host, "hcpu1"))
+  {
+    small_device(s);
+    if (tune)
+      tune(s);
+    s.irq = &w.spawn<GuestIrq>(vcpu0, s);
+    s.vhost = &w.spawn<Vhost>(hcpu0, s);
+  }
 
 private:
-  std::function<Task<>(Scripted&)> f_;
+  static void small_device(Shared& s);
 };
 
-std::vector<double> in_child(const std::function<std::vector<double>()>& f)
-{
-  int fds[2];
-  REQUIRE(pipe(fds) == 0);
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    std::vector<double> out;
-    try {
-      out = f();
-    } catch (const std::exception&) {
-      out = {-1};
-    }
-    const std::size_t bytes = out.size() * sizeof(double);
-    _exit(write(fds[1], out.data(), bytes) == static_cast<ssize_t>(bytes) ? 0 : 1);
-  }
-  close(fds[1]);
-  std::vector<double> in(64);
-  const ssize_t n = read(fds[0], in.data(), in.size() * sizeof(double));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  REQUIRE(WIFEXITED(status));
-  REQUIRE(WEXITSTATUS(status) == 0);
-  in.resize(static_cast<std::size_t>(std::max<ssize_t>(n, 0)) / sizeof(double));
-  return in;
-}
-
-// A device with round costs and no jitter: 16-entry queues, EVENT_IDX and
-// indirect descriptors on, one connection.
-void small_device(Shared& s)
+void Rig::small_device(Shared& s)
 {
   s.k = Costs{};
   s.k.clock_ghz = 2.5;
@@ -94,6 +76,16 @@ void small_device(Shared& s)
   c.index = 0;
   c.guest.buf_alloc = c.host.buf_alloc = 262144;
   c.guest.peer_buf_alloc = c.host.peer_buf_alloc = 262144;
+}
+
+// An application thread asleep until `done` holds, as a socket's waiter
+// (woken by data or credit, checking again each time).
+Task<> sleep_until(Scripted& t, const std::function<bool()>& done)
+{
+  while (!done()) {
+    co_await t.wait();
+    t.clear_wakeups();
+  }
 }
 
 }  // namespace
@@ -156,17 +148,11 @@ TEST_CASE("virtio_transport: the send work moves queued packets onto the tx queu
           "[virtio][parts][driver]")
 {
   auto o = in_child([] {
-    World w;
-    Cpu& v0 = w.add_cpu(Side::Guest, "vcpu0");
-    Cpu& v1 = w.add_cpu(Side::Guest, "vcpu1");
-    Cpu& h0 = w.add_cpu(Side::Host, "hcpu0");
-    Shared s;
-    small_device(s);
-    s.irq = &w.spawn<GuestIrq>(v0, s);
-    s.vhost = &w.spawn<Vhost>(h0, s);
+    Rig r;
+    Shared& s = r.s;
     Latency lat(1, 0, "test", 0);
     std::vector<double> out;
-    w.spawn<Scripted>("writer", v1, [&](Scripted& t) -> Task<> {
+    r.w.spawn<Scripted>("writer", r.vcpu1, [&](Scripted& t) -> Task<> {
       for (int i = 0; i < 3; ++i)
         queue_pkt(s.guest_send, s.slab, s.conns[0].guest, 0, Op::Rw, 1000);
       GuestCtx ctx{t, &s.guest_kworker, lat};
@@ -178,7 +164,7 @@ TEST_CASE("virtio_transport: the send work moves queued packets onto the tx queu
       out.push_back(s.guest_kworker.busy());
       out.push_back(t.cpu_time().busy());  // the kworker's, not the writer's
     });
-    w.run();
+    r.w.run();
     return out;
   });
   // work_run + 3 x vq_add (300 + 120), then the kick (2000): 2420 cycles.
@@ -189,31 +175,22 @@ TEST_CASE("vhost_vsock: a tx kick delivers every chain to its host socket and si
           "[virtio][parts][vhost]")
 {
   auto o = in_child([] {
-    World w;
-    Cpu& v0 = w.add_cpu(Side::Guest, "vcpu0");
-    Cpu& h0 = w.add_cpu(Side::Host, "hcpu0");
-    Cpu& h1 = w.add_cpu(Side::Host, "hcpu1");
-    Shared s;
-    small_device(s);
-    s.irq = &w.spawn<GuestIrq>(v0, s);
-    s.vhost = &w.spawn<Vhost>(h0, s);
+    Rig r;
+    Shared& s = r.s;
     Conn& c = s.conns[0];
     for (int i = 0; i < 3; ++i)
       s.txq->add(0, 2, s.slab.alloc(Pkt{0, Op::Rw, 1000, 0, 262144}));
     std::vector<double> out;
     // The host application: asleep until the data is there, then it lets the
     // guest's tx interrupt happen before the run ends.
-    auto& app = w.spawn<Scripted>("host_reader0", h1, [&](Scripted& t) -> Task<> {
-      while (c.host.rxq.size() < 3) {
-        co_await t.wait();
-        t.clear_wakeups();
-      }
+    auto& app = r.w.spawn<Scripted>("host_reader0", r.hcpu1, [&](Scripted& t) -> Task<> {
+      co_await sleep_until(t, [&] { return c.host.rxq.size() >= 3; });
       out.push_back(t.now());
       co_await t.sleep(100000);
     });
     c.host.app = &app;
     s.vhost->ring(0, kTx);
-    w.run();
+    r.w.run();
     out.push_back(static_cast<double>(c.host.rxq.size()));
     out.push_back(static_cast<double>(s.txq->chains_used()));
     out.push_back(static_cast<double>(s.n.worker_runs.value()));
@@ -247,35 +224,27 @@ namespace {
 std::vector<double> host_to_guest(const std::vector<std::uint32_t>& sizes, bool mergeable, std::size_t entries)
 {
   return in_child([&] {
-    World w;
-    Cpu& v0 = w.add_cpu(Side::Guest, "vcpu0");
-    Cpu& v1 = w.add_cpu(Side::Guest, "vcpu1");
-    Cpu& h0 = w.add_cpu(Side::Host, "hcpu0");
-    Shared s;
-    small_device(s);
-    s.k.virtio_host_rx_buf = 400;
-    s.k.virtio_guest_rx_buf = 300;
-    s.k.virtio_guest_rx_pkt = 100;
-    s.k.virtio_guest_alloc = 50;
-    s.kn.rx_buf_size = 4096;
-    s.kn.mergeable_rx = mergeable;
-    s.kn.batch_used = true;
-    s.irq = &w.spawn<GuestIrq>(v0, s);
-    s.vhost = &w.spawn<Vhost>(h0, s);
+    Rig r([&](Shared& s) {
+      s.k.virtio_host_rx_buf = 400;
+      s.k.virtio_guest_rx_buf = 300;
+      s.k.virtio_guest_rx_pkt = 100;
+      s.k.virtio_guest_alloc = 50;
+      s.kn.rx_buf_size = 4096;
+      s.kn.mergeable_rx = mergeable;
+      s.kn.batch_used = true;
+    });
+    Shared& s = r.s;
     add_rx_buffers(s, 0);  // virtio_vsock_probe
     Conn& c = s.conns[0];
     for (std::uint32_t n : sizes)
       queue_pkt(s.host_send, s.slab, c.host, 0, Op::Rw, n);
-    auto& app = w.spawn<Scripted>("guest_reader0", v1, [&](Scripted& t) -> Task<> {
-      while (c.guest.rxq.size() < entries) {
-        co_await t.wait();
-        t.clear_wakeups();
-      }
+    auto& app = r.w.spawn<Scripted>("guest_reader0", r.vcpu1, [&](Scripted& t) -> Task<> {
+      co_await sleep_until(t, [&] { return c.guest.rxq.size() >= entries; });
       co_await t.sleep(200000);
     });
     c.guest.app = &app;
     s.vhost->ring(0, kSend);
-    w.run();
+    r.w.run();
     double bytes = 0;
     for (const auto& e : c.guest.rxq)
       bytes += e.len;
