@@ -1,5 +1,7 @@
 #include "sim/world.hpp"
 
+#include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <simgrid/kernel/Timer.hpp>
@@ -133,10 +135,16 @@ void World::arm()
 void World::fire()
 {
   ++stats_.advances;
+  // The engine's time is the time the timer was set for: SimGrid's clock
+  // reaches it up to rounding (it adds up the delays it advances by), which
+  // must not leak into the order of events.
   const Time clock = sg4::Engine::get_clock();
-  if (clock < now_)
-    throw std::logic_error(fmt::format("invariant violated: SimGrid's clock {} behind the engine's time {}", clock, now_));
-  now_ = clock;
+  if (std::abs(clock - armed_at_) > 1e-9 * std::max(1.0, std::abs(armed_at_)))
+    throw std::logic_error(
+        fmt::format("invariant violated: the timer set for {} fired with SimGrid's clock at {}", armed_at_, clock));
+  if (armed_at_ < now_)
+    throw std::logic_error(fmt::format("invariant violated: a timer set for {}, behind the engine's time {}", armed_at_, now_));
+  now_ = armed_at_;
   // Every event due now, in order; steps taken directly (take_directly) may
   // move the time on meanwhile, to events no other one precedes.
   while (!stopped_ && !events_.empty() && events_.top().t <= now_) {

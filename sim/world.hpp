@@ -56,7 +56,8 @@ public:
   Time end() const { return end_; }
   void fail(const std::string& what);
 
-  // The time of the event being processed (SimGrid's clock during a run).
+  // The time of the event being processed (SimGrid's clock during a run, up
+  // to its rounding).
   Time now() const { return now_; }
   // Resume thread t's current suspension `gen` at time at (>= now()).
   void schedule(Time at, SimThread& t, std::uint64_t gen);
