@@ -79,6 +79,12 @@ void declare_experiment_params(ParamRegistry& reg)
   reg.declare(ranged("workload.start_interval", ParamKind::Number, "us", "10", 0, 1e6,
                      "connection i's threads start at i x this (a program opening its connections one after "
                      "another); identical connections starting at the same cycle would tie"));
+  ParamSpec app = choice("workload.app", "loop", {"loop", "iperf3"},
+                         "the benchmark: `loop` sends and receives in blocking loops; `iperf3` is iperf3's "
+                         "client sending (non-blocking: select(), then up to 10 write()s per select) and its "
+                         "server receiving (select(), then blocking read()s until a whole block)");
+  app.scope = "virtio_vsock";
+  reg.declare(app);
   reg.declare(ranged("guest.vcpus", ParamKind::Integer, "vCPUs", "2", 1, 64,
                      "guest vCPUs: interrupts go to vCPU 0; connection i's guest thread runs on vCPU (1+i) mod vcpus"));
   reg.declare(ranged("host.cpus", ParamKind::Integer, "CPUs", "8", 1, 256, "host logical CPUs"));

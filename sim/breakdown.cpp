@@ -34,19 +34,12 @@ void append_breakdown(std::map<std::string, double>& m, const World& world, Time
   for (const auto& cpu : world.cpus())
     put_time(m, "cpu." + cpu->name(), cpu->time(), elapsed);
 
-  // Time charged on a kworker's behalf, per CPU (in CPU order).
-  std::map<const Cpu*, CpuTime> stood_in;
   for (const SimThread* t : world.ordered_threads()) {
     CpuTime own = t->cpu_time();
     if (std::find(interrupt_contexts.begin(), interrupt_contexts.end(), t) != interrupt_contexts.end())
       own = plus(own, t->cpu().irq_time());
     put_time(m, "thread." + t->name(), own, elapsed);
-    if (t->stood_in_time().busy() > 0)
-      stood_in[&t->cpu()] = plus(stood_in[&t->cpu()], t->stood_in_time());
   }
-  for (const auto& cpu : world.cpus())
-    if (auto it = stood_in.find(cpu.get()); it != stood_in.end())
-      put_time(m, "thread.kworker_" + cpu->name(), it->second, elapsed);
 
   // Occupancy, averaged over the queues of one name (in order of first appearance).
   std::vector<std::string> names;

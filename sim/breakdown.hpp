@@ -7,9 +7,7 @@
 //   thread.<thread>.<cat>_percent  the same per thread; the interrupt
 //                                  context of a CPU is credited with the
 //                                  interrupt work registered there
-//                                  (Cpu::add_irq), and "kworker_<cpu>" is the
-//                                  time application threads on <cpu> charged
-//                                  on a kworker's behalf
+//                                  (Cpu::add_irq)
 //   queue.<queue>.mean, mean_percent, max_percent, empty_time_percent,
 //   queue.<queue>.time_<lo>_<hi>_percent
 // Percentages are of the elapsed time (busy) or of the queue's capacity

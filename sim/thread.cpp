@@ -76,8 +76,6 @@ Task<> SimThread::main()
     world_->fail(name_ + ": " + e.what());
   }
   debt_ = {};  // what a failed body left unsettled
-  debt_other_ = {};
-  debt_account_ = nullptr;
   finished_at_ = world_->now();
   pending_ = Pending::None;
   world_->thread_finished(*this);
@@ -112,18 +110,6 @@ void SimThread::no_debt(const char* what) const
                                        name_, what));
 }
 
-void SimThread::charge(double cycles, Cat c, CpuTime& account)
-{
-  if (&account == &time_) {
-    debt_[c] += cycles;
-    return;
-  }
-  if (debt_account_ && debt_account_ != &account)
-    throw std::logic_error(fmt::format("invariant violated: thread {} charged two other tasks in one step", name_));
-  debt_account_ = &account;
-  debt_other_[c] += cycles;
-}
-
 void SimThread::become_interrupt_context() { irq_context_ = true; }
 
 // An interrupt context's step: its pieces registered on the CPU, one after
@@ -131,8 +117,6 @@ void SimThread::become_interrupt_context() { irq_context_ = true; }
 // resumes at the end of the last.
 bool SimThread::begin_irq_step(std::coroutine_handle<> h)
 {
-  if (debt_account_)
-    throw std::logic_error(fmt::format("invariant violated: interrupt context {} charged another task", name_));
   Time end = world_->now();
   for (Cat c : {Cat::Hypervisor, Cat::Irq, Cat::Sys, Cat::User}) {
     const double cycles = debt_[c];
@@ -140,7 +124,7 @@ bool SimThread::begin_irq_step(std::coroutine_handle<> h)
       continue;
     const Time start = cpu_->irq_start(world_->now());
     cpu_->add_irq(start, cycles, c);
-    Work w{start, cycles, {}, {}, nullptr, true};
+    Work w{start, cycles, {}, true};
     w.own[c] = cycles;
     remember(w);
     end = start + cycles;
@@ -175,11 +159,6 @@ void SimThread::account_work(const Work& w, double sign)
       time_[c] += v;
       cpu_->account(c, v);
     }
-    if (const double v = sign * w.other[c]; v != 0) {
-      (*w.other_account)[c] += v;
-      stood_in_[c] += v;
-      cpu_->account(c, v);
-    }
   }
 }
 
@@ -191,18 +170,16 @@ void SimThread::drop_work_from(Time end)
   recent_.clear();
 }
 
-bool SimThread::begin_run(std::coroutine_handle<> h, double cycles, Cat c, CpuTime* account)
+bool SimThread::begin_run(std::coroutine_handle<> h, double cycles, Cat c)
 {
-  charge(cycles, c, *account);
+  charge(cycles, c);
   if (irq_context_)
     return begin_irq_step(h);
   suspended_ = h;
   pending_ = Pending::Work;
   ++gen_;
-  work_ = Work{world_->now(), debt_.busy() + debt_other_.busy(), debt_, debt_other_, debt_account_, false};
+  work_ = Work{world_->now(), debt_.busy(), debt_, false};
   debt_ = {};
-  debt_other_ = {};
-  debt_account_ = nullptr;
   if (cpu_->holder()) {  // another thread's work is on the CPU: take turns
     cpu_->enqueue(this);
     return true;

@@ -13,8 +13,9 @@
 //
 // and whatever it reads or writes in between happens at now(), the engine's
 // exact time: state other threads share is plain state, read when it is
-// current. SimGrid's clock equals now() at every event (one kernel timer,
-// armed at the earliest pending event, performs every time advance).
+// current. SimGrid's clock equals now() at every event, up to its rounding
+// (one kernel timer, armed at the earliest pending event, performs every
+// time advance).
 #pragma once
 
 #include <coroutine>
@@ -63,10 +64,7 @@ public:
   // they start when the CPU's earlier interrupts are done and preempt its
   // threads (become_interrupt_context).
   void charge(double cycles, Cat c) { debt_[c] += cycles; }
-  // CPU work that is another task's CPU time, which this thread stands in
-  // for (e.g. a kworker running right after it); one other task per step.
-  void charge(double cycles, Cat c, CpuTime& account);
-  bool unsettled() const { return debt_.busy() > 0 || debt_other_.busy() > 0; }
+  bool unsettled() const { return debt_.busy() > 0; }
   // This thread is its CPU's interrupt context.
   void become_interrupt_context();
 
@@ -74,17 +72,13 @@ public:
     SimThread* t;
     double cycles;     // besides the thread's unsettled work
     Cat c;
-    CpuTime* account;  // whose CPU time `cycles` is
     bool await_ready() const noexcept { return cycles <= 0 && !t->unsettled(); }
-    bool await_suspend(std::coroutine_handle<> h) { return t->begin_run(h, cycles, c, account); }
+    bool await_suspend(std::coroutine_handle<> h) { return t->begin_run(h, cycles, c); }
     void await_resume() const noexcept {}
   };
-  RunAwait settle() { return RunAwait{this, 0, Cat::Sys, &time_}; }
+  RunAwait settle() { return RunAwait{this, 0, Cat::Sys}; }
   // charge(cycles, c), then settle().
-  RunAwait run(double cycles, Cat c) { return RunAwait{this, cycles, c, &time_}; }
-  // The unsettled work, then `cycles` of another task's CPU time that this
-  // thread stands in for (e.g. a kworker running right after it).
-  RunAwait run(double cycles, Cat c, CpuTime& account) { return RunAwait{this, cycles, c, &account}; }
+  RunAwait run(double cycles, Cat c) { return RunAwait{this, cycles, c}; }
 
   struct [[nodiscard]] SleepAwait {
     SimThread* t;
@@ -123,8 +117,6 @@ public:
 
   // Per-thread CPU time (what `time` would report for it).
   const CpuTime& cpu_time() const { return time_; }
-  // CPU time this thread charged on another task's behalf.
-  const CpuTime& stood_in_time() const { return stood_in_; }
   Time finished_at() const { return finished_at_; }
 
   // --- used by the World ------------------------------------------------
@@ -149,7 +141,7 @@ private:
   // These return whether the thread is suspended (false: the step was the
   // next event and the thread goes on at once).
   bool resume_at(std::coroutine_handle<> h, Time t);
-  bool begin_run(std::coroutine_handle<> h, double cycles, Cat c, CpuTime* account);
+  bool begin_run(std::coroutine_handle<> h, double cycles, Cat c);
   bool start_work(bool running);
   void no_debt(const char* what) const;
   void begin_wait(std::coroutine_handle<> h);
@@ -175,19 +167,14 @@ private:
   // The work being run (Pending::Work).
   struct Work {
     Time start;
-    double cycles;           // in all
-    CpuTime own;             // the thread's own CPU time, by category
-    CpuTime other;           // another task's (other_account)
-    CpuTime* other_account;  // nullptr: none
-    bool irq;                // interrupt work (the CPU's time, no thread's)
+    double cycles;  // in all
+    CpuTime own;    // by category
+    bool irq;       // interrupt work (the CPU's time, no thread's)
   };
   Work work_{};
   void account_work(const Work& w, double sign);
   CpuTime time_;
-  CpuTime stood_in_;
   CpuTime debt_;  // charged, not yet settled
-  CpuTime debt_other_;  // the same, another task's (debt_account_)
-  CpuTime* debt_account_ = nullptr;
   bool irq_context_ = false;
   bool begin_irq_step(std::coroutine_handle<> h);
   std::priority_queue<Time, std::vector<Time>, std::greater<Time>> wakeups_;

@@ -19,8 +19,8 @@ namespace {
 
 // A device with round costs and no jitter: 16-entry queues, EVENT_IDX and
 // indirect descriptors on, one connection; `tune` adjusts it before the
-// device's threads (vCPU 0's interrupt context, vhost on host CPU 0) start.
-// vCPU 1 and host CPU 1 are for the test's own threads.
+// device's threads (a kworker per vCPU, vCPU 0's interrupt context, vhost on
+// host CPU 0) start. vCPU 1 and host CPU 1 are for the test's own threads.
 struct Rig {
   World w;
   Cpu& vcpu0;
@@ -36,7 +36,8 @@ struct Rig {
     small_device(s);
     if (tune)
       tune(s);
-    s.irq = &w.spawn<GuestIrq>(vcpu0, s);
+    s.kworkers = {&w.spawn<Kworker>(vcpu0, s), &w.spawn<Kworker>(vcpu1, s)};
+    s.irq = &w.spawn<GuestIrq>(vcpu0, s, *s.kworkers[0]);
     s.vhost = &w.spawn<Vhost>(hcpu0, s);
   }
 
@@ -132,43 +133,78 @@ TEST_CASE("virtio_transport_common: a queued packet piggybacks fwd_cnt and buf_a
   CHECK(slab.live() == 2);
 }
 
-TEST_CASE("virtio_vsock Inbox: the kinds due by t in one set, later ones kept", "[virtio][parts]")
+TEST_CASE("virtio_vsock Inbox: the requests due by t in time order, later ones kept", "[virtio][parts]")
 {
   Inbox in;
   in.push(10, kTx);
   in.push(30, kRx);
-  in.push(10, kSend);
-  CHECK(in.take_due(5) == 0u);
-  CHECK(in.take_due(10) == ((1u << kTx) | (1u << kSend)));
-  CHECK(in.take_due(20) == 0u);
-  CHECK(in.take_due(40) == (1u << kRx));
+  in.push(5, kSend);
+  in.push(10, kRx);
+  std::vector<int> got;
+  auto take = [&](Time t) {
+    got.clear();
+    in.take_due(t, [&](int k) { got.push_back(k); });
+    return got;
+  };
+  CHECK(take(4).empty());
+  CHECK(take(10) == std::vector<int>{kSend, kTx, kRx});
+  CHECK(take(20).empty());
+  CHECK(take(40) == std::vector<int>{kRx});
+  CHECK(in.empty());
 }
 
-TEST_CASE("virtio_transport: the send work moves queued packets onto the tx queue and kicks an idle vhost once",
-          "[virtio][parts][driver]")
+namespace {
+
+// A guest writer on vCPU 1 queues packets (virtio_transport_send_pkt: the
+// send list, then queue_work) on the kworker of vCPU `kw` at the given
+// times, and looks at 4000 cycles, before vhost (rung 5000 cycles after a
+// kick) has taken anything. Returns: the send work's runs, the chains on
+// the tx queue, kicks, the kworker's CPU time, the writer's.
+std::vector<double> send_packets(const std::vector<double>& at, int kw)
 {
-  auto o = in_child([] {
+  return in_child([&] {
     Rig r;
     Shared& s = r.s;
-    Latency lat(1, 0, "test", 0);
     std::vector<double> out;
     r.w.spawn<Scripted>("writer", r.vcpu1, [&](Scripted& t) -> Task<> {
-      for (int i = 0; i < 3; ++i)
+      for (double when : at) {
+        co_await t.sleep(when - t.now());
         queue_pkt(s.guest_send, s.slab, s.conns[0].guest, 0, Op::Rw, 1000);
-      GuestCtx ctx{t, &s.guest_kworker, lat};
-      co_await guest_send_work(s, ctx);
-      out.push_back(t.now());
-      out.push_back(static_cast<double>(s.txq->in_flight()));
-      out.push_back(static_cast<double>(s.guest_send.size()));
-      out.push_back(static_cast<double>(s.n.kicks.value()));
-      out.push_back(s.guest_kworker.busy());
-      out.push_back(t.cpu_time().busy());  // the kworker's, not the writer's
+        queue_work(s, GuestWork::Send, *s.kworkers[static_cast<std::size_t>(kw)], t.now());
+      }
+      co_await t.sleep(4000 - t.now());
+      out = {static_cast<double>(s.n.guest_work_runs.value()), static_cast<double>(s.txq->in_flight()),
+             static_cast<double>(s.n.kicks.value()), s.kworkers[static_cast<std::size_t>(kw)]->cpu_time().busy(),
+             t.cpu_time().busy()};
     });
     r.w.run();
     return out;
   });
-  // work_run + 3 x vq_add (300 + 120), then the kick (2000): 2420 cycles.
-  CHECK(o == std::vector<double>{2420, 3, 0, 1, 2420, 0});
+}
+
+}  // namespace
+
+TEST_CASE("virtio_transport: the send work moves queued packets onto the tx queue and kicks an idle vhost once",
+          "[virtio][parts][driver]")
+{
+  // Three packets queued at once: queue_work on a pending item is a no-op,
+  // so one run (300), 3 x vq_add (120), one kick (2000); the kworker's CPU
+  // time, not the writer's (a thread of its own on the writer's vCPU).
+  CHECK(send_packets({0, 0, 0}, 1) == std::vector<double>{1, 3, 1, 2420, 0});
+}
+
+TEST_CASE("virtio_transport: send work queued while it runs runs again, and not again while it is pending",
+          "[virtio][parts][driver]")
+{
+  // On vCPU 0's kworker, in parallel with the writer: the first run takes
+  // 300 + 40, then kicks until 2340; a packet queued at 100 (the item is
+  // running, not pending) queues a second run, which moves it and the one
+  // queued at 200 (pending by then: a no-op), with no second kick (vhost has
+  // not yet moved avail_event past the first).
+  // 300 + 2 x 40 for the second run: the kworker's CPU time is 2340 + 380.
+  CHECK(send_packets({0, 100, 200}, 0) == std::vector<double>{2, 3, 1, 2720, 0});
+  // All three queued before the first run started: one run.
+  CHECK(send_packets({0, 0, 0}, 0) == std::vector<double>{1, 3, 1, 2420, 0});
 }
 
 TEST_CASE("vhost_vsock: a tx kick delivers every chain to its host socket and signals the guest once per run",
@@ -288,4 +324,138 @@ TEST_CASE("virtio_transport refills the rx queue when fewer than half its buffer
   CHECK(o[4] == 5000);
   CHECK(o[5] == 16);  // 6 left < 8: refilled to the full queue
   CHECK(o[6] == 1);   // and vhost told about it
+}
+
+TEST_CASE("lock_sock: a host reader holding the socket lock across a copy delays vhost's delivery by exactly the copy",
+          "[virtio][parts][lock]")
+{
+  // vhost takes the guest's packet at 800 (its work item) and is ready to
+  // deliver it at 1750 (tx_pkt + two allocations + copy in: 950). A reader
+  // that took the lock at 0 and copies for 10000 cycles makes the worker
+  // sleep in lock_sock until the release, then its wake-up latency.
+  auto delivered_at = [](bool hold, double wakeup_latency) {
+    return in_child([=] {
+      Rig r([&](Shared& s) { s.k.host_wakeup_latency = wakeup_latency; });
+      Shared& s = r.s;
+      Conn& c = s.conns[0];
+      s.txq->add(0, 2, s.slab.alloc(Pkt{0, Op::Rw, 1000, 0, 262144}));
+      Latency lat(1, 0, "reader", 0);
+      std::vector<double> out;
+      auto& app = r.w.spawn<Scripted>("host_reader0", r.hcpu1, [&](Scripted& t) -> Task<> {
+        if (hold) {
+          co_await lock_sock(Waiter{t, lat, 0, 0}, c.host);
+          co_await t.run(10000, Cat::Sys);  // memcpy_to_msg under the lock
+          co_await release_sock(t, c.host);
+        }
+        co_await sleep_until(t, [&] { return !c.host.rxq.empty(); });
+        out = {t.now(), static_cast<double>(c.host.lock_waits)};
+      });
+      c.host.app = &app;
+      s.vhost->ring(0, kTx);
+      r.w.run();
+      return out;
+    });
+  };
+  CHECK(delivered_at(false, 0) == std::vector<double>{1750, 0});
+  CHECK(delivered_at(true, 0) == std::vector<double>{10000, 1});
+  CHECK(delivered_at(true, 3000) == std::vector<double>{13000, 1});
+}
+
+TEST_CASE("lock_sock: taking it twice or releasing it unheld is a model bug that fails loudly", "[virtio][parts][lock]")
+{
+  auto o = in_child([] {
+    Rig r;
+    Sock& sk = r.s.conns[0].host;
+    Latency lat(1, 0, "t", 0);
+    r.w.spawn<Scripted>("t", r.hcpu1, [&](Scripted& t) -> Task<> {
+      co_await lock_sock(Waiter{t, lat, 0, 0}, sk);
+      co_await lock_sock(Waiter{t, lat, 0, 0}, sk);
+    });
+    r.w.run();
+    return std::vector<double>{1};
+  });
+  CHECK(o == std::vector<double>{-1});
+  auto p = in_child([] {
+    Rig r;
+    Sock& sk = r.s.conns[0].host;
+    r.w.spawn<Scripted>("t", r.hcpu1, [&](Scripted& t) -> Task<> { co_await release_sock(t, sk); });
+    r.w.run();
+    return std::vector<double>{1};
+  });
+  CHECK(p == std::vector<double>{-1});
+}
+
+TEST_CASE("vhost_vsock: the worker runs its work items first come first served", "[virtio][parts][vhost]")
+{
+  // A guest packet on the tx queue and a host packet for the guest: whichever
+  // was queued first runs first (the rx buffers vhost filled when the host
+  // socket got its packet).
+  auto rx_buffers_before_tx = [](bool send_first) {
+    return in_child([=] {
+      Rig r([](Shared& s) {
+        s.kn.rx_buf_size = 4096;
+        s.kn.batch_used = true;
+      });
+      Shared& s = r.s;
+      Conn& c = s.conns[0];
+      add_rx_buffers(s, 0);
+      s.txq->add(0, 2, s.slab.alloc(Pkt{0, Op::Rw, 1000, 0, 262144}));
+      queue_pkt(s.host_send, s.slab, c.host, 0, Op::Rw, 1000);
+      std::vector<double> out;
+      auto& host = r.w.spawn<Scripted>("host_reader0", r.hcpu1, [&](Scripted& t) -> Task<> {
+        co_await sleep_until(t, [&] { return !c.host.rxq.empty(); });
+        out = {static_cast<double>(s.n.rx_buffers.value())};
+        co_await t.sleep(100000);
+      });
+      auto& guest = r.w.spawn<Scripted>("guest_reader0", r.vcpu1, [&](Scripted& t) -> Task<> {
+        co_await sleep_until(t, [&] { return !c.guest.rxq.empty(); });
+      });
+      c.host.app = &host;
+      c.guest.app = &guest;
+      if (send_first) {
+        s.vhost->ring(0, kSend);
+        s.vhost->ring(0, kTx);
+      } else {
+        s.vhost->ring(0, kTx);
+        s.vhost->ring(0, kSend);
+      }
+      r.w.run();
+      return out;
+    });
+  };
+  CHECK(rx_buffers_before_tx(true) == std::vector<double>{1});
+  CHECK(rx_buffers_before_tx(false) == std::vector<double>{0});
+}
+
+TEST_CASE("virtio_transport_common: fwd_cnt counts a packet once it is wholly read", "[virtio][parts][credit]")
+{
+  // One 1000-byte packet on the guest socket, read 500 bytes at a time with
+  // a credit update after every read (4.19): the first update still says 0.
+  auto o = in_child([] {
+    Rig r([](Shared& s) {
+      s.kn.message_size = 500;
+      s.kn.total_bytes = 1000;
+      s.kn.credit_every_read = true;
+      s.k.guest_copy_bytes_per_cycle = 2;
+      s.k.virtio_host_copy_bytes_per_cycle = 2;
+    });
+    Shared& s = r.s;
+    Conn& c = s.conns[0];
+    c.guest.rxq.push_back(Sock::Entry{1000});
+    std::vector<double> seen;
+    auto& host = r.w.spawn<Scripted>("host_writer0", r.hcpu1, [&](Scripted& t) -> Task<> {
+      while (seen.size() < 2) {
+        co_await t.wait();
+        t.clear_wakeups();
+        seen.push_back(static_cast<double>(c.host.peer_fwd_cnt));
+      }
+    });
+    c.host.app = &host;
+    r.w.spawn<GuestApp>(r.vcpu1, s, c, false, *s.kworkers[1]);
+    r.w.run();
+    seen.push_back(static_cast<double>(c.guest.fwd_cnt));
+    seen.push_back(static_cast<double>(s.n.credit_updates.value()));
+    return seen;
+  });
+  CHECK(o == std::vector<double>{0, 1000, 1000, 2});
 }

@@ -46,7 +46,8 @@ const std::vector<MetricDoc>& metric_docs()
                                         "application), as the 2019 study computed it from iperf3"},
       {"app_cpu_percent_host", "%", "virtio_vsock: CPU time of the host application threads / elapsed x 100"},
       {"app_cpu_percent_guest", "%", "virtio_vsock: CPU time of the guest application threads / elapsed x 100"},
-      {"guest_kworker_seconds", "s", "virtio_vsock: guest kworker CPU time running send work after the syscalls"},
+      {"guest_kworker_seconds", "s", "virtio_vsock: CPU time of the guest's kworkers (send, rx and tx work)"},
+      {"socket_lock_waits_per_MB", "1/MB", "virtio_vsock: lock_sock calls that found the socket locked and slept (both ends) per MB"},
       {"syscalls_per_MB", "1/MB", "send()/recv() calls (hv_sock: Linux side; virtio_vsock: both sides) per MB"},
       {"space_checks_per_MB", "1/MB", "hvs_channel_writable_bytes evaluations per MB"},
       {"pending_send_sz_writes_per_MB", "1/MB", "pending_send_sz set/clear by the Linux writer per MB"},
@@ -67,6 +68,8 @@ const std::vector<MetricDoc>& metric_docs()
       {"credit_stalls_per_MB", "1/MB", "virtio_vsock: times a writer found zero credit and slept, per MB"},
       {"small_pkt_copies_per_MB", "1/MB", "virtio_vsock: small packets copied into the previous buffer per MB"},
       {"rx_buffer_stalls_per_MB", "1/MB", "virtio_vsock: times vhost found no guest rx buffer per MB"},
+      {"polls_per_MB", "1/MB", "virtio_vsock: select() calls of the benchmark (workload.app iperf3), both ends, per MB"},
+      {"eagain_writes_per_MB", "1/MB", "virtio_vsock: non-blocking write()s that found no credit (EAGAIN), per MB"},
       {"guest_work_runs_per_MB", "1/MB", "virtio_vsock: guest workqueue item runs (send, rx, tx) per MB"},
       {"ring_bytes_guest_to_host", "B", "size of the guest-to-host ring (header page included)"},
       {"ring_bytes_host_to_guest", "B", "size of the host-to-guest ring (header page included)"},
@@ -77,7 +80,7 @@ const std::vector<MetricDoc>& metric_docs()
        "time the CPU (vcpuN, hcpuN) spent in that category (busy: all four) / elapsed x 100"},
       {"thread.<thread>.{user|sys|irq|hypervisor|busy}_percent", "%",
        "the same per thread; the interrupt context (vmbus_isr, virtio_irq) includes the interrupt work of its "
-       "vCPU, kworker_<cpu> is send work application threads on that CPU ran on a kworker's behalf"},
+       "vCPU, kworker_<cpu> is the kworker of that vCPU (virtio_vsock: send, rx and tx work)"},
       {"queue.<queue>.mean", "B or chains",
        "time-weighted mean level: vmbus_ring bytes in use (writer's view), virtio_tx / virtio_rx chains in flight"},
       {"queue.<queue>.mean_percent", "%", "time-weighted mean level / capacity x 100 (ring data bytes; chains of "

@@ -38,10 +38,12 @@ PlatformPlan platform_plan(const Params& p)
   // CREDIT_UPDATE packets per MB: one per recv() (2018), else one per
   // (buf_alloc - credit_threshold) bytes read.
   const double credits = every_read ? msgs : 1e6 / std::max(window, 1.0);
-  // Interrupt entry and a work item run, spread over a full queue.
-  const double irq_entry = (k.virtio_guest_irq_exit + k.virtio_guest_isr + k.virtio_guest_work_run) / chains;
+  // Interrupt entry (vCPU 0's interrupt context) and a work item run (its
+  // kworker), spread over a full queue.
+  const double irq_only = (k.virtio_guest_irq_exit + k.virtio_guest_isr) / chains;
+  const double irq_entry = irq_only + k.virtio_guest_work_run / chains;
 
-  double vhost = 0, irq = 0;
+  double vhost = 0, irq = 0, interrupts = 0;
   std::string vhost_what, irq_what;
   for (int i = 0; i < plan.connections; ++i) {
     const std::string gcpu = fmt::format("vcpu{}", detail::guest_cpu_of(i, plan.vcpus));
@@ -85,6 +87,7 @@ PlatformPlan platform_plan(const Params& p)
              credits * (k.virtio_guest_rx_buf + k.virtio_guest_rx_pkt + k.virtio_guest_free +
                         2 * k.virtio_guest_alloc + k.virtio_guest_vq_add + irq_entry);
       irq_what = "tx completions (free each packet), credit updates received, rx refill";
+      interrupts += (msgs * sp.packets + credits) * irq_only;
       plan.links.push_back({"vsock0.tx", i, fmt::format("guest_writer{}", i), fmt::format("host_reader{}", i)});
     } else {
       const std::uint64_t host_pkt = kn.host_pkt_size;
@@ -115,6 +118,7 @@ PlatformPlan platform_plan(const Params& p)
                      entries * k.virtio_guest_rx_pkt) +
              credits * (k.virtio_guest_tx_done + k.virtio_guest_free + irq_entry);
       irq_what = "rx work per buffer (deliver, refill), credit update completions";
+      interrupts += (msgs * buffers + credits) * irq_only;
       // The guest reader (AppThread): recv(), a dequeue and copy per queued packet, a free each.
       const double entry_bytes = static_cast<double>(m) / entries;
       const double per_entry = k.virtio_guest_dequeue_pkt + guest_copy(std::min(entry_bytes, static_cast<double>(m))) +
@@ -133,7 +137,10 @@ PlatformPlan platform_plan(const Params& p)
   // the per-connection figures above.
   const double n = std::max(plan.connections, 1);
   plan.loads.push_back({"vhost", "hcpu0", "host vhost worker", -1, vhost / n, vhost_what});
-  plan.loads.push_back({"virtio_irq", "vcpu0", "interrupt context and rx/tx work (vCPU 0)", -1, irq / n, irq_what});
+  plan.loads.push_back({"kworker_vcpu0", "vcpu0", "guest kworker of vCPU 0 (rx and tx work)", -1,
+                        (irq - interrupts) / n, irq_what});
+  plan.loads.push_back({"virtio_irq", "vcpu0", "interrupts (vCPU 0)", -1, interrupts / n,
+                        "interrupt injection and vring_interrupt, spread over a full queue"});
   return plan;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cmath>
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -32,6 +33,7 @@ struct Knobs {
   std::uint64_t message_size, total_bytes;
   std::uint32_t rx_buf_size, max_pkt_size, host_pkt_size;
   bool mergeable_rx, host_split, credit_every_read, small_pkt_copy, batch_used, event_idx, indirect;
+  bool iperf3;  // workload.app: iperf3's client and server instead of blocking loops
   std::uint16_t queue_size;
   std::uint32_t weight_packets;
   std::uint64_t weight_bytes;
@@ -44,7 +46,7 @@ struct Counters {
   Count syscalls, allocations, frees, copies, kicks, interrupts;
   Count rx_interrupts, tx_interrupts, credit_updates, worker_wakeups, worker_runs;
   Count data_packets, rx_buffers, credit_stalls, reader_sleeps, small_copies;
-  Count rx_buffer_stalls, guest_work_runs;
+  Count rx_buffer_stalls, guest_work_runs, polls, eagain_writes;
 };
 
 enum class Op : std::uint8_t { Rw, CreditUpdate };
@@ -109,6 +111,13 @@ struct Sock {
   std::uint32_t tail_fill = 0;     // bytes in the buffer of the last queued packet
   std::uint32_t tail_cap = 0;      // its capacity
   SimThread* app = nullptr;        // the thread using this socket
+  // The socket lock (lock_sock/release_sock, net/core/sock.c): held by
+  // sendmsg/recvmsg for the whole call except while they wait, and by
+  // virtio_transport_recv_pkt for each packet; waiters sleep (exclusive
+  // wait, one woken per release).
+  SimThread* owner = nullptr;
+  std::deque<SimThread*> lock_waiters;
+  std::uint64_t lock_waits = 0;  // lock_sock calls that found it held
 
   // virtio_transport_get_credit(): what may still be sent.
   std::int64_t credit_signed() const
@@ -132,7 +141,17 @@ struct Conn {
 };
 
 class GuestIrq;
+class Kworker;
 class Vhost;
+
+// The guest driver's work items (struct work_struct of struct virtio_vsock):
+// virtio_transport_rx_work, virtio_transport_tx_work,
+// virtio_transport_send_pkt_work.
+enum class GuestWork : std::uint8_t { Rx = 0, Tx = 1, Send = 2 };
+struct WorkItem {
+  bool pending = false;          // WORK_STRUCT_PENDING: queued, not yet started
+  Kworker* running_on = nullptr;  // the kworker running it
+};
 
 // What every thread of one simulation shares: the device (its two data
 // virtqueues, the guest driver's and vhost's send lists), the connections.
@@ -149,10 +168,10 @@ struct Shared {
   std::deque<Conn> conns;
   GuestIrq* irq = nullptr;
   Vhost* vhost = nullptr;
+  std::vector<Kworker*> kworkers;  // one per guest vCPU, in vCPU order
+  std::array<WorkItem, 3> work;    // by GuestWork
   std::vector<SimThread*> host_apps;  // the host's application threads
   Counters n;
-  CpuTime guest_kworker;  // send work run in application threads' stead
-  bool send_work_running = false, send_work_again = false;
 };
 
 // Requests to a service thread that arrive at given times (doorbells,
@@ -160,16 +179,18 @@ struct Shared {
 class Inbox {
 public:
   void push(Time t, int kind) { q_.push(Req{t, seq_++, kind}); }
-  // Pops every request due at or before t; returns their kinds as a bit set.
-  unsigned take_due(Time t)
+  // Pops every request due at or before t, in time order (then the order
+  // they were made); calls f(kind) for each.
+  template <class F>
+  void take_due(Time t, F&& f)
   {
-    unsigned kinds = 0;
     while (!q_.empty() && q_.top().t <= t) {
-      kinds |= 1u << q_.top().kind;
+      const int kind = q_.top().kind;
       q_.pop();
+      f(kind);
     }
-    return kinds;
   }
+  bool empty() const { return q_.empty(); }
 
 private:
   struct Req {
@@ -183,23 +204,6 @@ private:
 };
 
 enum VqKind { kRx = 0, kTx = 1, kSend = 2 };
-
-// Where guest-side work of the driver runs: an application thread (as the
-// kworker of its vCPU, whose CPU time it is) or the interrupt context of
-// vCPU 0. Both share the driver's routines below.
-struct GuestCtx {
-  SimThread& t;
-  CpuTime* account;  // nullptr: the thread's own CPU time
-  Latency& lat;
-  void charge(double cycles, Cat c)
-  {
-    if (account)
-      t.charge(cycles, c, *account);
-    else
-      t.charge(cycles, c);
-  }
-  Time at() const { return t.now(); }
-};
 
 // ---------------------------------------------------------------------------
 // The vhost worker (drivers/vhost/vhost.c vhost_worker, drivers/vhost/vsock.c)
@@ -223,6 +227,19 @@ protected:
   Task<> body() override;
 
 private:
+  // The worker's work items (struct vhost_work): the tx queue's kick
+  // (handle_tx_kick), the rx queue's kick and the send work (both
+  // vhost_transport_do_send_pkt).
+  enum Item { kTxKick = 0, kRxKick = 1, kSendWork = 2 };
+  // vhost_work_queue(): a no-op while the item is queued; else at the end of
+  // the work list, which vhost_worker runs first come first served.
+  void queue(Item w)
+  {
+    if (!queued_[w]) {
+      queued_[w] = true;
+      list_.push_back(w);
+    }
+  }
   Task<> handle_tx();
   Task<> do_send_pkt();
   // vhost_exceeds_weight(): this run has done its share; requeue and yield.
@@ -237,7 +254,8 @@ private:
   Shared& s_;
   Latency lat_;
   Inbox inbox_;
-  bool tx_queued_ = false, send_queued_ = false;
+  std::deque<Item> list_;  // dev->work_list, in queueing order
+  std::array<bool, 3> queued_{};  // VHOST_WORK_QUEUED
 };
 
 // The knobs of a point (virtio_vsock.cpp), as the simulation and the
@@ -252,21 +270,36 @@ inline int host_cpu_of(int i, int host_cpus) { return (1 + i) % host_cpus; }
 
 // Sleep until woken (virtio_transport_common.cpp).
 Task<> sleep_until_woken(SimThread& t, Latency& lat, double wakeup_latency, double ctx_switch);
+// How a thread waits: the wake-up latency and context switch of its side.
+struct Waiter {
+  SimThread& t;
+  Latency& lat;
+  double wakeup_latency, context_switch;
+};
+// lock_sock(): settle, then take the socket lock, sleeping while another
+// thread holds it (virtio_transport_common.cpp).
+Task<> lock_sock(Waiter w, Sock& sk);
+// release_sock(): settle, drop the lock, wake one waiter.
+Task<> release_sock(SimThread& t, Sock& sk);
 // virtio_transport_send_pkt_info() for one packet (virtio_transport_common.cpp).
 void queue_pkt(std::deque<Queued>& list, Slab& slab, Sock& sock, int conn, Op op, std::uint32_t len);
-// The guest driver's routines (virtio_transport.cpp).
-Task<> guest_send_work(Shared& s, GuestCtx& c);
+// queue_work() of a guest work item (virtio_transport.cpp): a no-op while
+// it is pending; it runs on the kworker already running it (work items are
+// not reentrant), else on `local`, the kworker of the queueing vCPU.
+void queue_work(Shared& s, GuestWork w, Kworker& local, Time t);
+// virtio_vsock_rx_fill() at probe: rx buffers until the queue is full, no
+// cost; returns how many (virtio_transport.cpp).
 std::uint32_t add_rx_buffers(Shared& s, Time t);
-Task<> guest_rx_fill(Shared& s, GuestCtx& c);
 
 // ---------------------------------------------------------------------------
-// Interrupt context of guest vCPU 0: vring_interrupt, then the work items the
-// callbacks queue (virtio_transport_rx_work, virtio_transport_tx_work), run
-// by the kworker of that vCPU. They preempt any thread on vCPU 0.
+// Interrupt context of guest vCPU 0 (where the model puts every virtqueue's
+// MSI-X vector): the injected interrupt and vring_interrupt, whose callbacks
+// (virtio_vsock_rx_done, virtio_vsock_tx_done) queue the rx and tx work on
+// this vCPU's kworker. It preempts any thread on vCPU 0.
 class GuestIrq : public SimThread {
 public:
-  GuestIrq(World& w, Cpu& cpu, Shared& s)
-      : SimThread(w, "virtio_irq", cpu), s_(s), lat_(s.seed, s.iteration, "guest_irq", s.k.latency_jitter)
+  GuestIrq(World& w, Cpu& cpu, Shared& s, Kworker& kworker)
+      : SimThread(w, "virtio_irq", cpu), s_(s), kworker_(kworker)
   {
     set_daemon();
     become_interrupt_context();
@@ -282,16 +315,46 @@ protected:
   Task<> body() override;
 
 private:
+  Shared& s_;
+  Kworker& kworker_;
+  Inbox inbox_;
+};
+
+// ---------------------------------------------------------------------------
+// A guest vCPU's kworker (the per-CPU pool of the virtio_vsock workqueue,
+// process context: it sleeps on locks and interrupts preempt it). It runs
+// the work items queued on its vCPU first come first served: rx and tx work
+// queued by the interrupt on vCPU 0, the send work queued by every packet a
+// socket on this vCPU sends. Its CPU time is its own (not the application's).
+class Kworker : public SimThread {
+public:
+  Kworker(World& w, Cpu& cpu, Shared& s)
+      : SimThread(w, "kworker_" + cpu.name(), cpu), s_(s),
+        lat_(s.seed, s.iteration, "kworker_" + cpu.name(), s.k.latency_jitter)
+  {
+    set_daemon();
+  }
+  void push(GuestWork w, Time t)
+  {
+    list_.push_back(w);
+    wake_at(t);
+  }
+
+protected:
+  Task<> body() override;
+
+private:
+  Task<> send_work();
   Task<> rx_work();
   Task<> process_rx_buffer(std::uint32_t id);
   Task<> tx_work();
+  Task<> rx_fill();
   Task<> deliver(const Pkt& p, std::uint32_t len);
 
   Shared& s_;
   Latency lat_;
-  GuestCtx ctx_{*this, nullptr, lat_};
-  Inbox inbox_;
-  std::vector<std::uint32_t> taken_;  // rx buffers taken in one rx work run
+  std::deque<GuestWork> list_;
+  std::vector<std::uint32_t> taken_;  // rx buffers taken in one look
   Pkt merging_;  // mergeable rx: the packet being reassembled
   std::uint32_t merging_len_ = 0;
   bool in_merge_ = false;
@@ -305,18 +368,19 @@ private:
 
 // The costs of one end's socket layer.
 struct StackCosts {
-  double user_per_call, send_syscall, recv_syscall, alloc, free, pkt, dequeue_pkt, wakeup_latency, context_switch;
+  double user_per_call, send_syscall, recv_syscall, poll_syscall, alloc, free, pkt, dequeue_pkt, wakeup_latency,
+      context_switch;
   double copy_fixed, copy_bpc;
   double copy(double bytes) const { return copy_fixed + std::ceil(bytes / copy_bpc); }
 
   static StackCosts guest(const Costs& k)
   {
-    return {k.guest_user_per_call, k.virtio_guest_send_syscall, k.virtio_guest_recv_syscall, k.virtio_guest_alloc, k.virtio_guest_free, k.virtio_guest_pkt, k.virtio_guest_dequeue_pkt,
+    return {k.guest_user_per_call, k.virtio_guest_send_syscall, k.virtio_guest_recv_syscall, k.virtio_guest_poll_syscall, k.virtio_guest_alloc, k.virtio_guest_free, k.virtio_guest_pkt, k.virtio_guest_dequeue_pkt,
             k.guest_wakeup_latency, k.guest_context_switch, k.guest_copy_fixed, k.guest_copy_bytes_per_cycle};
   }
   static StackCosts host(const Costs& k)
   {
-    return {k.virtio_host_user_per_call, k.virtio_host_send_syscall, k.virtio_host_recv_syscall, k.virtio_host_alloc, k.virtio_host_free, k.virtio_host_pkt, k.virtio_host_dequeue_pkt,
+    return {k.virtio_host_user_per_call, k.virtio_host_send_syscall, k.virtio_host_recv_syscall, k.virtio_host_poll_syscall, k.virtio_host_alloc, k.virtio_host_free, k.virtio_host_pkt, k.virtio_host_dequeue_pkt,
             k.host_wakeup_latency, k.guest_context_switch, k.virtio_host_copy_fixed, k.virtio_host_copy_bytes_per_cycle};
   }
 };
@@ -333,12 +397,9 @@ protected:
     sk.app = this;
   }
 
-  // How a packet this end built reaches the other side.
+  // How a packet this end built reaches the other side (called settled).
   virtual void queue_packet(Op op, std::uint32_t len) = 0;
-  // Work queued by the syscall that runs once it returns (guest: the send
-  // work item); before a writer sleeps for credit, and after a message or
-  // a credit update. Whether there was any.
-  virtual Task<bool> flush() { co_return false; }
+  Waiter waiter() { return Waiter{*this, lat_, sc_.wakeup_latency, sc_.context_switch}; }
 
   Task<> body() override;
 
@@ -351,23 +412,31 @@ protected:
   Latency lat_;
 
 private:
-  // send() in a loop: virtio_transport_send_pkt_info cuts each message into
-  // packets of at most max_pkt_ bytes and the credit, each with two
-  // allocations (packet, buffer) and a copy from user memory.
+  // The benchmark's sender: blocking send() calls in a loop, or iperf3's
+  // client (select(), then up to kMultisend non-blocking write()s).
   Task<> send_all();
-
-  // recv() in a loop with a buffer of message_size bytes:
-  // virtio_transport_stream_do_dequeue, then the credit update policy.
+  // The benchmark's receiver: blocking recv() calls of message_size bytes
+  // in a loop, or iperf3's server (select(), then read()s until a block).
   Task<> receive_all();
+  // One send() of up to `len` bytes (vsock_stream_sendmsg): packets of at
+  // most max_pkt_ bytes and the credit, each with two allocations and a
+  // copy from user memory. Blocking: sleeps for credit until all is sent;
+  // non-blocking: returns what the credit allowed (0: EAGAIN).
+  Task<std::uint64_t> send_call(std::uint64_t len, bool blocking);
+  // One blocking recv() of up to `len` bytes (vsock_stream_recvmsg,
+  // virtio_transport_stream_do_dequeue, then the credit update policy).
+  Task<std::uint64_t> recv_call(std::uint64_t len);
+  // select() on the socket until `ready` holds (vsock_poll under the lock).
+  Task<> select_until(bool writable);
 };
 
-// A guest application thread. The send work item queued by a syscall runs as
-// the kworker of this vCPU right after the syscall (CPU time not charged to
-// this thread).
+// A guest application thread. virtio_transport_send_pkt() queues each packet
+// on the driver's send list and queues the send work on this vCPU's kworker.
 class GuestApp : public AppThread {
 public:
-  GuestApp(World& w, Cpu& cpu, Shared& s, Conn& c, bool writer)
-      : AppThread(w, cpu, s, c, c.guest, writer, StackCosts::guest(s.k), s.kn.max_pkt_size, "guest")
+  GuestApp(World& w, Cpu& cpu, Shared& s, Conn& c, bool writer, Kworker& kworker)
+      : AppThread(w, cpu, s, c, c.guest, writer, StackCosts::guest(s.k), s.kn.max_pkt_size, "guest"),
+        kworker_(kworker)
   {
   }
 
@@ -375,11 +444,11 @@ protected:
   void queue_packet(Op op, std::uint32_t len) override
   {
     queue_pkt(s_.guest_send, s_.slab, sk_, c_.index, op, len);
+    queue_work(s_, GuestWork::Send, kworker_, now());
   }
-  Task<bool> flush() override;
 
 private:
-  GuestCtx ctx_{*this, &s_.guest_kworker, lat_};
+  Kworker& kworker_;
 };
 
 // The host's own af_vsock + virtio_transport_common, with

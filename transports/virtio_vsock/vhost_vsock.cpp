@@ -19,23 +19,21 @@ Task<> Vhost::body()
       co_await sleep(lat_(k.host_wakeup_latency));
       s_.n.worker_wakeups.add();
     }
+    // vhost_worker(): the work list in the order it was queued; an item
+    // queued while the worker runs goes to the end.
     for (;;) {
-      unsigned due = inbox_.take_due(now());
-      tx_queued_ |= (due & (1u << kTx)) != 0;
-      send_queued_ |= (due & ((1u << kRx) | (1u << kSend))) != 0;  // rx kick and send work both run do_send_pkt
-      if (tx_queued_) {
-        tx_queued_ = false;
-        co_await run(k.virtio_host_worker_run, Cat::Sys);
-        s_.n.worker_runs.add();
-        co_await handle_tx();
-      } else if (send_queued_) {
-        send_queued_ = false;
-        co_await run(k.virtio_host_worker_run, Cat::Sys);
-        s_.n.worker_runs.add();
-        co_await do_send_pkt();
-      } else {
+      inbox_.take_due(now(), [&](int kind) { queue(kind == kTx ? kTxKick : kind == kRx ? kRxKick : kSendWork); });
+      if (list_.empty())
         break;
-      }
+      const Item w = list_.front();
+      list_.pop_front();
+      queued_[w] = false;  // cleared before the item runs
+      co_await run(k.virtio_host_worker_run, Cat::Sys);
+      s_.n.worker_runs.add();
+      if (w == kTxKick)
+        co_await handle_tx();
+      else
+        co_await do_send_pkt();  // vhost_vsock_handle_rx_kick and send_pkt_work alike
     }
   }
 }
@@ -47,23 +45,27 @@ Task<> Vhost::signal_guest(VqKind vq)
   s_.irq->raise(now() + lat_(s_.k.virtio_host_interrupt_latency), vq);
 }
 
-// virtio_transport_recv_pkt() on the host, from the worker: credit fields,
-// then data onto the host socket.
+// virtio_transport_recv_pkt() on the host, from the worker: the credit
+// fields, then under the host socket's lock (the worker sleeps while an
+// application holds it) data onto the host socket.
 Task<> Vhost::deliver_to_host(const Pkt& p)
 {
   Conn& c = s_.conns[static_cast<std::size_t>(p.conn)];
   Sock& sk = c.host;
-  sk.peer_buf_alloc = p.buf_alloc;
+  sk.peer_buf_alloc = p.buf_alloc;  // virtio_transport_space_update(), before the lock
   sk.peer_fwd_cnt = std::max(sk.peer_fwd_cnt, p.fwd_cnt);
+  co_await lock_sock(Waiter{*this, lat_, s_.k.host_wakeup_latency, s_.k.guest_context_switch}, sk);
   if (p.op == Op::CreditUpdate) {
     if (sk.app->waiting() && sk.credit_signed() > 0)
       sk.app->wake_at(now());
-    charge(s_.k.virtio_host_free, Cat::Sys);  // settled before the next look at the queue
+    charge(s_.k.virtio_host_free, Cat::Sys);
+    co_await release_sock(*this, sk);
     co_return;
   }
   sk.rxq.push_back(Sock::Entry{p.len});
   if (sk.app->waiting())
     sk.app->wake_at(now());
+  co_await release_sock(*this, sk);
 }
 
 // vhost_vsock_handle_tx_kick(): guest packets from the tx queue into host
@@ -100,7 +102,7 @@ Task<> Vhost::handle_tx()
     bytes += p.len;
     ++pkts;
     if (exceeds_weight(pkts, bytes)) {
-      tx_queued_ = true;  // vhost_exceeds_weight(): requeue and let others run
+      queue(kTxKick);  // vhost_exceeds_weight(): vhost_poll_queue, behind what others queued
       break;
     }
   }
@@ -157,7 +159,7 @@ Task<> Vhost::do_send_pkt()
       ++pkts;
     }
     if (exceeds_weight(pkts, bytes)) {
-      send_queued_ = true;
+      queue(kRxKick);
       break;
     }
   }

@@ -1,6 +1,7 @@
 // The guest's virtio-vsock driver (net/vmw_vsock/virtio_transport.c): the
-// send work item, rx buffer refill, and the interrupt context running
-// vring_interrupt, virtio_transport_rx_work and virtio_transport_tx_work.
+// interrupt (vring_interrupt), and the work items a vCPU's kworker runs:
+// virtio_transport_send_pkt_work, virtio_transport_rx_work (with rx buffer
+// refill) and virtio_transport_tx_work.
 #include "transports/virtio_vsock/internal.hpp"
 
 #include <algorithm>
@@ -8,55 +9,71 @@
 namespace vsim::virtio_vsock::detail {
 
 // ---------------------------------------------------------------------------
-// Guest driver routines (virtio_transport.c), run in a GuestCtx.
-//
-// The driver's private state (the free descriptor list, the send list, the
-// socket queues) is touched at the start of a piece of work, whose CPU time
-// is charged afterwards (the kernel's bookkeeping is thereby placed at the
-// start of the work item rather than spread over it).
+// Work items (kernel/workqueue.c queue_work, process_one_work).
 
-// virtio_transport_send_pkt_work(): move queued packets onto the tx queue,
-// kick once if vhost wants it.
-Task<> guest_send_work(Shared& s, GuestCtx& c)
+void queue_work(Shared& s, GuestWork w, Kworker& local, Time t)
 {
-  const Costs& k = s.k;
-  // A work item never runs concurrently with itself (and tx_lock serialises
-  // the rest): if it is running in another context, that run goes round once
-  // more instead.
-  if (s.send_work_running) {
-    s.send_work_again = true;
-    co_return;
-  }
-  s.send_work_running = true;
-  double cost = k.virtio_guest_work_run;
-  for (;;) {
-    s.n.guest_work_runs.add();
-    s.send_work_again = false;
-    bool added = false;
-    while (!s.guest_send.empty()) {
-      const Queued q = s.guest_send.front();
-      // Header and payload: two buffers (one descriptor with INDIRECT_DESC).
-      if (!s.txq->add(c.at(), s.slab[q.id].len > 0 ? 2 : 1, q.id))
-        break;  // the tx queue is full: tx work re-queues us when buffers come back
-      s.guest_send.pop_front();
-      cost += k.virtio_guest_vq_add;
-      added = true;
-    }
-    c.charge(cost, Cat::Sys);
-    co_await c.t.settle();  // kick_prepare reads vhost's avail_event as of the work's end
-    if (added && s.txq->kick_prepare()) {
-      c.charge(k.virtio_guest_kick, Cat::Hypervisor);  // still under tx_lock
-      co_await c.t.settle();
-      s.n.kicks.add();
-      s.vhost->ring(c.at() + c.lat(k.virtio_host_kick_latency), kTx);
-    }
-    if (!s.send_work_again)
-      break;
-    cost = k.virtio_guest_work_run;  // the work item, queued again while it ran, runs once more
-  }
-  s.send_work_running = false;
+  WorkItem& it = s.work[static_cast<std::size_t>(w)];
+  if (it.pending)
+    return;  // already queued: test_and_set_bit(WORK_STRUCT_PENDING) fails
+  it.pending = true;
+  (it.running_on ? *it.running_on : local).push(w, t);
 }
 
+Task<> Kworker::body()
+{
+  const Costs& k = s_.k;
+  for (;;) {
+    co_await wait();  // worker_thread(): idle until work is queued on this vCPU
+    while (!list_.empty()) {
+      const GuestWork w = list_.front();
+      list_.pop_front();
+      WorkItem& it = s_.work[static_cast<std::size_t>(w)];
+      it.pending = false;  // cleared before the function runs: queueing it again now re-runs it
+      it.running_on = this;
+      s_.n.guest_work_runs.add();
+      charge(k.virtio_guest_work_run, Cat::Sys);  // switch-in and dispatch, settled with the work's first step
+      switch (w) {
+        case GuestWork::Rx:
+          co_await rx_work();
+          break;
+        case GuestWork::Tx:
+          co_await tx_work();
+          break;
+        case GuestWork::Send:
+          co_await send_work();
+          break;
+      }
+      co_await settle();
+      it.running_on = nullptr;
+    }
+  }
+}
+
+// virtio_transport_send_pkt_work(): under tx_lock, move queued packets onto
+// the tx queue, then kick once if vhost wants it.
+Task<> Kworker::send_work()
+{
+  const Costs& k = s_.k;
+  co_await settle();
+  bool added = false;
+  double cost = 0;
+  while (!s_.guest_send.empty()) {
+    const Queued q = s_.guest_send.front();
+    // Header and payload: two buffers (one descriptor with INDIRECT_DESC).
+    if (!s_.txq->add(now(), s_.slab[q.id].len > 0 ? 2 : 1, q.id))
+      break;  // the tx queue is full: tx work re-queues us when buffers come back
+    s_.guest_send.pop_front();
+    cost += k.virtio_guest_vq_add;
+    added = true;
+  }
+  co_await run(cost, Cat::Sys);  // kick_prepare reads vhost's avail_event as of the work's end
+  if (added && s_.txq->kick_prepare()) {
+    co_await run(k.virtio_guest_kick, Cat::Hypervisor);  // still under tx_lock
+    s_.n.kicks.add();
+    s_.vhost->ring(now() + lat_(k.virtio_host_kick_latency), kTx);
+  }
+}
 
 // virtio_vsock_rx_fill(): allocate rx buffers until the queue is full;
 // returns how many.
@@ -73,58 +90,57 @@ std::uint32_t add_rx_buffers(Shared& s, Time t)
   return added;
 }
 
-// The same in a context (with its costs), then a kick if vhost wants one.
-Task<> guest_rx_fill(Shared& s, GuestCtx& c)
+// The same from the rx work (with its costs), then a kick if vhost wants one.
+Task<> Kworker::rx_fill()
 {
-  const Costs& k = s.k;
-  const std::uint32_t added = add_rx_buffers(s, c.at());
-  s.n.allocations.add(2 * added);
-  c.charge(added * (2 * k.virtio_guest_alloc + k.virtio_guest_vq_add), Cat::Sys);
-  co_await c.t.settle();
-  if (s.rxq->kick_prepare()) {
-    c.charge(k.virtio_guest_kick, Cat::Hypervisor);
-    co_await c.t.settle();
-    s.n.kicks.add();
-    s.vhost->ring(c.at() + c.lat(k.virtio_host_kick_latency), kRx);
+  const Costs& k = s_.k;
+  co_await settle();
+  const std::uint32_t added = add_rx_buffers(s_, now());
+  s_.n.allocations.add(2 * added);
+  co_await run(added * (2 * k.virtio_guest_alloc + k.virtio_guest_vq_add), Cat::Sys);
+  if (s_.rxq->kick_prepare()) {
+    co_await run(k.virtio_guest_kick, Cat::Hypervisor);
+    s_.n.kicks.add();
+    s_.vhost->ring(now() + lat_(k.virtio_host_kick_latency), kRx);
   }
 }
 
+// The injected interrupt: VM exit and MSI injection, vring_interrupt, and
+// the callback's queue_work. One interrupt per virtqueue's vector; two due
+// at once for the same queue are one (the vector is pending once).
 Task<> GuestIrq::body()
 {
   const Costs& k = s_.k;
   for (;;) {
     co_await wait();
     for (;;) {
-      unsigned due = inbox_.take_due(now());
+      unsigned due = 0;
+      inbox_.take_due(now(), [&](int kind) { due |= 1u << kind; });
       if (!due)
         break;
-      // MSI injection, then vring_interrupt -> callbacks -> queue_work
-      // (run with the first work item's start in one step).
-      charge(k.virtio_guest_irq_exit, Cat::Hypervisor);
-      charge(k.virtio_guest_isr, Cat::Irq);
-      if (due & (1u << kRx)) {
-        s_.n.rx_interrupts.add();
-        co_await rx_work();
+      for (VqKind vq : {kRx, kTx}) {
+        if (!(due & (1u << vq)))
+          continue;
+        charge(k.virtio_guest_irq_exit, Cat::Hypervisor);
+        co_await run(k.virtio_guest_isr, Cat::Irq);
+        if (vq == kRx) {
+          s_.n.rx_interrupts.add();
+          queue_work(s_, GuestWork::Rx, kworker_, now());  // virtio_vsock_rx_done
+        } else {
+          s_.n.tx_interrupts.add();
+          queue_work(s_, GuestWork::Tx, kworker_, now());  // virtio_vsock_tx_done
+        }
       }
-      if (due & (1u << kTx)) {
-        s_.n.tx_interrupts.add();
-        co_await tx_work();
-      }
-      co_await settle();
     }
   }
 }
 
-
-// virtio_transport_rx_work(): take used rx buffers, hand packets to their
-// sockets (no copy), refill when fewer than half the buffers remain.
-Task<> GuestIrq::rx_work()
+// virtio_transport_rx_work(): under rx_lock, take used rx buffers, hand
+// packets to their sockets (no copy), refill when fewer than half the
+// buffers remain.
+Task<> Kworker::rx_work()
 {
-  const Costs& k = s_.k;
   Virtqueue& vq = *s_.rxq;
-  charge(k.virtio_guest_work_run, Cat::Sys);
-  co_await settle();
-  s_.n.guest_work_runs.add();
   vq.disable_cb();
   // The kernel's loop takes used buffers one by one, so buffers vhost
   // publishes while it works are taken in the same run. Here: take every
@@ -147,10 +163,10 @@ Task<> GuestIrq::rx_work()
       co_await process_rx_buffer(id);
   }
   if (s_.rx_buf_nr < s_.rx_buf_max_nr / 2)
-    co_await guest_rx_fill(s_, ctx_);
+    co_await rx_fill();
 }
 
-Task<> GuestIrq::process_rx_buffer(std::uint32_t id)
+Task<> Kworker::process_rx_buffer(std::uint32_t id)
 {
   charge(s_.k.virtio_guest_rx_buf, Cat::Sys);  // settled with what the packet's delivery does first
   const Pkt p = s_.slab[id];
@@ -174,24 +190,27 @@ Task<> GuestIrq::process_rx_buffer(std::uint32_t id)
   }
 }
 
-// virtio_transport_recv_pkt(): credit fields, then queue data on the socket
-// (or, with small_pkt_copy, copy a small payload into the previous buffer).
-Task<> GuestIrq::deliver(const Pkt& p, std::uint32_t len)
+// virtio_transport_recv_pkt(): the credit fields, then under the socket
+// lock queue data on the socket (or, with small_pkt_copy, copy a small
+// payload into the previous buffer).
+Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
 {
   const Costs& k = s_.k;
   const Knobs& kn = s_.kn;
-  charge(k.virtio_guest_rx_pkt, Cat::Sys);
-  co_await settle();
   Conn& c = s_.conns[static_cast<std::size_t>(p.conn)];
   Sock& sk = c.guest;
-  // virtio_transport_space_update(): the peer's credit fields.
+  co_await run(k.virtio_guest_rx_pkt, Cat::Sys);
+  // virtio_transport_space_update(): the peer's credit fields, before the
+  // socket lock (under tx_lock only), so a writer inside sendmsg sees them.
   sk.peer_buf_alloc = p.buf_alloc;
   sk.peer_fwd_cnt = std::max(sk.peer_fwd_cnt, p.fwd_cnt);
+  co_await lock_sock(Waiter{*this, lat_, k.guest_wakeup_latency, k.guest_context_switch}, sk);
   if (p.op == Op::CreditUpdate) {
     if (sk.app->waiting() && sk.credit_signed() > 0)  // sk_write_space
       sk.app->wake_at(now());
     s_.n.frees.add();
     charge(k.virtio_guest_free, Cat::Sys);
+    co_await release_sock(*this, sk);
     co_return;
   }
   const bool small = kn.small_pkt_copy && len <= kn.small_pkt_max;
@@ -209,11 +228,12 @@ Task<> GuestIrq::deliver(const Pkt& p, std::uint32_t len)
   }
   if (sk.app->waiting())  // sk_data_ready
     sk.app->wake_at(now());
+  co_await release_sock(*this, sk);
 }
 
 // virtio_transport_tx_work(): free the packets vhost has consumed; if any,
 // queue the send work (the tx queue has room again).
-Task<> GuestIrq::tx_work()
+Task<> Kworker::tx_work()
 {
   const Costs& k = s_.k;
   Virtqueue& vq = *s_.txq;
@@ -227,17 +247,10 @@ Task<> GuestIrq::tx_work()
       ++freed;
     }
   } while (!vq.enable_cb());
-  s_.n.guest_work_runs.add();
   s_.n.frees.add(freed);
-  co_await run(k.virtio_guest_work_run + freed * (k.virtio_guest_tx_done + k.virtio_guest_free), Cat::Sys);
+  co_await run(freed * (k.virtio_guest_tx_done + k.virtio_guest_free), Cat::Sys);
   if (freed)
-    co_await guest_send_work(s_, ctx_);
-}
-
-Task<bool> GuestApp::flush()
-{
-  co_await guest_send_work(s_, ctx_);
-  co_return true;
+    queue_work(s_, GuestWork::Send, *this, now());
 }
 
 }  // namespace vsim::virtio_vsock::detail

@@ -21,6 +21,50 @@ Task<> sleep_until_woken(SimThread& t, Latency& lat, double wakeup_latency, doub
   }
 }
 
+// lock_sock() (net/core/sock.c lock_sock_nested, __lock_sock): sleep on the
+// lock's wait queue while another thread owns the socket; a release wakes
+// one waiter, which looks again (another thread may have taken it first).
+// Other wake-ups the thread gets meanwhile (data, credit, queued work) make
+// it look again too; none is forgotten, so a service thread's later work
+// still wakes it.
+Task<> lock_sock(Waiter w, Sock& sk)
+{
+  co_await w.t.settle();
+  if (sk.owner == &w.t)
+    throw std::logic_error("invariant violated: lock_sock taken twice by " + w.t.name());
+  bool counted = false;
+  while (sk.owner) {
+    if (std::find(sk.lock_waiters.begin(), sk.lock_waiters.end(), &w.t) == sk.lock_waiters.end())
+      sk.lock_waiters.push_back(&w.t);
+    if (!counted) {
+      ++sk.lock_waits;
+      counted = true;
+    }
+    if (co_await w.t.wait()) {
+      co_await w.t.sleep(w.lat(w.wakeup_latency));
+      w.t.charge(w.context_switch, Cat::Sys);
+    }
+    co_await w.t.settle();
+  }
+  if (auto it = std::find(sk.lock_waiters.begin(), sk.lock_waiters.end(), &w.t); it != sk.lock_waiters.end())
+    sk.lock_waiters.erase(it);
+  sk.owner = &w.t;
+}
+
+// release_sock(): the owner drops the lock and wakes one waiter.
+Task<> release_sock(SimThread& t, Sock& sk)
+{
+  co_await t.settle();
+  if (sk.owner != &t)
+    throw std::logic_error("invariant violated: release_sock by " + t.name() + ", which does not hold the lock");
+  sk.owner = nullptr;
+  if (!sk.lock_waiters.empty()) {
+    SimThread* w = sk.lock_waiters.front();
+    sk.lock_waiters.pop_front();
+    w->wake_at(t.now());
+  }
+}
+
 // virtio_transport_send_pkt_info() for one packet: allocate, fill, queue.
 // The payload copy from user memory is charged by the caller.
 void queue_pkt(std::deque<Queued>& list, Slab& slab, Sock& sock, int conn, Op op, std::uint32_t len)
@@ -44,97 +88,158 @@ Task<> AppThread::body()
     co_await receive_all();
 }
 
-// send() in a loop: virtio_transport_send_pkt_info cuts each message into
-// packets of at most max_pkt_ bytes and the credit, each with two
-// allocations (packet, buffer) and a copy from user memory.
+namespace {
+// iperf3's iperf_send(): up to test->multisend (10, iperf_defaults) write()s
+// per select() when no rate is set.
+constexpr int kMultisend = 10;
+}  // namespace
+
 Task<> AppThread::send_all()
 {
   const Knobs& kn = s_.kn;
-  for (std::uint64_t left = kn.total_bytes; left > 0;) {
-    std::uint64_t msg = std::min(left, kn.message_size);
-    charge(sc_.user_per_call, Cat::User);
-    charge(sc_.send_syscall, Cat::Sys);
-    s_.n.syscalls.add();
-    for (std::uint64_t rem = msg; rem > 0;) {
-      co_await settle();
-      std::uint64_t credit = sk_.credit();
-      if (credit == 0) {
-        // Sleep in vsock_stream_sendmsg until a credit update arrives; what
-        // was queued so far goes out meanwhile.
-        if (co_await flush())
-          credit = sk_.credit();
-        if (credit == 0) {
-          s_.n.credit_stalls.add();
-          co_await sleep_until_woken(*this, lat_, sc_.wakeup_latency, sc_.context_switch);
-        }
-        continue;
-      }
-      auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>({rem, max_pkt_, credit}));
-      co_await run(sc_.pkt + 2 * sc_.alloc + sc_.copy(n), Cat::Sys);  // kzalloc pkt, kmalloc buf, copy_from_iter
-      s_.n.allocations.add(2);
-      s_.n.copies.add();
-      sk_.tx_cnt += n;
-      queue_packet(Op::Rw, n);
-      s_.n.data_packets.add();
-      rem -= n;
+  std::uint64_t left = kn.total_bytes;
+  if (!kn.iperf3) {
+    while (left > 0)
+      left -= co_await send_call(std::min(left, kn.message_size), true);
+    co_return;
+  }
+  // iperf_run_client() with its streams non-blocking: select() for
+  // writing, then iperf_send(); Nwrite() returns what a write() took, 0 on
+  // EAGAIN, and the multisend loop goes on regardless.
+  while (left > 0) {
+    co_await select_until(true);
+    for (int i = 0; i < kMultisend && left > 0; ++i) {
+      const std::uint64_t sent = co_await send_call(std::min(left, kn.message_size), false);
+      if (sent == 0)
+        s_.n.eagain_writes.add();
+      left -= sent;
     }
-    co_await flush();
-    left -= msg;
   }
 }
 
-// recv() in a loop with a buffer of message_size bytes:
-// virtio_transport_stream_do_dequeue, then the credit update policy.
+Task<std::uint64_t> AppThread::send_call(std::uint64_t len, bool blocking)
+{
+  charge(sc_.user_per_call, Cat::User);
+  charge(sc_.send_syscall, Cat::Sys);
+  s_.n.syscalls.add();
+  co_await lock_sock(waiter(), sk_);  // held for the whole call, except while waiting
+  std::uint64_t sent = 0;
+  while (sent < len) {
+    co_await settle();
+    const std::uint64_t credit = sk_.credit();
+    if (credit == 0) {
+      if (!blocking)
+        break;  // -EAGAIN, or the bytes written so far
+      // No credit: release the lock and sleep until a credit update
+      // arrives (what was queued so far goes out meanwhile).
+      s_.n.credit_stalls.add();
+      co_await release_sock(*this, sk_);
+      co_await sleep_until_woken(*this, lat_, sc_.wakeup_latency, sc_.context_switch);
+      co_await lock_sock(waiter(), sk_);
+      continue;
+    }
+    // virtio_transport_send_pkt_info(): kzalloc pkt, kmalloc buf, copy_from_iter
+    auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>({len - sent, max_pkt_, credit}));
+    co_await run(sc_.pkt + 2 * sc_.alloc + sc_.copy(n), Cat::Sys);
+    s_.n.allocations.add(2);
+    s_.n.copies.add();
+    sk_.tx_cnt += n;
+    queue_packet(Op::Rw, n);
+    s_.n.data_packets.add();
+    sent += n;
+  }
+  co_await release_sock(*this, sk_);
+  co_return sent;
+}
+
+Task<> AppThread::select_until(bool writable)
+{
+  // do_select(): poll the socket (vsock_poll takes the socket lock); if it
+  // is not ready, sleep until a wake-up on the socket, then poll again.
+  charge(sc_.poll_syscall, Cat::Sys);
+  s_.n.polls.add();
+  for (;;) {
+    co_await lock_sock(waiter(), sk_);
+    const bool ready = writable ? sk_.credit() > 0 : !sk_.rxq.empty();
+    co_await release_sock(*this, sk_);
+    if (ready)
+      break;
+    if (writable)
+      s_.n.credit_stalls.add();
+    else
+      s_.n.reader_sleeps.add();
+    co_await sleep_until_woken(*this, lat_, sc_.wakeup_latency, sc_.context_switch);
+  }
+}
+
 Task<> AppThread::receive_all()
 {
   const Knobs& kn = s_.kn;
   while (c_.delivered < kn.total_bytes) {
-    charge(sc_.user_per_call, Cat::User);
-    charge(sc_.recv_syscall, Cat::Sys);
-    s_.n.syscalls.add();
-    for (;;) {
-      co_await settle();  // the queue as of the work before
-      if (!sk_.rxq.empty())
-        break;
-      s_.n.reader_sleeps.add();
-      co_await sleep_until_woken(*this, lat_, sc_.wakeup_latency, sc_.context_switch);
+    if (!kn.iperf3) {
+      co_await recv_call(kn.message_size);
+      continue;
     }
-    std::uint64_t got = 0;
-    for (;;) {
-      if (got >= kn.message_size)
-        break;
-      co_await settle();
-      if (sk_.rxq.empty())
-        break;
-      Sock::Entry& e = sk_.rxq.front();  // stays put: the interrupt context only appends
-      auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(kn.message_size - got, e.len - e.off));
-      co_await run((e.merged ? 0 : sc_.dequeue_pkt) + sc_.copy(n), Cat::Sys);  // memcpy_to_msg
-      s_.n.copies.add();
-      e.off += n;
-      got += n;
-      if (e.off == e.len) {
-        bool merged = e.merged;  // its buffer was freed when it was copied
-        sk_.rxq.pop_front();
-        if (!merged) {
-          charge(sc_.free, Cat::Sys);  // virtio_transport_free_pkt: struct and buffer
-          s_.n.frees.add();
-        }
-      }
-    }
-    sk_.fwd_cnt += got;
-    c_.delivered += got;
-    // virtio_transport_send_credit_update(): every read (2018) or when the
-    // free space the peer knows of is below the threshold (5.4).
-    if (kn.credit_every_read || sk_.buf_alloc - (sk_.fwd_cnt - sk_.last_fwd_cnt) < kn.credit_threshold) {
-      co_await run(sc_.pkt + sc_.alloc, Cat::Sys);
-      s_.n.allocations.add();
-      s_.n.credit_updates.add();
-      queue_packet(Op::CreditUpdate, 0);
-      co_await flush();
-    }
+    // iperf_run_server(): select() for reading, then iperf_tcp_recv():
+    // Nread() reads until a whole block has come (blocking read()s).
+    co_await select_until(false);
+    std::uint64_t block = std::min(kn.message_size, kn.total_bytes - c_.delivered);
+    while (block > 0)
+      block -= co_await recv_call(block);
   }
   co_await settle();
   c_.done_at = now();
+}
+
+Task<std::uint64_t> AppThread::recv_call(std::uint64_t len)
+{
+  const Knobs& kn = s_.kn;
+  charge(sc_.user_per_call, Cat::User);
+  charge(sc_.recv_syscall, Cat::Sys);
+  s_.n.syscalls.add();
+  co_await lock_sock(waiter(), sk_);  // the queue as of the work before
+  while (sk_.rxq.empty()) {
+    s_.n.reader_sleeps.add();
+    co_await release_sock(*this, sk_);
+    co_await sleep_until_woken(*this, lat_, sc_.wakeup_latency, sc_.context_switch);
+    co_await lock_sock(waiter(), sk_);
+  }
+  std::uint64_t got = 0;
+  for (;;) {
+    if (got >= len)
+      break;
+    co_await settle();
+    if (sk_.rxq.empty())
+      break;
+    Sock::Entry& e = sk_.rxq.front();  // stays put: nobody else touches the queue under the lock
+    auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(len - got, e.len - e.off));
+    co_await run((e.merged ? 0 : sc_.dequeue_pkt) + sc_.copy(n), Cat::Sys);  // memcpy_to_msg
+    s_.n.copies.add();
+    e.off += n;
+    got += n;
+    if (e.off == e.len) {
+      // virtio_transport_dec_rx_pkt(): fwd_cnt counts a packet once it is
+      // wholly read, not the bytes read of it so far.
+      sk_.fwd_cnt += e.len;
+      bool merged = e.merged;  // its buffer was freed when it was copied
+      sk_.rxq.pop_front();
+      if (!merged) {
+        charge(sc_.free, Cat::Sys);  // virtio_transport_free_pkt: struct and buffer
+        s_.n.frees.add();
+      }
+    }
+  }
+  c_.delivered += got;
+  // virtio_transport_send_credit_update(): every read (2018) or when the
+  // free space the peer knows of is below the threshold (5.4).
+  if (kn.credit_every_read || sk_.buf_alloc - (sk_.fwd_cnt - sk_.last_fwd_cnt) < kn.credit_threshold) {
+    co_await run(sc_.pkt + sc_.alloc, Cat::Sys);
+    s_.n.allocations.add();
+    s_.n.credit_updates.add();
+    queue_packet(Op::CreditUpdate, 0);
+  }
+  co_await release_sock(*this, sk_);
+  co_return got;
 }
 
 }  // namespace vsim::virtio_vsock::detail

@@ -32,7 +32,7 @@ void apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t iteratio
   Rng rng(seed, iteration, "host_speed");
   double f = rng.factor(k.iteration_jitter);
   for (double* c : {&k.virtio_host_user_per_call, &k.virtio_host_send_syscall, &k.virtio_host_recv_syscall, &k.virtio_host_alloc, &k.virtio_host_free, &k.virtio_host_pkt,
-                    &k.virtio_host_copy_fixed, &k.virtio_host_dequeue_pkt, &k.virtio_host_worker_run, &k.virtio_host_tx_pkt, &k.virtio_host_rx_buf, &k.virtio_host_signal})
+                    &k.virtio_host_copy_fixed, &k.virtio_host_dequeue_pkt, &k.virtio_host_worker_run, &k.virtio_host_tx_pkt, &k.virtio_host_rx_buf, &k.virtio_host_signal, &k.virtio_host_poll_syscall})
     *c = std::round(*c * f);
   k.virtio_host_copy_bytes_per_cycle /= f;
   k.virtio_host_guest_copy_bytes_per_cycle /= f;
@@ -59,6 +59,7 @@ Knobs detail::read_knobs(const Params& p)
   kn.batch_used = p.boolean("virtio_vsock.batch_used");
   kn.event_idx = p.boolean("virtio_vsock.event_idx");
   kn.indirect = p.boolean("virtio_vsock.indirect_desc");
+  kn.iperf3 = p.text("workload.app") == "iperf3";
   kn.queue_size = static_cast<std::uint16_t>(u("virtio_vsock.queue_size"));
   kn.weight_packets = static_cast<std::uint32_t>(u("virtio_vsock.vhost_weight_packets"));
   kn.weight_bytes = u("virtio_vsock.vhost_weight_bytes");
@@ -89,7 +90,9 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
 
   s.rxq = std::make_unique<Virtqueue>(kn.queue_size, kn.event_idx, kn.indirect);
   s.txq = std::make_unique<Virtqueue>(kn.queue_size, kn.event_idx, kn.indirect);
-  s.irq = &world.spawn<GuestIrq>(*guest[0], s);
+  for (Cpu* v : guest)
+    s.kworkers.push_back(&world.spawn<Kworker>(*v, s));
+  s.irq = &world.spawn<GuestIrq>(*guest[0], s, *s.kworkers[0]);
   s.vhost = &world.spawn<Vhost>(*host[0], s);
   add_rx_buffers(s, 0);  // virtio_vsock_probe(): rx buffers before any traffic, no cost
 
@@ -101,17 +104,18 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
       sk->buf_alloc = kn.buf_alloc;
       sk->peer_buf_alloc = kn.buf_alloc;  // exchanged at connect (REQUEST/RESPONSE)
     }
-    Cpu& gcpu = *guest[static_cast<std::size_t>(guest_cpu_of(i, vcpus))];
+    const auto gi = static_cast<std::size_t>(guest_cpu_of(i, vcpus));
+    Cpu& gcpu = *guest[gi];
     Cpu& hcpu = *host[static_cast<std::size_t>(host_cpu_of(i, hcpus))];
     SimThread *g, *h;
     if (g2h) {
-      g = &world.spawn<GuestApp>(gcpu, s, c, true);
+      g = &world.spawn<GuestApp>(gcpu, s, c, true, *s.kworkers[gi]);
       h = &world.spawn<HostApp>(hcpu, s, c, false);
       writers.push_back(g);
       readers.push_back(h);
     } else {
       h = &world.spawn<HostApp>(hcpu, s, c, true);
-      g = &world.spawn<GuestApp>(gcpu, s, c, false);
+      g = &world.spawn<GuestApp>(gcpu, s, c, false, *s.kworkers[gi]);
       writers.push_back(h);
       readers.push_back(g);
     }
@@ -177,7 +181,14 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   per_mb("small_pkt_copies", n.small_copies);
   per_mb("rx_buffer_stalls", n.rx_buffer_stalls);
   per_mb("guest_work_runs", n.guest_work_runs);
-  m["guest_kworker_seconds"] = k.seconds(s.guest_kworker.busy());
+  per_mb("polls", n.polls);
+  per_mb("eagain_writes", n.eagain_writes);
+  std::uint64_t lock_waits = 0;
+  for (const Conn& c : s.conns)
+    lock_waits += c.guest.lock_waits + c.host.lock_waits;
+  m["socket_lock_waits_per_MB"] = static_cast<double>(lock_waits) / mb;
+  std::vector<SimThread*> kworkers(s.kworkers.begin(), s.kworkers.end());
+  m["guest_kworker_seconds"] = k.seconds(thread_cycles(kworkers, {Cat::User, Cat::Sys, Cat::Hypervisor}));
   append_breakdown(m, world, elapsed, {s.irq}, {{"virtio_tx", &s.txq->occupancy()}, {"virtio_rx", &s.rxq->occupancy()}});
   return m;
 }
