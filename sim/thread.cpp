@@ -135,13 +135,14 @@ bool SimThread::begin_irq_step(std::coroutine_handle<> h)
 
 void SimThread::remember(const Work& w)
 {
-  // Only work that may start at the run's end matters: a daemon's, at or
-  // after the engine's time (interrupt work may start later than now). The
-  // other threads have finished by then, or are the one finishing.
+  // Only work that may reach past the run's end matters: a daemon's, not
+  // over before the engine's time (its CPU time runs at least `cycles` from
+  // its start; interrupt work may start later than now). The other threads
+  // have finished by then, or are the one finishing.
   if (!daemon_)
     return;
   const Time t = world_->now();
-  while (!recent_.empty() && recent_.front().start < t)
+  while (!recent_.empty() && recent_.front().start + recent_.front().cycles < t)
     recent_.pop_front();
   recent_.push_back(w);
 }
@@ -164,9 +165,20 @@ void SimThread::account_work(const Work& w, double sign)
 
 void SimThread::drop_work_from(Time end)
 {
-  for (const Work& w : recent_)
-    if (w.start >= end)
+  // Work that started at or after the end is not part of the run; work
+  // running across it only up to the end (its CPU time taken as spread
+  // evenly over `cycles` from its start).
+  for (const Work& w : recent_) {
+    if (w.start >= end) {
       account_work(w, -1);
+    } else if (w.start + w.cycles > end) {
+      Work past = w;
+      const double f = (w.start + w.cycles - end) / w.cycles;
+      for (int c = 0; c < kCats; ++c)
+        past.own.cycles[static_cast<std::size_t>(c)] *= f;
+      account_work(past, -1);
+    }
+  }
   recent_.clear();
 }
 

@@ -128,7 +128,8 @@ public:
   bool current(std::uint64_t gen) const { return gen == gen_ && pending_ != Pending::None; }
   // Once the run is over at `end`: takes back the CPU time of work that
   // started at or after it (a daemon's next piece, begun at the very
-  // instant the last thread finished).
+  // instant the last thread finished), and of work running across it the
+  // part past it.
   void drop_work_from(Time end);
   // The CPU was handed over to this thread, which waited for it.
   void cpu_granted();

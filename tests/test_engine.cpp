@@ -248,3 +248,24 @@ TEST_CASE("engine: a run ends with its last non-daemon thread, daemon work start
   // taken back.
   CHECK(o == std::vector<double>{150, 1010, 100, 1010, 100});
 }
+
+TEST_CASE("engine: daemon work running across the run's end counts only up to the end", "[sim][engine]")
+{
+  auto o = in_child([] {
+    World w;
+    Cpu& a = w.add_cpu(Side::Guest, "a");
+    Cpu& b = w.add_cpu(Side::Host, "b");
+    auto& daemon = w.spawn<Scripted>("daemon", a, [&](Scripted& t) -> Task<> {
+      co_await t.wait();
+      co_await t.run(400, Cat::Sys);  // [600, 1000): the run ends at 700
+    });
+    daemon.set_daemon();
+    w.spawn<Scripted>("app", b, [&](Scripted& t) -> Task<> {
+      daemon.wake_at(600);
+      co_await t.run(700, Cat::Sys);
+    });
+    w.run();
+    return std::vector<double>{w.end(), daemon.cpu_time().busy(), a.time().busy()};
+  });
+  CHECK(o == std::vector<double>{700, 100, 100});
+}
