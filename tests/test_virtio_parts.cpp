@@ -160,10 +160,10 @@ namespace {
 // times, and looks at 4000 cycles, before vhost (rung 5000 cycles after a
 // kick) has taken anything. Returns: the send work's runs, the chains on
 // the tx queue, kicks, the kworker's CPU time, the writer's.
-std::vector<double> send_packets(const std::vector<double>& at, int kw)
+std::vector<double> send_packets(const std::vector<double>& at, int kw, double context_switch = 0)
 {
   return in_child([&] {
-    Rig r;
+    Rig r([&](Shared& s) { s.k.guest_context_switch = context_switch; });
     Shared& s = r.s;
     std::vector<double> out;
     r.w.spawn<Scripted>("writer", r.vcpu1, [&](Scripted& t) -> Task<> {
@@ -191,6 +191,9 @@ TEST_CASE("virtio_transport: the send work moves queued packets onto the tx queu
   // so one run (300), 3 x vq_add (120), one kick (2000); the kworker's CPU
   // time, not the writer's (a thread of its own on the writer's vCPU).
   CHECK(send_packets({0, 0, 0}, 1) == std::vector<double>{1, 3, 1, 2420, 0});
+  // Woken from idle, the kworker is switched in, and out again once its
+  // list is empty: a context switch each, its own CPU time.
+  CHECK(send_packets({0, 0, 0}, 1, 500) == std::vector<double>{1, 3, 1, 500 + 2420 + 500, 0});
 }
 
 TEST_CASE("virtio_transport: send work queued while it runs runs again, and not again while it is pending",

@@ -24,7 +24,11 @@ Task<> Kworker::body()
 {
   const Costs& k = s_.k;
   for (;;) {
-    co_await wait();  // worker_thread(): idle until work is queued on this vCPU
+    // worker_thread(): idle until work is queued on this vCPU; a wake-up
+    // switches the kworker in, and going idle again switches to whatever
+    // runs next (an application thread it preempted): a context switch each.
+    if (co_await wait())
+      charge(k.guest_context_switch, Cat::Sys);
     while (!list_.empty()) {
       const GuestWork w = list_.front();
       list_.pop_front();
@@ -32,7 +36,7 @@ Task<> Kworker::body()
       it.pending = false;  // cleared before the function runs: queueing it again now re-runs it
       it.running_on = this;
       s_.n.guest_work_runs.add();
-      charge(k.virtio_guest_work_run, Cat::Sys);  // switch-in and dispatch, settled with the work's first step
+      charge(k.virtio_guest_work_run, Cat::Sys);  // process_one_work(), settled with the work's first step
       switch (w) {
         case GuestWork::Rx:
           co_await rx_work();
@@ -47,6 +51,7 @@ Task<> Kworker::body()
       co_await settle();
       it.running_on = nullptr;
     }
+    co_await run(k.guest_context_switch, Cat::Sys);
   }
 }
 
