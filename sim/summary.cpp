@@ -16,6 +16,14 @@ double thread_cycles(const std::vector<SimThread*>& threads, std::initializer_li
   return c;
 }
 
+double interrupted_cycles(const std::vector<SimThread*>& threads)
+{
+  double c = 0;
+  for (const SimThread* t : threads)
+    c += t->interrupted_time().busy();
+  return c;
+}
+
 void check_cpu_busy(const World& world, Time elapsed)
 {
   Time end = elapsed;

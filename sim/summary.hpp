@@ -15,6 +15,8 @@ namespace vsim {
 
 // CPU cycles the threads spent in the given categories.
 double thread_cycles(const std::vector<SimThread*>& threads, std::initializer_list<Cat> cats);
+// The interrupt work done on the threads' CPUs while they held them.
+double interrupted_cycles(const std::vector<SimThread*>& threads);
 
 // Throws std::logic_error ("invariant violated: CPU ... busy for ...") if a
 // CPU was busy longer than the run: until `elapsed` or the last thread's end.

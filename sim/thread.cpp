@@ -124,6 +124,8 @@ bool SimThread::begin_irq_step(std::coroutine_handle<> h)
       continue;
     const Time start = cpu_->irq_start(world_->now());
     cpu_->add_irq(start, cycles, c);
+    if (SimThread* h = cpu_->holder(); h && h != this)
+      h->interrupted_[c] += cycles;  // it stretches the holder's step
     Work w{start, cycles, {}, true};
     w.own[c] = cycles;
     remember(w);

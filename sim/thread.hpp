@@ -117,6 +117,10 @@ public:
 
   // Per-thread CPU time (what `time` would report for it).
   const CpuTime& cpu_time() const { return time_; }
+  // Interrupt work its CPU did while this thread held it (the scheduler's
+  // runtime of the thread, sum_exec_runtime, includes it unless the kernel
+  // accounts interrupt time apart).
+  const CpuTime& interrupted_time() const { return interrupted_; }
   Time finished_at() const { return finished_at_; }
 
   // --- used by the World ------------------------------------------------
@@ -175,6 +179,7 @@ private:
   Work work_{};
   void account_work(const Work& w, double sign);
   CpuTime time_;
+  CpuTime interrupted_;
   CpuTime debt_;  // charged, not yet settled
   bool irq_context_ = false;
   bool begin_irq_step(std::coroutine_handle<> h);

@@ -135,11 +135,11 @@ TEST_CASE("engine: interrupts stretch CPU work, threads sharing a CPU take turns
     });
     irq.set_daemon();
     irq.become_interrupt_context();
-    w.spawn<Scripted>("w1", a, [&](Scripted& t) -> Task<> {
+    auto& w1 = w.spawn<Scripted>("w1", a, [&](Scripted& t) -> Task<> {
       co_await t.run(100, Cat::Sys);  // [0, 160): 60 cycles of interrupts inside
       out.push_back(t.now());
     });
-    w.spawn<Scripted>("w2", a, [&](Scripted& t) -> Task<> {
+    auto& w2 = w.spawn<Scripted>("w2", a, [&](Scripted& t) -> Task<> {
       t.charge(40, Cat::User);
       co_await t.run(60, Cat::Sys);  // waits for w1: [160, 260)
       out.push_back(t.now());
@@ -149,9 +149,13 @@ TEST_CASE("engine: interrupts stretch CPU work, threads sharing a CPU take turns
     w.run();
     out.push_back(a.time().busy());
     out.push_back(a.irq_time()[Cat::Irq]);
+    // The interrupts came while w1 held the CPU: its runtime includes them.
+    out.push_back(w1.interrupted_time().busy());
+    out.push_back(w1.interrupted_time()[Cat::Hypervisor]);
+    out.push_back(w2.interrupted_time().busy());
     return out;
   });
-  CHECK(o == std::vector<double>{160, 260, 40, 60, 260, 40});
+  CHECK(o == std::vector<double>{160, 260, 40, 60, 260, 40, 60, 20, 0});
 }
 
 TEST_CASE("engine: charged work settles as one step at the time the steps one by one would give", "[sim][engine][cpu]")

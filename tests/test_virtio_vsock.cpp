@@ -251,6 +251,18 @@ TEST_CASE("virtio_vsock design knobs move the mechanism they name", "[virtio][me
   // The socket lock: in 2018, vhost delivers every credit update to the
   // host writer's socket, which the writer holds while it sends.
   CHECK(get(loop, "socket_lock_waits_per_MB") > 0);
+  // Where the interrupts land: vCPU 0 by default; on vCPU 1 they share the
+  // reader's vCPU, and the reader's runtime (what iperf3's clock() reads)
+  // includes those taken while it ran.
+  auto on1 = loop;
+  on1.push_back("virtio_vsock.irq_vcpu=1");
+  const PointResult r0 = run(loop)[0], r1 = run(on1)[0];
+  CHECK(metric(r0, "cpu.vcpu0.irq_percent") > 0);
+  CHECK(metric(r0, "cpu.vcpu1.irq_percent") == 0);
+  CHECK(metric(r1, "cpu.vcpu0.irq_percent") == 0);
+  CHECK(metric(r1, "cpu.vcpu1.irq_percent") > 0);
+  CHECK(metric(r0, "app_cpu_percent_guest") == Approx(metric(r0, "thread.guest_reader0.busy_percent")));
+  CHECK(metric(r1, "app_cpu_percent_guest") > metric(r1, "thread.guest_reader0.busy_percent"));
 }
 
 TEST_CASE("virtio_vsock runs many connections over one device and one vhost worker", "[virtio][e2e]")

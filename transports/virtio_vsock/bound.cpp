@@ -137,9 +137,10 @@ PlatformPlan platform_plan(const Params& p)
   // the per-connection figures above.
   const double n = std::max(plan.connections, 1);
   plan.loads.push_back({"vhost", "hcpu0", "host vhost worker", -1, vhost / n, vhost_what});
-  plan.loads.push_back({"kworker_vcpu0", "vcpu0", "guest kworker of vCPU 0 (rx and tx work)", -1,
+  const std::string irq_cpu = fmt::format("vcpu{}", p.integer("virtio_vsock.irq_vcpu") % plan.vcpus);
+  plan.loads.push_back({"kworker_" + irq_cpu, irq_cpu, "guest kworker of the interrupt vCPU (rx and tx work)", -1,
                         (irq - interrupts) / n, irq_what});
-  plan.loads.push_back({"virtio_irq", "vcpu0", "interrupts (vCPU 0)", -1, interrupts / n,
+  plan.loads.push_back({"virtio_irq", irq_cpu, "interrupts (the interrupt vCPU)", -1, interrupts / n,
                         "interrupt injection and vring_interrupt, spread over a full queue"});
   return plan;
 }

@@ -151,6 +151,12 @@ void declare_params(ParamRegistry& reg)
   th.doc = "with credit_update=threshold: send a credit update when the free space the peer knows of is below this "
            "(VIRTIO_VSOCK_MAX_PKT_BUF_SIZE)";
   add(th);
+  ParamSpec iv{"virtio_vsock.irq_vcpu", ParamKind::Integer, "vCPU", "0"};
+  iv.min = 0;
+  iv.max = 63;
+  iv.doc = "the guest vCPU the device's MSI-X vectors land on, whose kworker runs the rx and tx work (taken "
+           "modulo guest.vcpus); connection i's guest thread stays on vCPU (1+i) mod vcpus";
+  add(iv);
   ParamSpec sc{"virtio_vsock.small_pkt_copy_max", ParamKind::Size, "bytes", "128"};
   sc.min = 1;
   sc.max = 64 * 1024;
