@@ -424,8 +424,9 @@ private:
   // non-blocking: returns what the credit allowed (0: EAGAIN).
   Task<std::uint64_t> send_call(std::uint64_t len, bool blocking);
   // One blocking recv() of up to `len` bytes (vsock_stream_recvmsg,
-  // virtio_transport_stream_do_dequeue, then the credit update policy).
-  Task<std::uint64_t> recv_call(std::uint64_t len);
+  // virtio_transport_stream_do_dequeue, then the credit update policy),
+  // with the application's own work per call or without it.
+  Task<std::uint64_t> recv_call(std::uint64_t len, bool user_work);
   // select() on the socket until `ready` holds (vsock_poll under the lock).
   Task<> select_until(bool writable);
 };

@@ -177,24 +177,27 @@ Task<> AppThread::receive_all()
   const Knobs& kn = s_.kn;
   while (c_.delivered < kn.total_bytes) {
     if (!kn.iperf3) {
-      co_await recv_call(kn.message_size);
+      co_await recv_call(kn.message_size, true);
       continue;
     }
     // iperf_run_server(): select() for reading, then iperf_tcp_recv():
-    // Nread() reads until a whole block has come (blocking read()s).
+    // Nread() reads until a whole block has come (blocking read()s in a
+    // tight loop: iperf3's own work is once per block, not per read()).
     co_await select_until(false);
+    charge(sc_.user_per_call, Cat::User);
     std::uint64_t block = std::min(kn.message_size, kn.total_bytes - c_.delivered);
     while (block > 0)
-      block -= co_await recv_call(block);
+      block -= co_await recv_call(block, false);
   }
   co_await settle();
   c_.done_at = now();
 }
 
-Task<std::uint64_t> AppThread::recv_call(std::uint64_t len)
+Task<std::uint64_t> AppThread::recv_call(std::uint64_t len, bool user_work)
 {
   const Knobs& kn = s_.kn;
-  charge(sc_.user_per_call, Cat::User);
+  if (user_work)
+    charge(sc_.user_per_call, Cat::User);
   charge(sc_.recv_syscall, Cat::Sys);
   s_.n.syscalls.add();
   co_await lock_sock(waiter(), sk_);  // the queue as of the work before
