@@ -9,7 +9,7 @@ const std::vector<CostField<SharedCosts>>& shared_costs()
       VSIM_COST(clock_ghz, "GHz", 0.1, 10, "platform clock: every cycle figure below counts cycles of this clock", "",
          2.0, 3.8, "Two-socket Xeons of the era run 2.0-2.7 GHz nominal (e.g. E5-2660 v4 2.0 GHz, 3.0 turbo) with single-core turbo up to ~3.5-3.8 GHz; every cycle range below assumes 2.5 GHz and scales with it.",
          "[R26], [R27]"),
-        VSIM_COST(guest_user_per_call, "cycles", 0, 1e7, "user-space cost of one send()/recv() in the benchmark loop", "",
+        VSIM_COST(guest_user_per_call, "cycles", 0, 1e7, "user-space cost of one send()/recv() in the benchmark loop (iperf3's server: once per block; its select() is virtio_*_poll_syscall)", "",
          50, 5000, "(derived) A libc send()/recv() wrapper in a tight loop costs tens of cycles; an iperf3-style loop that also checks timers and calls select() each iteration can reach ~1-2 us, since select() alone is a syscall of ~190-240 ns entry/exit plus its polling work.",
          "[R1], [R2]; no direct source for iperf3's user time"),
         VSIM_COST(guest_copy_fixed, "cycles", 0, 1e7, "fixed cost of one kernel copy (memcpy_from_msg, ring copy, memcpy_to_msg)", "",

@@ -55,7 +55,7 @@ const std::vector<CostField<Costs>>& table()
          50, 600, "(derived) Spinlock, list walk and length bookkeeping per packet touched (copy and free are separate).",
          "[R20], [R26]"),
         // virtio-vsock: host (drivers/vhost/vsock.c, vhost.c, the host socket)
-        VSIM_COST(virtio_host_user_per_call, "cycles", 0, 1e7, "user-space cost of one send()/recv() of the host application", "virtio_vsock",
+        VSIM_COST(virtio_host_user_per_call, "cycles", 0, 1e7, "user-space cost of one send()/recv() of the host application (iperf3's server: once per block)", "virtio_vsock",
          50, 5000, "Same as guest_user_per_call (tight loop tens of cycles; iperf3 with timers and select() up to ~2 us).",
          "[R1], [R2]"),
         VSIM_COST(virtio_host_send_syscall, "cycles", 0, 1e7, "host sendmsg entry/exit + vsock_stream_sendmsg fixed work", "virtio_vsock",

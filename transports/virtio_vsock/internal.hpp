@@ -227,13 +227,12 @@ protected:
   Task<> body() override;
 
 private:
-  // The worker's work items (struct vhost_work): the tx queue's kick
-  // (handle_tx_kick), the rx queue's kick and the send work (both
-  // vhost_transport_do_send_pkt).
-  enum Item { kTxKick = 0, kRxKick = 1, kSendWork = 2 };
-  // vhost_work_queue(): a no-op while the item is queued; else at the end of
-  // the work list, which vhost_worker runs first come first served.
-  void queue(Item w)
+  // The worker's work items (struct vhost_work), one per kind it is rung
+  // with: the tx queue's kick (handle_tx_kick), the rx queue's kick and the
+  // send work (both vhost_transport_do_send_pkt). vhost_work_queue(): a
+  // no-op while the item is queued; else at the end of the work list, which
+  // vhost_worker runs first come first served.
+  void queue(VqKind w)
   {
     if (!queued_[w]) {
       queued_[w] = true;
@@ -254,8 +253,8 @@ private:
   Shared& s_;
   Latency lat_;
   Inbox inbox_;
-  std::deque<Item> list_;  // dev->work_list, in queueing order
-  std::array<bool, 3> queued_{};  // VHOST_WORK_QUEUED
+  std::deque<VqKind> list_;  // dev->work_list, in queueing order
+  std::array<bool, 3> queued_{};  // VHOST_WORK_QUEUED, by VqKind
 };
 
 // The knobs of a point (virtio_vsock.cpp), as the simulation and the
@@ -268,14 +267,15 @@ Knobs read_knobs(const Params& p);
 inline int guest_cpu_of(int i, int vcpus) { return (1 + i) % vcpus; }
 inline int host_cpu_of(int i, int host_cpus) { return (1 + i) % host_cpus; }
 
-// Sleep until woken (virtio_transport_common.cpp).
-Task<> sleep_until_woken(SimThread& t, Latency& lat, double wakeup_latency, double ctx_switch);
 // How a thread waits: the wake-up latency and context switch of its side.
 struct Waiter {
   SimThread& t;
   Latency& lat;
   double wakeup_latency, context_switch;
 };
+// Sleep until woken (virtio_transport_common.cpp), forgetting the other
+// wake-ups pending by then.
+Task<> sleep_until_woken(Waiter w);
 // lock_sock(): settle, then take the socket lock, sleeping while another
 // thread holds it (virtio_transport_common.cpp).
 Task<> lock_sock(Waiter w, Sock& sk);

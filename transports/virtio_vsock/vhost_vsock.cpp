@@ -22,15 +22,15 @@ Task<> Vhost::body()
     // vhost_worker(): the work list in the order it was queued; an item
     // queued while the worker runs goes to the end.
     for (;;) {
-      inbox_.take_due(now(), [&](int kind) { queue(kind == kTx ? kTxKick : kind == kRx ? kRxKick : kSendWork); });
+      inbox_.take_due(now(), [&](int kind) { queue(static_cast<VqKind>(kind)); });
       if (list_.empty())
         break;
-      const Item w = list_.front();
+      const VqKind w = list_.front();
       list_.pop_front();
       queued_[w] = false;  // cleared before the item runs
       co_await run(k.virtio_host_worker_run, Cat::Sys);
       s_.n.worker_runs.add();
-      if (w == kTxKick)
+      if (w == kTx)
         co_await handle_tx();
       else
         co_await do_send_pkt();  // vhost_vsock_handle_rx_kick and send_pkt_work alike
@@ -102,7 +102,7 @@ Task<> Vhost::handle_tx()
     bytes += p.len;
     ++pkts;
     if (exceeds_weight(pkts, bytes)) {
-      queue(kTxKick);  // vhost_exceeds_weight(): vhost_poll_queue, behind what others queued
+      queue(kTx);  // vhost_exceeds_weight(): vhost_poll_queue, behind what others queued
       break;
     }
   }
@@ -159,7 +159,7 @@ Task<> Vhost::do_send_pkt()
       ++pkts;
     }
     if (exceeds_weight(pkts, bytes)) {
-      queue(kRxKick);
+      queue(kRx);
       break;
     }
   }

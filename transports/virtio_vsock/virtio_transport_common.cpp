@@ -8,18 +8,26 @@
 
 namespace vsim::virtio_vsock::detail {
 
-// Sleep until woken; the wake-up latency and the context switch are the
+namespace {
+
+// Block until woken; the wake-up latency and the context switch are the
 // sleeper's, drawn from its own stream so that the draws do not depend on
-// which thread woke it.
-Task<> sleep_until_woken(SimThread& t, Latency& lat, double wakeup_latency, double ctx_switch)
+// which thread woke it. `forget_others`: drop the wake-ups pending once it
+// wakes (a thread whose wakers only wake it while it sleeps).
+Task<> woken(Waiter w, bool forget_others)
 {
-  const bool slept = co_await t.wait();
-  t.clear_wakeups();
+  const bool slept = co_await w.t.wait();
+  if (forget_others)
+    w.t.clear_wakeups();
   if (slept) {
-    co_await t.sleep(lat(wakeup_latency));
-    t.charge(ctx_switch, Cat::Sys);  // settled by the caller's next look at shared state
+    co_await w.t.sleep(w.lat(w.wakeup_latency));
+    w.t.charge(w.context_switch, Cat::Sys);  // settled by the caller's next look at shared state
   }
 }
+
+}  // namespace
+
+Task<> sleep_until_woken(Waiter w) { co_await woken(w, true); }
 
 // lock_sock() (net/core/sock.c lock_sock_nested, __lock_sock): sleep on the
 // lock's wait queue while another thread owns the socket; a release wakes
@@ -32,18 +40,12 @@ Task<> lock_sock(Waiter w, Sock& sk)
   co_await w.t.settle();
   if (sk.owner == &w.t)
     throw std::logic_error("invariant violated: lock_sock taken twice by " + w.t.name());
-  bool counted = false;
+  if (sk.owner)
+    ++sk.lock_waits;
   while (sk.owner) {
     if (std::find(sk.lock_waiters.begin(), sk.lock_waiters.end(), &w.t) == sk.lock_waiters.end())
       sk.lock_waiters.push_back(&w.t);
-    if (!counted) {
-      ++sk.lock_waits;
-      counted = true;
-    }
-    if (co_await w.t.wait()) {
-      co_await w.t.sleep(w.lat(w.wakeup_latency));
-      w.t.charge(w.context_switch, Cat::Sys);
-    }
+    co_await woken(w, false);
     co_await w.t.settle();
   }
   if (auto it = std::find(sk.lock_waiters.begin(), sk.lock_waiters.end(), &w.t); it != sk.lock_waiters.end())
@@ -134,7 +136,7 @@ Task<std::uint64_t> AppThread::send_call(std::uint64_t len, bool blocking)
       // arrives (what was queued so far goes out meanwhile).
       s_.n.credit_stalls.add();
       co_await release_sock(*this, sk_);
-      co_await sleep_until_woken(*this, lat_, sc_.wakeup_latency, sc_.context_switch);
+      co_await sleep_until_woken(waiter());
       co_await lock_sock(waiter(), sk_);
       continue;
     }
@@ -168,7 +170,7 @@ Task<> AppThread::select_until(bool writable)
       s_.n.credit_stalls.add();
     else
       s_.n.reader_sleeps.add();
-    co_await sleep_until_woken(*this, lat_, sc_.wakeup_latency, sc_.context_switch);
+    co_await sleep_until_woken(waiter());
   }
 }
 
@@ -204,7 +206,7 @@ Task<std::uint64_t> AppThread::recv_call(std::uint64_t len, bool user_work)
   while (sk_.rxq.empty()) {
     s_.n.reader_sleeps.add();
     co_await release_sock(*this, sk_);
-    co_await sleep_until_woken(*this, lat_, sc_.wakeup_latency, sc_.context_switch);
+    co_await sleep_until_woken(waiter());
     co_await lock_sock(waiter(), sk_);
   }
   std::uint64_t got = 0;
