@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cmath>
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -119,6 +120,13 @@ struct Sock {
   std::deque<SimThread*> lock_waiters;
   std::uint64_t lock_waits = 0;  // lock_sock calls that found it held
 
+  // virtio_transport_space_update(): the peer's credit fields from a packet
+  // it sent (taken before the socket lock, under tx_lock only).
+  void space_update(const Pkt& p)
+  {
+    peer_buf_alloc = p.buf_alloc;
+    peer_fwd_cnt = std::max(peer_fwd_cnt, p.fwd_cnt);
+  }
   // virtio_transport_get_credit(): what may still be sent.
   std::int64_t credit_signed() const
   {

@@ -52,8 +52,7 @@ Task<> Vhost::deliver_to_host(const Pkt& p)
 {
   Conn& c = s_.conns[static_cast<std::size_t>(p.conn)];
   Sock& sk = c.host;
-  sk.peer_buf_alloc = p.buf_alloc;  // virtio_transport_space_update(), before the lock
-  sk.peer_fwd_cnt = std::max(sk.peer_fwd_cnt, p.fwd_cnt);
+  sk.space_update(p);
   co_await lock_sock(Waiter{*this, lat_, s_.k.host_wakeup_latency, s_.k.guest_context_switch}, sk);
   if (p.op == Op::CreditUpdate) {
     if (sk.app->waiting() && sk.credit_signed() > 0)

@@ -205,10 +205,7 @@ Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
   Conn& c = s_.conns[static_cast<std::size_t>(p.conn)];
   Sock& sk = c.guest;
   co_await run(k.virtio_guest_rx_pkt, Cat::Sys);
-  // virtio_transport_space_update(): the peer's credit fields, before the
-  // socket lock (under tx_lock only), so a writer inside sendmsg sees them.
-  sk.peer_buf_alloc = p.buf_alloc;
-  sk.peer_fwd_cnt = std::max(sk.peer_fwd_cnt, p.fwd_cnt);
+  sk.space_update(p);  // before the lock: a writer inside sendmsg sees it
   co_await lock_sock(Waiter{*this, lat_, k.guest_wakeup_latency, k.guest_context_switch}, sk);
   if (p.op == Op::CreditUpdate) {
     if (sk.app->waiting() && sk.credit_signed() > 0)  // sk_write_space
