@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "transports/simulate.hpp"
 #include "transports/transport.hpp"
 
 namespace vsim::app {
@@ -14,6 +15,12 @@ Estimate point_estimate(const Params& p)
   Estimate e;
   e.simulations = 1;
   e.bytes = value("workload.total_bytes", 0) * value("workload.connections", 1);
+  if (p.has("sim.run_length") && run_length_auto(p)) {  // what an `auto` run typically simulates
+    RunLengthConfig c = run_length_config(p, static_cast<std::uint64_t>(e.bytes),
+                                          static_cast<int>(value("workload.connections", 1)));
+    e.bytes = static_cast<double>(
+        expected_auto_bytes(c, static_cast<std::uint64_t>(value("workload.message_size", 1))));
+  }
   e.messages = e.bytes / value("workload.message_size", 1);
   const Transport* t = find_transport(p.has("transport") ? p.text("transport") : "hv_sock");
   if (!t)

@@ -445,7 +445,7 @@ public:
   std::string unknown_key(const std::string& path) const
   {
     // Keys that existed once get a message saying what became of them.
-    if (path == "sim.mode" || path == "sim")
+    if (path == "sim.mode")
       return "sim.mode was removed: the engine now runs every event in one exact order, so there is no fast or "
              "exact mode any more (delete the key; docs/model.md, 'The engine')";
     return with_allowed("unknown key", children(level_of(path)));

@@ -88,6 +88,11 @@ void declare_experiment_params(ParamRegistry& reg)
   reg.declare(ranged("guest.vcpus", ParamKind::Integer, "vCPUs", "2", 1, 64,
                      "guest vCPUs: interrupts go to vCPU 0; connection i's guest thread runs on vCPU (1+i) mod vcpus"));
   reg.declare(ranged("host.cpus", ParamKind::Integer, "CPUs", "8", 1, 256, "host logical CPUs"));
+  reg.declare(choice("sim.run_length", "auto", {"auto", "full"},
+                     "`auto`: simulate until the throughput's steady state is known to `sim.precision` (MSER-5 "
+                     "warm-up, batch means), then extrapolate the rest of the transfer; `full`: every byte"));
+  reg.declare(ranged("sim.precision", ParamKind::Number, "", "0.005", 0.0001, 0.5,
+                     "relative half-width of the 95% confidence interval of throughput at which `auto` stops"));
   ParamSpec metrics = text("report.metrics", "comma-separated metric names shown by the table format");
   metrics.default_text = "throughput_MBps";
   metrics.check = [](const std::string& text) -> std::string {

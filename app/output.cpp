@@ -100,13 +100,24 @@ std::map<std::size_t, PointResult> reusable_points(const std::string& dir, const
       auto j = nlohmann::ordered_json::parse(f);
       if (j.value("run", nlohmann::ordered_json()) != id || j.at("index").get<std::size_t>() != p.index)
         continue;
-      PointResult r{p.index, {}};
+      PointResult r{p.index, {}, {}};
       for (const auto& it : j.at("iterations")) {
         Metrics m;
         for (const auto& [name, value] : it.items())
           m[name] = value.get<double>();
         r.iterations.push_back(std::move(m));
       }
+      if (j.contains("run_length"))
+        for (const auto& it : j.at("run_length").at("iterations")) {
+          Metrics info;
+          for (const auto& [name, value] : it.items())
+            if (value.is_boolean())
+              info[name] = value.get<bool>() ? 1 : 0;
+            else if (value.is_number())
+              info[name] = value.get<double>();
+          r.run_length.push_back(std::move(info));
+        }
+      r.run_length.resize(r.iterations.size());
       if (static_cast<std::int64_t>(r.iterations.size()) == p.params.integer("iterations"))
         out.emplace(p.index, std::move(r));
     } catch (const nlohmann::ordered_json::exception&) {

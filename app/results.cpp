@@ -20,6 +20,8 @@
 #include <xbt/base.h>  // simgrid/version.h needs its macros
 #include <simgrid/version.h>
 
+#include "sim/run_length.hpp"
+
 namespace vsim::app {
 namespace {
 
@@ -175,6 +177,18 @@ std::string short_number(double v)
   return s;
 }
 
+// Iterations of the point whose figures were extrapolated from the steady
+// state (sim.run_length: auto).
+std::size_t extrapolated_iterations(const PointResult& r)
+{
+  std::size_t n = 0;
+  for (const auto& info : r.run_length)
+    if (auto f = info.find("extrapolated"); f != info.end() && f->second != 0)
+      ++n;
+  return n;
+}
+
+// The cell of a point: min/max/mean/median, with a '*' when extrapolated.
 std::string cell_text(const PointResult& r, const std::string& metric)
 {
   std::vector<double> values;
@@ -185,7 +199,49 @@ std::string cell_text(const PointResult& r, const std::string& metric)
     return "-";
   Stats s = summarize(std::move(values));
   return short_number(s.min) + "/" + short_number(s.max) + "/" + short_number(s.mean) + "/" +
-         short_number(s.median);
+         short_number(s.median) + (extrapolated_iterations(r) ? "*" : "");
+}
+
+nlohmann::ordered_json stats_json(const std::vector<double>& values)
+{
+  Stats s = summarize(values);
+  return nlohmann::ordered_json{{"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"median", s.median}};
+}
+
+// How the point's figures were obtained: the run-length mode, and per
+// iteration what the simulation reported (bytes simulated, warm-up,
+// batches, half-width, why it was or was not extrapolated).
+nlohmann::ordered_json run_length_json(const Point& p, const PointResult& r)
+{
+  using json = nlohmann::ordered_json;
+  json rl = json::object();
+  const bool auto_mode = p.params.has("sim.run_length") && p.params.text("sim.run_length") == "auto";
+  rl["mode"] = auto_mode ? "auto" : "full";
+  if (auto_mode && p.params.has("sim.precision"))
+    rl["precision"] = p.params.number("sim.precision");
+  rl["extrapolated_iterations"] = extrapolated_iterations(r);
+  std::map<std::string, std::vector<double>> values;
+  json iterations = json::array();
+  for (const auto& info : r.run_length) {
+    json one = json::object();
+    for (const auto& [name, v] : info) {
+      values[name].push_back(v);
+      if (name == "extrapolated")
+        one[name] = v != 0;
+      else if (name != "half_width" && v == std::floor(v) && std::abs(v) < 9007199254740992.0)
+        one[name] = static_cast<std::int64_t>(v);  // counts and bytes
+      else
+        one[name] = v;
+    }
+    if (auto f = info.find("reason"); f != info.end())
+      one["why"] = run_end_text(static_cast<RunEnd>(static_cast<int>(f->second)));
+    iterations.push_back(std::move(one));
+  }
+  for (const char* name : {"simulated_bytes", "warmup_bytes", "batches", "half_width"})
+    if (auto f = values.find(name); f != values.end())
+      rl[name] = stats_json(f->second);
+  rl["iterations"] = std::move(iterations);
+  return rl;
 }
 
 // Display width of UTF-8 text: code points.
@@ -352,6 +408,7 @@ nlohmann::ordered_json to_json(const Experiment& ex, const std::vector<PointResu
       iterations.push_back(std::move(one));
     }
     point["iterations"] = std::move(iterations);
+    point["run_length"] = run_length_json(p, r);
     points.push_back(std::move(point));
   }
 
@@ -426,6 +483,14 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
   const std::vector<Axis> axes = sweep_axes(ex);
   const std::string over = iterations_text(results);
 
+  std::size_t extrapolated = 0;
+  double precision = 0;
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (extrapolated_iterations(results[i])) {
+      ++extrapolated;
+      if (ex.points[i].params.has("sim.precision"))
+        precision = std::max(precision, ex.points[i].params.number("sim.precision"));
+    }
   std::string out;
   for (std::size_t mi = 0; mi < names.size(); ++mi) {
     const std::string& metric = names[mi];
@@ -510,6 +575,10 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
       out += render(rows);
     }
   }
+  if (extrapolated)
+    out += fmt::format("\n* {} of {} point(s) extrapolated from the steady state (sim.run_length: auto): 95% confidence "
+                       "interval of throughput within +-{:g}%; --set sim.run_length=full simulates every byte\n",
+                       extrapolated, results.size(), precision * 100);
   return out;
 }
 

@@ -192,10 +192,11 @@ public:
     start_ = last_ = std::chrono::steady_clock::now();
   }
 
-  void done(const Task& task)
+  // simulated_bytes: what the simulation reported it simulated (sim.run_length), or < 0 for the estimate.
+  void done(const Task& task, double simulated_bytes)
   {
     ++done_;
-    done_bytes_ += bytes_[task.point];
+    done_bytes_ += simulated_bytes >= 0 ? simulated_bytes : bytes_[task.point];
     done_weight_ += weight_[task.point];
     if (--left_in_point_[task.point] == 0)
       ++points_done_;
@@ -260,6 +261,15 @@ private:
 
 }  // namespace
 
+void split_run_length(Metrics& metrics, Metrics& info)
+{
+  static const std::string prefix = "run_length.";
+  for (auto it = metrics.lower_bound(prefix); it != metrics.end() && it->first.starts_with(prefix);) {
+    info[it->first.substr(prefix.size())] = it->second;
+    it = metrics.erase(it);
+  }
+}
+
 std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn, const RunOptions& opt)
 {
   const unsigned jobs = std::max(1u, opt.jobs);
@@ -272,7 +282,8 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
     std::int64_t n = point.params.integer("iterations");
     if (n < 0)
       throw std::invalid_argument(fmt::format("point {}: negative iteration count {}", point.index, n));
-    results.push_back(PointResult{point.index, std::vector<Metrics>(static_cast<std::size_t>(n))});
+    results.push_back(PointResult{point.index, std::vector<Metrics>(static_cast<std::size_t>(n)),
+                                  std::vector<Metrics>(static_cast<std::size_t>(n))});
     for (std::int64_t i = 0; i < n; ++i)
       tasks.push_back(Task{p, static_cast<std::uint32_t>(i)});
   }
@@ -336,6 +347,8 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
     Metrics m;
     if (!decode_metrics(c.data, m))
       throw fail("child exited without a valid result");
+    Metrics& info = results[c.task.point].run_length[c.task.iteration];
+    split_run_length(m, info);
     results[c.task.point].iterations[c.task.iteration] = std::move(m);
   };
 
@@ -403,7 +416,9 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
           throw;
         }
         ++done;
-        progress.done(finished.task);
+        const Metrics& info = results[finished.task.point].run_length[finished.task.iteration];
+        auto simulated = info.find("simulated_bytes");
+        progress.done(finished.task, simulated == info.end() ? -1.0 : simulated->second);
         if (--left[finished.task.point] == 0 && opt.on_point)
           opt.on_point(results[finished.task.point]);
       }

@@ -48,7 +48,15 @@ struct Interrupted : std::runtime_error {
 struct PointResult {
   std::size_t index;                // Point::index
   std::vector<Metrics> iterations;  // iterations 0..n-1, in order
+  // How each iteration's figures were obtained (sim.run_length): the
+  // run_length.* entries a simulation reports, without the prefix
+  // (extrapolated, reason, simulated_bytes, ...); empty maps if none.
+  std::vector<Metrics> run_length;
 };
+
+// Moves the run_length.* entries of an iteration's metrics into `info`
+// (without the prefix).
+void split_run_length(Metrics& metrics, Metrics& info);
 
 // Runs params.integer("iterations") iterations of every point of `ex`, each in
 // a forked child which calls fn(point.params, i) and sends the metrics back

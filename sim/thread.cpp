@@ -137,12 +137,12 @@ bool SimThread::begin_irq_step(std::coroutine_handle<> h)
 
 void SimThread::remember(const Work& w)
 {
-  // Only work that may reach past the run's end matters: a daemon's, not
-  // over before the engine's time (its CPU time runs at least `cycles` from
-  // its start; interrupt work may start later than now). The other threads
-  // have finished by then, or are the one finishing.
-  if (!daemon_)
-    return;
+  // Only work that may reach past the run's end matters: work not over
+  // before the engine's time (its CPU time runs at least `cycles` from its
+  // start; interrupt work may start later than now). At a run's natural end
+  // that is a daemon's (the other threads have finished, or are the one
+  // finishing); a run the run-length monitor ends (World::end_now) leaves
+  // any thread's work running across it.
   const Time t = world_->now();
   while (!recent_.empty() && recent_.front().start + recent_.front().cycles < t)
     recent_.pop_front();

@@ -68,6 +68,12 @@ void World::fail(const std::string& what)
   stop();
 }
 
+void World::end_now()
+{
+  end_ = now_;
+  stop();
+}
+
 void World::schedule(Time at, SimThread& t, std::uint64_t gen)
 {
   if (at < now_)

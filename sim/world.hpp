@@ -55,6 +55,9 @@ public:
   // threads would do from then on is not part of it.
   Time end() const { return end_; }
   void fail(const std::string& what);
+  // Ends the run at the engine's time, with threads still running (the run
+  // length was reached: sim/run_length.hpp); end() is now().
+  void end_now();
 
   // The time of the event being processed (SimGrid's clock during a run, up
   // to its rounding).

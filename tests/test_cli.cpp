@@ -1210,6 +1210,7 @@ TEST_CASE("cli: a stop request at any moment stops the whole run, keeps complete
   // jobs (the moments below need a run longer than their first second).
   const std::vector<std::string> base = std::vector<std::string>{"run", kTiny, "-q", "--jobs", "2", "--format",
                                                                   "json", "--set", "workload.total_bytes=150MB",
+                                                                  "--set", "sim.run_length=full",
                                                                   "--set", "iterations=2", "--set",
                                                                   "sweep.grid.workload.message_size=[1KiB,4KiB,16KiB,64KiB]",
                                                                   "--set", "sweep.grid.hv_sock.sndbuf=[default,64KiB]"};
@@ -1341,7 +1342,9 @@ TEST_CASE("cli: every file of the bad-input catalogue exits 2 with exactly its e
 TEST_CASE("cli: runs estimated at days are refused unless --allow-large, and check prints the estimate", "[cli][limits]")
 {
   TempDir dir;
-  const std::vector<std::string> huge = {"--set", "iterations=1000", "--set", "workload.total_bytes=1000GB"};
+  // Every byte simulated: under sim.run_length auto the same run is small.
+  const std::vector<std::string> huge = {"--set", "iterations=1000", "--set", "workload.total_bytes=1000GB", "--set",
+                                         "sim.run_length=full"};
   const Run c = run_cli(dir, std::vector<std::string>{"check", kTiny} + huge);
   REQUIRE(c.status == 0);
   CHECK(c.out.find("simulation(s)") != std::string::npos);
@@ -1636,7 +1639,7 @@ TEST_CASE("cli: validate stops on SIGTERM or SIGINT at any moment, its simulatio
   TempDir dir;
   // The validation studies made long enough to be stopped while they run.
   const std::vector<std::string> args = {"validate", kValidate, "-q", "--jobs", "2", "--set",
-                                         "workload.total_bytes=4GB"};
+                                         "workload.total_bytes=4GB", "--set", "sim.run_length=full"};
   for (double at : {0.0, 5.0, 20.0, 60.0, 150.0, 400.0}) {
     for (int sig : {SIGTERM, SIGINT}) {
       const auto t0 = std::chrono::steady_clock::now();

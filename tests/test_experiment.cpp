@@ -277,7 +277,7 @@ TEST_CASE("error: the removed sim.mode key says what became of it", "[experiment
 {
   for (const char* text : {"sim:\n  mode: exact", "sim:\n  mode: fast"})
     CHECK(error_of(text) ==
-          "t.yaml:1:1: error: sim: sim.mode was removed: the engine now runs every event in one exact order, so "
+          "t.yaml:2:3: error: sim.mode: sim.mode was removed: the engine now runs every event in one exact order, so "
           "there is no fast or exact mode any more (delete the key; docs/model.md, 'The engine')");
 }
 
@@ -830,7 +830,7 @@ TEST_CASE("describe: everything, and unknown topics", "[experiment][describe]")
     topics.insert("platforms");
     CHECK(std::string(e.what()) == "describe 'wrkload': error: unknown topic (allowed: " + join(topics) + ")");
     CHECK(join(topics).find("costs, description, direction, guest, host, hv_sock, iterations, name, platform, "
-                            "platforms, report, seed, transport") != std::string::npos);
+                            "platforms, report, seed, sim, transport") != std::string::npos);
   }
 }
 

@@ -171,8 +171,16 @@ TEST_CASE("to_json of a small run, exactly", "[results]")
   Experiment ex = make_experiment("tiny", {}, {}, {{}}, 2);
   ex.points[0].params.set("hv_sock.send_loop", true);
   ex.points[0].params.set("platform.ratio", 0.25);
-  std::vector<PointResult> res{{0, {{{"throughput_MBps", 100.5}, {"guest_cpu_percent", 0.1}},
-                                    {{"throughput_MBps", 99.5}, {"guest_cpu_percent", 0.2}}}}};
+  ex.points[0].params.set("sim.run_length", std::string("auto"));
+  ex.points[0].params.set("sim.precision", 0.005);
+  // Iteration 0 extrapolated from its steady state, iteration 1 too short to judge.
+  std::vector<PointResult> res{{0,
+                                {{{"throughput_MBps", 100.5}, {"guest_cpu_percent", 0.1}},
+                                 {{"throughput_MBps", 99.5}, {"guest_cpu_percent", 0.2}}},
+                                {{{"extrapolated", 1}, {"reason", 0}, {"simulated_bytes", 4e6}, {"warmup_bytes", 1e6},
+                                  {"batches", 20}, {"half_width", 0.004}, {"observation_bytes", 16384}},
+                                 {{"extrapolated", 0}, {"reason", 2}, {"simulated_bytes", 2e6},
+                                  {"observation_bytes", 16384}}}}};
   Manifest m = fixed_manifest();
   m.dependencies = {{"fmt", "9.1.0"}};
   const char* expected = R"({
@@ -199,7 +207,9 @@ TEST_CASE("to_json of a small run, exactly", "[results]")
         "hv_sock.send_loop": true,
         "iterations": 2,
         "platform.ratio": 0.25,
-        "seed": 42
+        "seed": 42,
+        "sim.precision": 0.005,
+        "sim.run_length": "auto"
       },
       "label": {},
       "metrics": {
@@ -225,7 +235,55 @@ TEST_CASE("to_json of a small run, exactly", "[results]")
           "guest_cpu_percent": 0.2,
           "throughput_MBps": 99.5
         }
-      ]
+      ],
+      "run_length": {
+        "mode": "auto",
+        "precision": 0.005,
+        "extrapolated_iterations": 1,
+        "simulated_bytes": {
+          "min": 2000000.0,
+          "max": 4000000.0,
+          "mean": 3000000.0,
+          "median": 3000000.0
+        },
+        "warmup_bytes": {
+          "min": 1000000.0,
+          "max": 1000000.0,
+          "mean": 1000000.0,
+          "median": 1000000.0
+        },
+        "batches": {
+          "min": 20.0,
+          "max": 20.0,
+          "mean": 20.0,
+          "median": 20.0
+        },
+        "half_width": {
+          "min": 0.004,
+          "max": 0.004,
+          "mean": 0.004,
+          "median": 0.004
+        },
+        "iterations": [
+          {
+            "batches": 20,
+            "extrapolated": true,
+            "half_width": 0.004,
+            "observation_bytes": 16384,
+            "reason": 0,
+            "simulated_bytes": 4000000,
+            "warmup_bytes": 1000000,
+            "why": "steady state reached the precision; the rest of the transfer extrapolated"
+          },
+          {
+            "extrapolated": false,
+            "observation_bytes": 16384,
+            "reason": 2,
+            "simulated_bytes": 2000000,
+            "why": "simulated in full: the transfer was too short to judge its steady state"
+          }
+        ]
+      }
     }
   ]
 })";
@@ -264,7 +322,7 @@ TEST_CASE("to_json: shape, types, label order and byte-identical dumps", "[resul
   std::vector<std::string> pk;
   for (auto& [k, v] : p2.items())
     pk.push_back(k);
-  CHECK(pk == std::vector<std::string>{"index", "params", "label", "metrics", "iterations"});
+  CHECK(pk == std::vector<std::string>{"index", "params", "label", "metrics", "iterations", "run_length"});
   CHECK(p2["index"] == 2);
   CHECK(p2["params"]["hv_sock.send_loop"].is_boolean());
   CHECK(p2["params"]["workload.message_size"].is_number_integer());

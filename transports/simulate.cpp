@@ -33,61 +33,61 @@ PlatformPlan platform_plan(const Params& params)
 const std::vector<MetricDoc>& metric_docs()
 {
   static const std::vector<MetricDoc> docs = {
-      {"throughput_MBps", "MB/s", "payload bytes delivered to readers / elapsed time, all connections (MB = 10^6 B)"},
-      {"elapsed_seconds", "s", "simulated time from the first send() until the last byte is received"},
-      {"writer_sys_seconds", "s", "kernel (and hypercall) CPU time of the writer threads, as `time` reports it"},
-      {"writer_user_seconds", "s", "user CPU time of the writer threads"},
-      {"reader_sys_seconds", "s", "kernel (and hypercall) CPU time of the reader threads"},
-      {"reader_user_seconds", "s", "user CPU time of the reader threads"},
-      {"guest_cpu_percent", "%", "busy time of all guest vCPUs / elapsed x 100, as `top` sums it"},
-      {"host_cpu_percent", "%", "busy time of all host CPUs / elapsed x 100"},
-      {"throughput_Gbps", "Gbit/s", "throughput in 10^9 bits/s (virtio_vsock)"},
-      {"efficiency", "Mbit/s per %CPU", "virtio_vsock: Mbit/s / (%CPU of the host application + %CPU of the guest "
+      {"throughput_MBps", "MB/s", Scaling::BytesOver, "payload bytes delivered to readers / elapsed time, all connections (MB = 10^6 B)"},
+      {"elapsed_seconds", "s", Scaling::Total, "simulated time from the first send() until the last byte is received"},
+      {"writer_sys_seconds", "s", Scaling::Total, "kernel (and hypercall) CPU time of the writer threads, as `time` reports it"},
+      {"writer_user_seconds", "s", Scaling::Total, "user CPU time of the writer threads"},
+      {"reader_sys_seconds", "s", Scaling::Total, "kernel (and hypercall) CPU time of the reader threads"},
+      {"reader_user_seconds", "s", Scaling::Total, "user CPU time of the reader threads"},
+      {"guest_cpu_percent", "%", Scaling::PerTime, "busy time of all guest vCPUs / elapsed x 100, as `top` sums it"},
+      {"host_cpu_percent", "%", Scaling::PerTime, "busy time of all host CPUs / elapsed x 100"},
+      {"throughput_Gbps", "Gbit/s", Scaling::BytesOver, "throughput in 10^9 bits/s (virtio_vsock)"},
+      {"efficiency", "Mbit/s per %CPU", Scaling::BytesOver, "virtio_vsock: Mbit/s / (%CPU of the host application + %CPU of the guest "
                                         "application), as the 2019 study computed it from iperf3"},
-      {"app_cpu_percent_host", "%", "virtio_vsock: CPU time of the host application threads / elapsed x 100"},
-      {"app_cpu_percent_guest", "%", "virtio_vsock: CPU time of the guest application threads / elapsed x 100"},
-      {"guest_kworker_seconds", "s", "virtio_vsock: CPU time of the guest's kworkers (send, rx and tx work)"},
-      {"socket_lock_waits_per_MB", "1/MB", "virtio_vsock: lock_sock calls that found the socket locked and slept (both ends) per MB"},
-      {"syscalls_per_MB", "1/MB", "send()/recv() calls (hv_sock: Linux side; virtio_vsock: both sides) per MB"},
-      {"space_checks_per_MB", "1/MB", "hvs_channel_writable_bytes evaluations per MB"},
-      {"pending_send_sz_writes_per_MB", "1/MB", "pending_send_sz set/clear by the Linux writer per MB"},
-      {"allocations_per_MB", "1/MB", "kernel allocations per MB (hv_sock: 4 KiB send buffers; virtio_vsock: packets, buffers, both sides)"},
-      {"copies_per_MB", "1/MB", "payload copies per MB (hv_sock: guest kernel copies; virtio_vsock: every copy of payload, both sides)"},
-      {"signals_to_host_per_MB", "1/MB", "guest signals to the host (HvSignalEvent) per MB"},
-      {"interrupts_to_guest_per_MB", "1/MB", "host signals delivered as guest interrupts per MB"},
-      {"ring_full_stalls_per_MB", "1/MB", "times the writer found no room and slept, per MB"},
-      {"reader_sleeps_per_MB", "1/MB", "times the Linux reader found no data and slept, per MB"},
-      {"host_dpc_runs_per_MB", "1/MB", "host DPC runs draining the guest-to-host ring per MB"},
-      {"packets_per_MB", "1/MB", "packets carrying payload per MB (VMBus packets; virtio_vsock: RW packets the sender built)"},
-      {"kicks_per_MB", "1/MB", "virtio_vsock: guest virtqueue notifications (VM exits to ioeventfd) per MB"},
-      {"vm_exits_per_MB", "1/MB", "virtio_vsock: kicks plus interrupt injections per MB"},
-      {"credit_updates_per_MB", "1/MB", "virtio_vsock: explicit CREDIT_UPDATE packets per MB"},
-      {"worker_wakeups_per_MB", "1/MB", "virtio_vsock: times the vhost worker woke from sleep per MB"},
-      {"worker_runs_per_MB", "1/MB", "virtio_vsock: vhost work item runs (handle_tx_kick, send_pkt_work) per MB"},
-      {"rx_buffers_per_MB", "1/MB", "virtio_vsock: guest rx buffers filled by vhost per MB"},
-      {"credit_stalls_per_MB", "1/MB", "virtio_vsock: times a writer found zero credit and slept, per MB"},
-      {"small_pkt_copies_per_MB", "1/MB", "virtio_vsock: small packets copied into the previous buffer per MB"},
-      {"rx_buffer_stalls_per_MB", "1/MB", "virtio_vsock: times vhost found no guest rx buffer per MB"},
-      {"polls_per_MB", "1/MB", "virtio_vsock: select() calls of the benchmark (workload.app iperf3), both ends, per MB"},
-      {"eagain_writes_per_MB", "1/MB", "virtio_vsock: non-blocking write()s that found no credit (EAGAIN), per MB"},
-      {"guest_work_runs_per_MB", "1/MB", "virtio_vsock: guest workqueue item runs (send, rx, tx) per MB"},
-      {"ring_bytes_guest_to_host", "B", "size of the guest-to-host ring (header page included)"},
-      {"ring_bytes_host_to_guest", "B", "size of the host-to-guest ring (header page included)"},
-      {"sim_events", "", "events the run processed: steps of simulated threads (a cost of the simulator, not of the system)"},
-      {"sim_simcalls", "", "SimGrid main-loop iterations (kernel-timer firings): the events that had to wait for others"},
+      {"app_cpu_percent_host", "%", Scaling::PerTime, "virtio_vsock: CPU time of the host application threads / elapsed x 100"},
+      {"app_cpu_percent_guest", "%", Scaling::PerTime, "virtio_vsock: CPU time of the guest application threads / elapsed x 100"},
+      {"guest_kworker_seconds", "s", Scaling::Total, "virtio_vsock: CPU time of the guest's kworkers (send, rx and tx work)"},
+      {"socket_lock_waits_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: lock_sock calls that found the socket locked and slept (both ends) per MB"},
+      {"syscalls_per_MB", "1/MB", Scaling::PerByte, "send()/recv() calls (hv_sock: Linux side; virtio_vsock: both sides) per MB"},
+      {"space_checks_per_MB", "1/MB", Scaling::PerByte, "hvs_channel_writable_bytes evaluations per MB"},
+      {"pending_send_sz_writes_per_MB", "1/MB", Scaling::PerByte, "pending_send_sz set/clear by the Linux writer per MB"},
+      {"allocations_per_MB", "1/MB", Scaling::PerByte, "kernel allocations per MB (hv_sock: 4 KiB send buffers; virtio_vsock: packets, buffers, both sides)"},
+      {"copies_per_MB", "1/MB", Scaling::PerByte, "payload copies per MB (hv_sock: guest kernel copies; virtio_vsock: every copy of payload, both sides)"},
+      {"signals_to_host_per_MB", "1/MB", Scaling::PerByte, "guest signals to the host (HvSignalEvent) per MB"},
+      {"interrupts_to_guest_per_MB", "1/MB", Scaling::PerByte, "host signals delivered as guest interrupts per MB"},
+      {"ring_full_stalls_per_MB", "1/MB", Scaling::PerByte, "times the writer found no room and slept, per MB"},
+      {"reader_sleeps_per_MB", "1/MB", Scaling::PerByte, "times the Linux reader found no data and slept, per MB"},
+      {"host_dpc_runs_per_MB", "1/MB", Scaling::PerByte, "host DPC runs draining the guest-to-host ring per MB"},
+      {"packets_per_MB", "1/MB", Scaling::PerByte, "packets carrying payload per MB (VMBus packets; virtio_vsock: RW packets the sender built)"},
+      {"kicks_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: guest virtqueue notifications (VM exits to ioeventfd) per MB"},
+      {"vm_exits_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: kicks plus interrupt injections per MB"},
+      {"credit_updates_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: explicit CREDIT_UPDATE packets per MB"},
+      {"worker_wakeups_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: times the vhost worker woke from sleep per MB"},
+      {"worker_runs_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: vhost work item runs (handle_tx_kick, send_pkt_work) per MB"},
+      {"rx_buffers_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: guest rx buffers filled by vhost per MB"},
+      {"credit_stalls_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: times a writer found zero credit and slept, per MB"},
+      {"small_pkt_copies_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: small packets copied into the previous buffer per MB"},
+      {"rx_buffer_stalls_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: times vhost found no guest rx buffer per MB"},
+      {"polls_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: select() calls of the benchmark (workload.app iperf3), both ends, per MB"},
+      {"eagain_writes_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: non-blocking write()s that found no credit (EAGAIN), per MB"},
+      {"guest_work_runs_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: guest workqueue item runs (send, rx, tx) per MB"},
+      {"ring_bytes_guest_to_host", "B", Scaling::AsIs, "size of the guest-to-host ring (header page included)"},
+      {"ring_bytes_host_to_guest", "B", Scaling::AsIs, "size of the host-to-guest ring (header page included)"},
+      {"sim_events", "", Scaling::AsIs, "events the run processed: steps of simulated threads (a cost of the simulator, not of the system)"},
+      {"sim_simcalls", "", Scaling::AsIs, "SimGrid main-loop iterations (kernel-timer firings): the events that had to wait for others"},
       // Families (sim/breakdown.hpp): <...> is a CPU, thread or queue name, {a|b} one of the words.
-      {"cpu.<cpu>.{user|sys|irq|hypervisor|busy}_percent", "%",
+      {"cpu.<cpu>.{user|sys|irq|hypervisor|busy}_percent", "%", Scaling::PerTime,
        "time the CPU (vcpuN, hcpuN) spent in that category (busy: all four) / elapsed x 100"},
-      {"thread.<thread>.{user|sys|irq|hypervisor|busy}_percent", "%",
+      {"thread.<thread>.{user|sys|irq|hypervisor|busy}_percent", "%", Scaling::PerTime,
        "the same per thread; the interrupt context (vmbus_isr, virtio_irq) includes the interrupt work of its "
        "vCPU, kworker_<cpu> is the kworker of that vCPU (virtio_vsock: send, rx and tx work)"},
-      {"queue.<queue>.mean", "B or chains",
+      {"queue.<queue>.mean", "B or chains", Scaling::PerTime,
        "time-weighted mean level: vmbus_ring bytes in use (writer's view), virtio_tx / virtio_rx chains in flight"},
-      {"queue.<queue>.mean_percent", "%", "time-weighted mean level / capacity x 100 (ring data bytes; chains of "
+      {"queue.<queue>.mean_percent", "%", Scaling::PerTime, "time-weighted mean level / capacity x 100 (ring data bytes; chains of "
                                           "two buffers the virtqueue holds)"},
-      {"queue.<queue>.max_percent", "%", "highest level held for a while / capacity x 100"},
-      {"queue.<queue>.empty_time_percent", "%", "share of the elapsed time the queue was empty"},
-      {"queue.<queue>.time_{0_10|10_20|20_30|30_40|40_50|50_60|60_70|70_80|80_90|90_100}_percent", "%",
+      {"queue.<queue>.max_percent", "%", Scaling::AsIs, "highest level held for a while / capacity x 100"},
+      {"queue.<queue>.empty_time_percent", "%", Scaling::PerTime, "share of the elapsed time the queue was empty"},
+      {"queue.<queue>.time_{0_10|10_20|20_30|30_40|40_50|50_60|60_70|70_80|80_90|90_100}_percent", "%", Scaling::PerTime,
        "share of the elapsed time the level was in (lo, hi] percent of capacity (a histogram)"},
   };
   return docs;
@@ -143,6 +143,39 @@ bool is_metric_family(const MetricDoc& d)
 bool metric_matches(const std::string& pattern, const std::string& name)
 {
   return matches(pattern, name);
+}
+
+FigureKind metric_kind(const std::string& name)
+{
+  const MetricDoc* d = find_metric(name);
+  // Ring and queue occupancy explains the figures; it does not hold a run
+  // until it has settled (its time shares swing with every fill and drain).
+  const bool judged = !name.starts_with("queue.");
+  return d ? FigureKind{d->scaling, d->unit, judged} : FigureKind{Scaling::AsIs, "", false};
+}
+
+bool run_length_auto(const Params& params)
+{
+  return params.text("sim.run_length") == "auto";
+}
+
+RunLengthConfig run_length_config(const Params& params, std::uint64_t total_bytes, int connections)
+{
+  RunLengthConfig c;
+  c.precision = params.number("sim.precision");
+  c.total_bytes = total_bytes;
+  c.connections = connections;
+  return c;
+}
+
+std::map<std::string, double> finish_figures(const RunLength* monitor, std::map<std::string, double> full,
+                                             std::uint64_t total_bytes)
+{
+  std::map<std::string, double> out =
+      monitor && monitor->stopped() ? monitor->extrapolate() : std::move(full);
+  const Figures info = monitor ? monitor->info() : RunLength::full_info(total_bytes);
+  out.insert(info.begin(), info.end());
+  return out;
 }
 
 const MetricDoc* find_metric(const std::string& name)

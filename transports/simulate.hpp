@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/params.hpp"
+#include "sim/run_length.hpp"
 
 namespace vsim {
 
@@ -63,6 +64,9 @@ Split split(std::uint64_t m, std::uint64_t max, F f)
 struct MetricDoc {
   std::string name;
   std::string unit;
+  // How it is continued when a run is extrapolated from its steady state
+  // (sim.run_length: auto; sim/run_length.hpp).
+  Scaling scaling;
   std::string doc;
 };
 // Every metric any transport reports, in documentation order. A name with
@@ -74,5 +78,19 @@ const std::vector<MetricDoc>& metric_docs();
 const MetricDoc* find_metric(const std::string& name);
 bool is_metric_family(const MetricDoc& d);
 bool metric_matches(const std::string& pattern, const std::string& name);
+// How a reported figure scales, and its unit (AsIs for names no
+// declaration covers): what the run-length monitor needs of it.
+FigureKind metric_kind(const std::string& name);
+
+// Whether the point runs under sim.run_length: auto, and its monitor's
+// settings for a transfer of total_bytes over `connections`.
+bool run_length_auto(const Params& params);
+RunLengthConfig run_length_config(const Params& params, std::uint64_t total_bytes, int connections);
+// The figures of a finished run: `full` as simulated, or, when the monitor
+// (nullptr under sim.run_length: full) stopped the run, extrapolated from
+// it; either way with the run_length.* entries that say how they were
+// obtained.
+std::map<std::string, double> finish_figures(const RunLength* monitor, std::map<std::string, double> full,
+                                             std::uint64_t total_bytes);
 
 }  // namespace vsim

@@ -86,16 +86,62 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
     }
   }
 
-  world.run();
+  // Every figure, as if the run ended at `elapsed` with `delivered` bytes:
+  // at its end, or at the run-length monitor's snapshots.
+  auto figures = [&](Time elapsed, std::uint64_t delivered) {
+    Metrics m;
+    append_run_metrics(m, world, elapsed, s.k.clock_ghz, delivered, writers, readers);
+    const double mb = static_cast<double>(delivered) / 1e6;
+    auto per_mb = [&](const char* name, Count Counters::*count) {
+      std::uint64_t v = 0;
+      for (const Channel& ch : channels)
+        v += (ch.n.*count).value();
+      m[std::string(name) + "_per_MB"] = static_cast<double>(v) / mb;
+    };
+    per_mb("syscalls", &Counters::syscalls);
+    per_mb("space_checks", &Counters::space_checks);
+    per_mb("pending_send_sz_writes", &Counters::pending_writes);
+    per_mb("allocations", &Counters::allocations);
+    per_mb("copies", &Counters::copies);
+    per_mb("signals_to_host", &Counters::signals_to_host);
+    per_mb("interrupts_to_guest", &Counters::interrupts_to_guest);
+    per_mb("ring_full_stalls", &Counters::writer_blocks);
+    per_mb("reader_sleeps", &Counters::reader_blocks);
+    per_mb("host_dpc_runs", &Counters::host_dpc_runs);
+    per_mb("packets", &Counters::packets);
+    m["ring_bytes_guest_to_host"] = out_size;
+    m["ring_bytes_host_to_guest"] = in_size;
+    append_breakdown(m, world, elapsed, {s.irq}, [&] {  // explanation: busy fractions, data ring occupancy
+      std::vector<NamedQueue> q;
+      for (const Channel& ch : channels)
+        q.push_back({"vmbus_ring", &(g2h ? ch.outbound : ch.inbound).occupancy()});
+      return q;
+    }());
+    return m;
+  };
+  const std::uint64_t total = s.knobs.total_bytes * static_cast<std::uint64_t>(conns);
+  std::optional<RunLength> monitor;
+  if (run_length_auto(p)) {
+    monitor.emplace(run_length_config(p, total, conns), figures, metric_kind, [&] { world.end_now(); });
+    s.run_length = &*monitor;
+  }
 
-  // Conservation: every byte sent was received, exactly once.
-  Time elapsed = 0;
+  world.run();
+  const bool whole = !(monitor && monitor->stopped());
+
+  // Conservation: every byte sent was received, exactly once (a run the
+  // monitor ended early: no more than was written).
+  Time elapsed = whole ? 0 : world.end();
   std::uint64_t delivered = 0;
   for (const Channel& ch : channels) {
     const VmbusRing& ring = g2h ? ch.outbound : ch.inbound;
     ring.check_invariants();
-    if (ch.delivered != s.knobs.total_bytes || ring.payload_written() != s.knobs.total_bytes ||
-        ring.payload_consumed() != s.knobs.total_bytes)
+    const bool lost = whole ? (ch.delivered != s.knobs.total_bytes || ring.payload_written() != s.knobs.total_bytes ||
+                               ring.payload_consumed() != s.knobs.total_bytes)
+                            : (ch.delivered != ring.payload_consumed() ||
+                               ring.payload_consumed() > ring.payload_written() ||
+                               ring.payload_written() > s.knobs.total_bytes);
+    if (lost)
       throw std::logic_error(fmt::format(
           "invariant violated: bytes in == bytes out (connection {}: sent {}, ring wrote {}, read {}, delivered {}; "
           "the simulation stalled: guest thread {} at t={} {}, host thread {} at t={} {}, free ring bytes {}, "
@@ -104,40 +150,13 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
           ch.guest->name(), ch.guest->now(), ch.guest->waiting() ? "asleep" : "running", ch.host->name(),
           ch.host->now(), ch.host->waiting() ? "asleep" : "running", ring.bytes_to_write(),
           ring.pending_send_sz(), ring.interrupt_mask()));
-    elapsed = std::max(elapsed, ch.done_at);
+    if (whole)
+      elapsed = std::max(elapsed, ch.done_at);
     delivered += ch.delivered;
   }
   // No CPU can have been busy longer than the whole run lasted.
   check_cpu_busy(world, elapsed);
-  Metrics m;
-  append_run_metrics(m, world, elapsed, s.k.clock_ghz, delivered, writers, readers);
-  const double mb = static_cast<double>(delivered) / 1e6;
-  auto per_mb = [&](const char* name, Count Counters::*count) {
-    std::uint64_t v = 0;
-    for (const Channel& ch : channels)
-      v += (ch.n.*count).value();
-    m[std::string(name) + "_per_MB"] = static_cast<double>(v) / mb;
-  };
-  per_mb("syscalls", &Counters::syscalls);
-  per_mb("space_checks", &Counters::space_checks);
-  per_mb("pending_send_sz_writes", &Counters::pending_writes);
-  per_mb("allocations", &Counters::allocations);
-  per_mb("copies", &Counters::copies);
-  per_mb("signals_to_host", &Counters::signals_to_host);
-  per_mb("interrupts_to_guest", &Counters::interrupts_to_guest);
-  per_mb("ring_full_stalls", &Counters::writer_blocks);
-  per_mb("reader_sleeps", &Counters::reader_blocks);
-  per_mb("host_dpc_runs", &Counters::host_dpc_runs);
-  per_mb("packets", &Counters::packets);
-  m["ring_bytes_guest_to_host"] = out_size;
-  m["ring_bytes_host_to_guest"] = in_size;
-  append_breakdown(m, world, elapsed, {s.irq}, [&] {  // explanation: busy fractions, data ring occupancy
-    std::vector<NamedQueue> q;
-    for (const Channel& ch : channels)
-      q.push_back({"vmbus_ring", &(g2h ? ch.outbound : ch.inbound).occupancy()});
-    return q;
-  }());
-  return m;
+  return finish_figures(monitor ? &*monitor : nullptr, whole ? figures(elapsed, delivered) : Metrics{}, total);
 }
 
 } // namespace vsim::hv_sock

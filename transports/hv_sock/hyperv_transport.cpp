@@ -175,7 +175,10 @@ protected:
       charge(k.guest_recv_syscall, Cat::Sys);
       ch_.n.syscalls.add();
       co_await wait_for_data();
-      ch_.delivered += co_await dequeue();
+      const std::uint64_t got = co_await dequeue();
+      ch_.delivered += got;
+      if (s_.run_length)
+        s_.run_length->delivered(ch_.index, got, world().now());
     }
     co_await settle();
     ch_.done_at = now();

@@ -14,6 +14,7 @@
 #include "models/vmbus_ring.hpp"
 #include "sim/count.hpp"
 #include "sim/rng.hpp"
+#include "sim/run_length.hpp"
 #include "sim/world.hpp"
 #include "transports/hv_sock/costs.hpp"
 
@@ -68,6 +69,7 @@ struct Shared {
   GuestIrq* irq = nullptr;
   std::uint64_t seed;
   std::uint32_t iteration;
+  RunLength* run_length = nullptr;  // sim.run_length: auto (told of every byte the readers get)
 };
 
 // Interrupt context of guest vCPU 0: the synthetic interrupt (an exit and

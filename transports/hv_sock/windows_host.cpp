@@ -59,6 +59,8 @@ private:
         for (std::uint32_t i = 0; i < n; ++i)
           ring_.consume(now());
         ch_.delivered += sizes;
+        if (s_.run_length)
+          s_.run_length->delivered(ch_.index, sizes, world().now());
         continue;
       }
       if (ring_.iter_close(now()))

@@ -21,6 +21,7 @@
 #include "models/virtqueue.hpp"
 #include "sim/count.hpp"
 #include "sim/rng.hpp"
+#include "sim/run_length.hpp"
 #include "sim/world.hpp"
 #include "transports/virtio_vsock/costs.hpp"
 #include "transports/virtio_vsock/virtio_vsock.hpp"
@@ -180,6 +181,7 @@ struct Shared {
   std::array<WorkItem, 3> work;    // by GuestWork
   std::vector<SimThread*> host_apps;  // the host's application threads
   Counters n;
+  RunLength* run_length = nullptr;  // sim.run_length: auto (told of every byte the readers get)
 };
 
 // Requests to a service thread that arrive at given times (doorbells,

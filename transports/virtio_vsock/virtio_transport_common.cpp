@@ -235,6 +235,8 @@ Task<std::uint64_t> AppThread::recv_call(std::uint64_t len, bool user_work)
     }
   }
   c_.delivered += got;
+  if (s_.run_length)
+    s_.run_length->delivered(c_.index, got, world().now());
   // virtio_transport_send_credit_update(): every read (2018) or when the
   // free space the peer knows of is below the threshold (5.4).
   if (kn.credit_every_read || sk_.buf_alloc - (sk_.fwd_cnt - sk_.last_fwd_cnt) < kn.credit_threshold) {

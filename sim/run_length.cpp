@@ -1,0 +1,389 @@
+#include "sim/run_length.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <boost/math/distributions/students_t.hpp>
+#include <fmt/format.h>
+
+namespace vsim {
+
+const char* run_end_text(RunEnd e)
+{
+  switch (e) {
+  case RunEnd::Extrapolated:
+    return "steady state reached the precision; the rest of the transfer extrapolated";
+  case RunEnd::Full:
+    return "simulated in full (sim.run_length: full)";
+  case RunEnd::TooShort:
+    return "simulated in full: the transfer was too short to judge its steady state";
+  case RunEnd::PrecisionNotMet:
+    return "simulated in full: the throughput's confidence interval stayed wider than sim.precision";
+  case RunEnd::NoSteadyState:
+    return "simulated in full: the warm-up did not end within the first half of the run";
+  case RunEnd::UnequalConnections:
+    return "simulated in full: the connections progressed at unequal rates";
+  case RunEnd::FiguresNotSteady:
+    return "simulated in full: a CPU figure or count did not settle to sim.precision";
+  }
+  return "?";
+}
+
+std::uint64_t expected_auto_bytes(const RunLengthConfig& cfg, std::uint64_t delivery)
+{
+  // The first check comes after min_observations observations of at least
+  // a chunk each (a delivery larger than the chunk is one observation);
+  // a transient and a few more checks typically add as much again.
+  const std::uint64_t per_observation = std::max(cfg.chunk, delivery);
+  return std::min(cfg.total_bytes, 2 * cfg.min_observations * per_observation);
+}
+
+std::optional<std::size_t> mser5_cut(const std::vector<double>& x)
+{
+  const std::size_t groups = x.size() / 5;
+  if (groups < 2)
+    return std::nullopt;
+  std::vector<double> g(groups);
+  for (std::size_t j = 0; j < groups; ++j) {
+    double s = 0;
+    for (std::size_t i = 0; i < 5; ++i)
+      s += x[5 * j + i];
+    g[j] = s / 5;
+  }
+  const std::size_t last = groups / 2;  // the cut is searched over the first half
+  std::size_t best_d = 0;
+  double best = 0;
+  for (std::size_t d = 0; d <= last; ++d) {
+    const double m = static_cast<double>(groups - d);
+    double mean = 0;
+    for (std::size_t j = d; j < groups; ++j)
+      mean += g[j];
+    mean /= m;
+    double ss = 0;
+    for (std::size_t j = d; j < groups; ++j)
+      ss += (g[j] - mean) * (g[j] - mean);
+    const double stat = ss / (m * m);
+    // Only a clearly lower value moves the cut (ties and rounding noise keep the earliest).
+    if (d == 0 || stat < best * (1 - 1e-9)) {
+      best = stat;
+      best_d = d;
+    }
+  }
+  if (best_d == last && last > 0)
+    return std::nullopt;
+  return best_d * 5;
+}
+
+double student_t975(std::size_t df)
+{
+  if (df < 1)
+    throw std::invalid_argument("student_t975: needs at least one degree of freedom");
+  auto q = [](std::size_t n) {
+    return boost::math::quantile(boost::math::students_t_distribution<double>(static_cast<double>(n)), 0.975);
+  };
+  static const std::vector<double> table = [&] {  // the monitor asks often: the common ones computed once
+    std::vector<double> t(65);
+    for (std::size_t n = 1; n < t.size(); ++n)
+      t[n] = q(n);
+    return t;
+  }();
+  return df < table.size() ? table[df] : q(df);
+}
+
+BatchMeansResult batch_means(const std::vector<double>& num, const std::vector<double>& den, std::size_t from,
+                             std::size_t batches)
+{
+  BatchMeansResult r;
+  const std::size_t n = std::min(num.size(), den.size());
+  if (batches < 2 || from >= n || n - from < batches)
+    return r;
+  r.batches = batches;
+  r.batch_size = (n - from) / batches;
+  r.first = n - batches * r.batch_size;
+  std::vector<double> ratio(batches);
+  for (std::size_t b = 0; b < batches; ++b) {
+    double a = 0, c = 0;
+    for (std::size_t i = 0; i < r.batch_size; ++i) {
+      a += num[r.first + b * r.batch_size + i];
+      c += den[r.first + b * r.batch_size + i];
+    }
+    ratio[b] = c > 0 ? a / c : 0;
+  }
+  double mean = 0;
+  for (double v : ratio)
+    mean += v;
+  mean /= static_cast<double>(batches);
+  double var = 0;
+  for (double v : ratio)
+    var += (v - mean) * (v - mean);
+  var /= static_cast<double>(batches - 1);
+  r.mean = mean;
+  const double hw = student_t975(batches - 1) * std::sqrt(var / static_cast<double>(batches));
+  r.relative_half_width = mean > 0 ? hw / mean : INFINITY;
+  return r;
+}
+
+RunLength::RunLength(RunLengthConfig cfg, std::function<Figures(Time, std::uint64_t)> snapshot,
+                     std::function<FigureKind(const std::string&)> kind, std::function<void()> stop)
+    : cfg_(cfg), snapshot_(std::move(snapshot)), kind_(std::move(kind)), stop_(std::move(stop)), chunk_(std::max<std::uint64_t>(1, cfg.chunk)),
+      per_conn_(static_cast<std::size_t>(std::max(1, cfg.connections)), 0), next_boundary_(chunk_),
+      next_check_(cfg.min_observations)
+{
+  if (cfg_.max_observations < 2 * cfg_.min_observations || cfg_.max_observations % 10 != 0 || cfg_.batches < 2)
+    throw std::invalid_argument("RunLength: max_observations must be a multiple of 10 and at least twice "
+                                "min_observations, and batches at least 2");
+  Snap start;
+  start.per_conn = per_conn_;
+  snaps_.push_back(std::move(start));
+}
+
+void RunLength::delivered(int conn, std::uint64_t bytes, Time now)
+{
+  if (stopped_)
+    return;
+  const auto c = static_cast<std::size_t>(conn);
+  if (c >= per_conn_.size())
+    throw std::logic_error(fmt::format("run length: delivery to connection {} of {}", conn, per_conn_.size()));
+  if (now < last_delivery_)
+    throw std::logic_error(fmt::format("run length: a delivery at {} after one at {}", now, last_delivery_));
+  last_delivery_ = now;
+  per_conn_[c] += bytes;
+  total_ += bytes;
+  if (total_ >= next_boundary_)
+    observe(now);
+}
+
+void RunLength::observe(Time now)
+{
+  dt_.push_back(now - last_t_);
+  dd_.push_back(static_cast<double>(total_ - last_d_));
+  last_t_ = now;
+  last_d_ = total_;
+  next_boundary_ = (total_ / chunk_ + 1) * chunk_;
+  if (dt_.size() % 5 == 0)
+    snaps_.push_back(take(now));
+  if (dt_.size() >= next_check_)
+    check(now);
+  if (!stopped_ && dt_.size() >= cfg_.max_observations)
+    merge_pairs();
+}
+
+void RunLength::merge_pairs()
+{
+  const std::size_t n = dt_.size() / 2;
+  for (std::size_t i = 0; i < n; ++i) {
+    dt_[i] = dt_[2 * i] + dt_[2 * i + 1];
+    dd_[i] = dd_[2 * i] + dd_[2 * i + 1];
+  }
+  dt_.resize(n);
+  dd_.resize(n);
+  // snaps_[j] follows observation 5j; after the merge that is old 10j.
+  std::vector<Snap> kept;
+  for (std::size_t j = 0; j < snaps_.size(); j += 2)
+    kept.push_back(std::move(snaps_[j]));
+  snaps_ = std::move(kept);
+  chunk_ *= 2;
+  next_boundary_ = (total_ / chunk_ + 1) * chunk_;
+  next_check_ = std::max(cfg_.min_observations, (next_check_ + 1) / 2);
+}
+
+void RunLength::check(Time now)
+{
+  const std::size_t n = dt_.size();
+  next_check_ = std::max(n + 1, static_cast<std::size_t>(std::ceil(static_cast<double>(n) * 1.1)));
+  if (total_ >= cfg_.total_bytes)
+    return;  // the transfer is over anyway
+  std::vector<double> x(n);
+  for (std::size_t i = 0; i < n; ++i)
+    x[i] = dd_[i] > 0 ? dt_[i] / dd_[i] : 0;
+  const std::optional<std::size_t> cut = mser5_cut(x);
+  if (!cut) {
+    reason_ = RunEnd::NoSteadyState;
+    last_ = {};
+    return;
+  }
+  cut_obs_ = *cut;
+  const Snap& w = snaps_.at(cut_obs_ / 5);
+  warmup_bytes_ = w.d;
+  last_ = batch_means(dt_, dd_, cut_obs_, cfg_.batches);
+  if (last_.batches == 0 || last_.relative_half_width > cfg_.precision) {
+    reason_ = RunEnd::PrecisionNotMet;
+    return;
+  }
+  if (per_conn_.size() > 1) {
+    double mean = 0;
+    std::vector<double> since(per_conn_.size());
+    for (std::size_t c = 0; c < per_conn_.size(); ++c) {
+      since[c] = static_cast<double>(per_conn_[c] - w.per_conn[c]);
+      mean += since[c];
+    }
+    mean /= static_cast<double>(since.size());
+    for (double s : since)
+      if (std::abs(s - mean) > cfg_.precision * mean) {
+        reason_ = RunEnd::UnequalConnections;
+        return;
+      }
+  }
+  if (!figures_steady(cut_obs_ / 5)) {
+    reason_ = RunEnd::FiguresNotSteady;
+    return;
+  }
+  reason_ = RunEnd::Extrapolated;
+  stopped_ = true;
+  if (snaps_.back().t == now && snaps_.back().d == total_)
+    stop_snap_ = snaps_.back();
+  else
+    stop_snap_ = take(now);
+  stop_();
+}
+
+namespace {
+
+// A figure as the quantity that grows with the run, at a snapshot taken at
+// time t with d bytes delivered (BytesOver and AsIs figures: none).
+std::optional<double> extensive(Scaling s, double value, double t, double d)
+{
+  switch (s) {
+  case Scaling::Total:
+    return value;
+  case Scaling::PerByte:
+    return value * d;
+  case Scaling::PerTime:
+    return value * t;
+  default:
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+RunLength::Snap RunLength::take(Time now)
+{
+  Figures f = snapshot_(now, total_);
+  if (names_.empty()) {
+    for (const auto& entry : f) {
+      names_.push_back(entry.first);
+      kinds_.push_back(kind_(entry.first));
+    }
+  }
+  Snap s{now, total_, per_conn_, {}};
+  s.values.reserve(names_.size());
+  std::size_t i = 0;
+  for (const auto& [name, v] : f) {
+    if (i >= names_.size() || name != names_[i])
+      throw std::logic_error("run length: the figures changed between snapshots (" + name + ")");
+    s.values.push_back(v);
+    ++i;
+  }
+  if (i != names_.size())
+    throw std::logic_error("run length: the figures changed between snapshots");
+  return s;
+}
+
+bool RunLength::figures_steady(std::size_t from_snap)
+{
+  if (snaps_.size() < from_snap + 1 + cfg_.batches)
+    return false;
+  struct Rate {
+    double mean, half_width;
+    const std::string* group;
+  };
+  std::vector<Rate> rates;
+  std::map<std::string, double> group_max;
+  std::vector<double> dx, dd;
+  for (std::size_t f = 0; f < names_.size(); ++f) {
+    const FigureKind& k = kinds_[f];
+    if (!k.judged || !extensive(k.scaling, 0, 0, 0))
+      continue;
+    // Per interval between snapshots: growth of the figure, bytes delivered.
+    dx.clear();
+    dd.clear();
+    double prev = 0, prev_d = 0;
+    for (std::size_t j = from_snap; j < snaps_.size(); ++j) {
+      const Snap& s = snaps_[j];
+      const double x = s.values.empty() ? 0 : *extensive(k.scaling, s.values[f], s.t, static_cast<double>(s.d));
+      if (j > from_snap) {
+        dx.push_back(x - prev);
+        dd.push_back(static_cast<double>(s.d) - prev_d);
+      }
+      prev = x;
+      prev_d = static_cast<double>(s.d);
+    }
+    const BatchMeansResult b = batch_means(dx, dd, 0, cfg_.batches);
+    if (b.batches == 0)
+      return false;
+    const double hw = std::isfinite(b.relative_half_width) ? b.relative_half_width * std::abs(b.mean) : 0;
+    rates.push_back(Rate{b.mean, hw, &k.group});
+    double& gm = group_max[k.group];
+    gm = std::max(gm, std::abs(b.mean));
+  }
+  for (const Rate& r : rates)
+    if (r.half_width > cfg_.precision * std::max(std::abs(r.mean), 0.01 * group_max[*r.group]))
+      return false;
+  return true;
+}
+
+Figures RunLength::extrapolate() const
+{
+  if (!stopped_)
+    throw std::logic_error("run length: extrapolate() before the run was stopped");
+  const Snap& w = snaps_.at(cut_obs_ / 5);
+  const Snap& k = stop_snap_;
+  const double dw = static_cast<double>(w.d), dk = static_cast<double>(k.d);
+  const double dt = static_cast<double>(cfg_.total_bytes);
+  if (dk <= dw)
+    throw std::logic_error("run length: no bytes between the warm-up cut and the stop");
+  const double r = (dt - dk) / (dk - dw);  // the rest of the transfer, in steady-state spans
+  const double tw = w.t, tk = k.t, tt = tk + (tk - tw) * r;
+  auto grow = [&](double xw, double xk) { return xk + (xk - xw) * r; };
+  Figures out;
+  for (std::size_t f = 0; f < names_.size(); ++f) {
+    const double mk = k.values.at(f);
+    const double mw = w.values.empty() ? 0 : w.values.at(f);
+    double v = mk;
+    switch (kinds_[f].scaling) {
+    case Scaling::Total:
+      v = grow(mw, mk);
+      break;
+    case Scaling::PerByte:
+      v = grow(mw * dw, mk * dk) / dt;
+      break;
+    case Scaling::PerTime:
+      v = grow(mw * tw, mk * tk) / tt;
+      break;
+    case Scaling::BytesOver:
+      if (mk > 0 && (w.values.empty() || mw > 0))
+        v = dt / grow(w.values.empty() ? 0 : dw / mw, dk / mk);
+      break;
+    case Scaling::AsIs:
+      break;
+    }
+    out.emplace(names_[f], v);
+  }
+  return out;
+}
+
+Figures RunLength::info() const
+{
+  Figures f;
+  f["run_length.extrapolated"] = stopped_ ? 1 : 0;
+  f["run_length.reason"] = static_cast<double>(static_cast<int>(reason_));
+  f["run_length.simulated_bytes"] = static_cast<double>(stopped_ ? stop_snap_.d : total_);
+  f["run_length.observation_bytes"] = static_cast<double>(chunk_);
+  if (last_.batches > 0) {
+    f["run_length.warmup_bytes"] = static_cast<double>(warmup_bytes_);
+    f["run_length.batches"] = static_cast<double>(last_.batches);
+    f["run_length.half_width"] = last_.relative_half_width;
+  }
+  return f;
+}
+
+Figures RunLength::full_info(std::uint64_t total_bytes)
+{
+  return {{"run_length.extrapolated", 0},
+          {"run_length.reason", static_cast<double>(static_cast<int>(RunEnd::Full))},
+          {"run_length.simulated_bytes", static_cast<double>(total_bytes)}};
+}
+
+}  // namespace vsim

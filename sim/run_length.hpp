@@ -1,0 +1,177 @@
+// Run-length control (sim.run_length: auto): simulate a transfer only until
+// its steady state is known to a stated precision, then extrapolate the rest
+// of the transfer at the steady-state rates.
+//
+// The monitor watches the bytes delivered to the readers. Every `chunk`
+// bytes make one observation: the simulated time the chunk took. At checks
+// (once there are min_observations, then each time the series has grown by
+// a tenth) it
+//   1. finds the warm-up with MSER-5 (White 1997; White, Cobb and Spratt,
+//      "A comparison of five steady-state truncation heuristics", WSC 2000):
+//      observations averaged in groups of 5, the cut d minimising
+//      sum_{i>d}(x_i - mean_d)^2 / (n-d)^2, searched over the first half; a
+//      minimum at the end of that half means the warm-up is not over;
+//   2. cuts what is left after the warm-up into `batches` batches (batch
+//      means; Law, "Simulation Modeling and Analysis", 5th ed., 9.5.3) and
+//      computes the relative half-width of the 95% confidence interval of
+//      the mean time per byte, t(0.975, batches-1) s / sqrt(batches) / mean;
+//   3. stops the run if that half-width is at most `precision`, with
+//      several connections each connection's steady-state rate is within
+//      the precision of their mean, and every figure that grows with the
+//      run and is judged (CPU time, counts) has a steady-state rate per
+//      byte known to the same relative half-width (batch means over the
+//      snapshots since the cut; a figure under 1% of the largest of its
+//      unit is judged on 1% of that largest).
+// The series stays bounded: at max_observations neighbours merge in pairs
+// and the chunk doubles (the batches grow with the run, as they must for a
+// series whose period exceeds a chunk).
+//
+// Extrapolation: each figure the transport reports is turned into a
+// quantity that grows with the transfer (Scaling), which is taken at the
+// warm-up cut (w) and at the stop (k) and continued at its steady-state rate
+// per byte to the transfer's end:  X = X_k + (X_k - X_w) (D - D_k) / (D_k - D_w).
+// A constant-rate run is extrapolated exactly.
+//
+// The monitor knows nothing of transports: it sees bytes, times and a map
+// of named figures.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/time.hpp"
+
+namespace vsim {
+
+// How a reported figure relates to the quantity that grows with the run.
+enum class Scaling {
+  Total,      // grows with the run itself (seconds of CPU, elapsed seconds)
+  PerByte,    // a total / bytes delivered (counts per MB)
+  PerTime,    // a total / elapsed time (CPU percentages, time-weighted levels, shares of time)
+  BytesOver,  // bytes delivered / a total (throughput; Mbit/s per %CPU)
+  AsIs,       // not extrapolated: sizes, maxima, the simulator's own counts
+};
+
+struct RunLengthConfig {
+  double precision = 0.005;           // relative half-width of the 95% CI of throughput to stop at
+  std::uint64_t total_bytes = 0;      // bytes of the whole transfer, all connections
+  int connections = 1;
+  std::uint64_t chunk = 16384;        // bytes per observation at first
+  std::size_t min_observations = 200; // before the first check
+  std::size_t max_observations = 1000;  // then pairs merge and the chunk doubles (even, multiple of 10)
+  std::size_t batches = 20;
+};
+
+// Bytes an `auto` run typically simulates before it stops, when the
+// reader gets `delivery` bytes at a time (for estimates of run time).
+std::uint64_t expected_auto_bytes(const RunLengthConfig& cfg, std::uint64_t delivery);
+
+// Why a run was, or was not, extrapolated (the code is reported as
+// run_length.reason).
+enum class RunEnd {
+  Extrapolated = 0,        // the precision was reached; the rest was extrapolated
+  Full = 1,                // sim.run_length: full
+  TooShort = 2,            // the transfer ended before the first check (too few observations)
+  PrecisionNotMet = 3,     // the half-width stayed above the precision until the transfer ended
+  NoSteadyState = 4,       // the warm-up never ended in the first half of the run
+  UnequalConnections = 5,  // the connections' steady-state rates differed by more than the precision
+  FiguresNotSteady = 6,    // a figure's steady-state rate (CPU time, a count) was not known to the precision
+};
+const char* run_end_text(RunEnd e);
+
+// MSER-5 on a series: the number of leading observations to drop (a
+// multiple of 5), or nothing when the minimum lies at the end of the
+// searched first half (the warm-up is not over) or the series has fewer
+// than 2 groups of 5.
+std::optional<std::size_t> mser5_cut(const std::vector<double>& x);
+
+// Two-sided 95% Student t quantile, t(0.975, df), df >= 1.
+double student_t975(std::size_t df);
+
+struct BatchMeansResult {
+  std::size_t batches = 0;
+  std::size_t batch_size = 0;    // observations per batch
+  std::size_t first = 0;         // first observation used (the remainder before it is dropped)
+  double mean = 0;               // mean of the batch ratios
+  double relative_half_width = 0;  // of the 95% CI of the mean, over the mean
+};
+// Batch means over observations [from, n): each batch's ratio is the sum
+// of num over the sum of den of its observations (time per byte). Needs at
+// least `batches` observations.
+BatchMeansResult batch_means(const std::vector<double>& num, const std::vector<double>& den, std::size_t from,
+                             std::size_t batches);
+
+using Figures = std::map<std::string, double>;
+
+// What the monitor needs to know of a figure: how it scales, and the group
+// of figures of the same unit it is judged among (a figure tiny against
+// the largest of its group is judged on 1% of that largest).
+struct FigureKind {
+  Scaling scaling;
+  std::string group;
+  bool judged = true;  // false: extrapolated, but its steady state does not hold the run (explanations)
+};
+
+class RunLength {
+public:
+  // snapshot(now, delivered): the transport's figures as if the run ended
+  // now with `delivered` bytes; kind(name): how a figure scales; stop():
+  // end the simulation at once.
+  RunLength(RunLengthConfig cfg, std::function<Figures(Time, std::uint64_t)> snapshot,
+            std::function<FigureKind(const std::string&)> kind, std::function<void()> stop);
+
+  // `bytes` reached connection conn's reader at time now (in time order).
+  void delivered(int conn, std::uint64_t bytes, Time now);
+
+  bool stopped() const { return stopped_; }
+  // The figures of the whole transfer, extrapolated from the steady state
+  // (only once stopped()).
+  Figures extrapolate() const;
+  // run_length.* entries: extrapolated (0/1), reason (RunEnd), simulated_bytes,
+  // warmup_bytes, batches, half_width (relative), observation_bytes.
+  Figures info() const;
+  // The entries of a run simulated in full on request (no monitor).
+  static Figures full_info(std::uint64_t total_bytes);
+
+private:
+  struct Snap {
+    Time t = 0;
+    std::uint64_t d = 0;
+    std::vector<std::uint64_t> per_conn;
+    std::vector<double> values;  // by names_; empty for the start of the run (everything zero)
+  };
+  Snap take(Time now);
+  std::vector<std::string> names_;  // the figures' names, from the first snapshot
+  std::vector<FigureKind> kinds_;   // and their kinds
+  void observe(Time now);
+  void merge_pairs();
+  void check(Time now);
+  bool figures_steady(std::size_t from_snap);
+
+  RunLengthConfig cfg_;
+  std::function<Figures(Time, std::uint64_t)> snapshot_;
+  std::function<FigureKind(const std::string&)> kind_;
+  std::function<void()> stop_;
+  std::uint64_t chunk_;
+  std::uint64_t total_ = 0;  // delivered so far
+  std::vector<std::uint64_t> per_conn_;
+  std::uint64_t next_boundary_;
+  Time last_t_ = 0;         // of the last observation's end
+  Time last_delivery_ = 0;
+  std::uint64_t last_d_ = 0;
+  std::vector<double> dt_, dd_;  // per observation: time taken, bytes delivered
+  std::vector<Snap> snaps_;      // snaps_[j]: after observation 5j (snaps_[0]: the start)
+  std::size_t next_check_;
+  bool stopped_ = false;
+  RunEnd reason_ = RunEnd::TooShort;
+  std::size_t cut_obs_ = 0;      // observations in the warm-up (at the last check)
+  std::uint64_t warmup_bytes_ = 0;
+  BatchMeansResult last_{};
+  Snap stop_snap_;
+};
+
+}  // namespace vsim
