@@ -11,6 +11,8 @@
 #include "transports/profiles.hpp"
 #include "transports/virtio_vsock/params.hpp"
 
+#include "transports/simulate.hpp"
+
 namespace vsim::app {
 
 namespace {
@@ -63,7 +65,7 @@ std::string default_text(const ParamSpec& spec)
 
 std::vector<std::string> topics(const ParamRegistry& reg)
 {
-  std::set<std::string> s = {"platforms"};
+  std::set<std::string> s = {"platforms", "metrics"};
   for (const auto& spec : reg.all())
     s.insert(section_of(spec.path).empty() ? spec.path : section_of(spec.path));
   return {s.begin(), s.end()};
@@ -134,6 +136,34 @@ void describe_platforms(std::string& out, const ParamRegistry& reg)
   }
 }
 
+const char* scaling_text(Scaling s)
+{
+  switch (s) {
+  case Scaling::Total:
+    return "total";
+  case Scaling::PerByte:
+    return "per byte";
+  case Scaling::PerTime:
+    return "per time";
+  case Scaling::BytesOver:
+    return "bytes over a total";
+  case Scaling::AsIs:
+    return "as is";
+  }
+  return "?";
+}
+
+// Every metric a run reports: name, unit, how sim.run_length auto
+// extrapolates it, meaning (the declarations of transports/simulate.cpp).
+void describe_metrics(std::string& out)
+{
+  out += "Metrics (MB = 10^6 bytes; CPU percentages sum over CPUs; `extrapolated as`: how sim.run_length auto "
+         "continues the figure from the steady state, docs/run-length.md):\n\n";
+  for (const MetricDoc& d : metric_docs())
+    out += fmt::format("{}\n  unit: {}; extrapolated as: {}\n  {}\n", d.name, d.unit.empty() ? "(none)" : d.unit,
+                       scaling_text(d.scaling), d.doc);
+}
+
 // Markdown table cells must not contain a bare '|' or a newline.
 std::string cell(const std::string& s)
 {
@@ -188,6 +218,10 @@ std::string describe_text(const ParamRegistry& reg, const std::string& topic)
   std::string out;
   if (topic == "platforms") {
     describe_platforms(out, reg);
+    return out;
+  }
+  if (topic == "metrics") {
+    describe_metrics(out);
     return out;
   }
   for (const auto& spec : reg.all())
@@ -285,6 +319,12 @@ std::string describe_markdown(const ParamRegistry& reg)
   out += "\n## Platforms\n\n| name | transport | description |\n|---|---|---|\n";
   for (const auto& p : platform_profiles())
     out += fmt::format("| `{}` | {} | {} |\n", p.name, p.transport, cell(p.doc));
+  out += "\n## Metrics\n\nWhat a run reports (`vsocksim describe metrics`). MB = 10^6 bytes; CPU percentages sum "
+         "over CPUs (200% is two CPUs busy). A name with `<x>` stands for a CPU, thread or queue name, `{a|b}` for "
+         "one of the words. *Extrapolated as*: how `sim.run_length: auto` continues the figure from the steady "
+         "state ([run-length.md](run-length.md)).\n\n| metric | unit | extrapolated as | meaning |\n|---|---|---|---|\n";
+  for (const MetricDoc& d : metric_docs())
+    out += fmt::format("| `{}` | {} | {} | {} |\n", cell(d.name), cell(d.unit), scaling_text(d.scaling), cell(d.doc));
   return out;
 }
 

@@ -825,6 +825,32 @@ private:
                                       transport),
                           "keys of " + transport + " (see `vsocksim describe " + transport + "`)"));
     }
+    // Combinations that cannot mean what they say.
+    if (p.integer("workload.message_size") > p.integer("workload.total_bytes")) {
+      // Blame the key the user set (the message size when both were).
+      if (given.count("workload.message_size") || !given.count("workload.total_bytes"))
+        fail(with_file(origin_of(given, "workload.message_size")), "workload.message_size",
+             with_allowed(fmt::format("{} bytes is more than workload.total_bytes ({} bytes): not one whole "
+                                      "message would be sent",
+                                      p.integer("workload.message_size"), p.integer("workload.total_bytes")),
+                          "at most workload.total_bytes"));
+      fail(with_file(origin_of(given, "workload.total_bytes")), "workload.total_bytes",
+           with_allowed(fmt::format("{} bytes is less than workload.message_size ({} bytes): not one whole message "
+                                    "would be sent",
+                                    p.integer("workload.total_bytes"), p.integer("workload.message_size")),
+                        "at least workload.message_size"));
+    }
+    // A threshold the user set above the buffer (the kernel's constant above
+    // a buffer shrunk with SO_VM_SOCKETS_BUFFER_SIZE is real behaviour:
+    // a credit update on every read).
+    if (transport == "virtio_vsock" && given.count("virtio_vsock.credit_threshold") &&
+        p.text("virtio_vsock.credit_update") == "threshold" &&
+        p.integer("virtio_vsock.credit_threshold") > p.integer("virtio_vsock.buf_alloc"))
+      fail(with_file(origin_of(given, "virtio_vsock.credit_threshold")), "virtio_vsock.credit_threshold",
+           with_allowed(fmt::format("{} bytes is more than virtio_vsock.buf_alloc ({} bytes): the free space the "
+                                    "peer sees is always below it, so the threshold would change nothing",
+                                    p.integer("virtio_vsock.credit_threshold"), p.integer("virtio_vsock.buf_alloc")),
+                        "at most virtio_vsock.buf_alloc"));
     const PlatformProfile* profile = find_profile(p.text("platform"));
     if (profile->transport == transport)
       return;

@@ -31,6 +31,7 @@
 #include "app/registry.hpp"
 #include "app/results.hpp"
 #include "app/runner.hpp"
+#include "app/effective.hpp"
 #include "app/shard.hpp"
 #include "app/stop.hpp"
 #include "app/explain.hpp"
@@ -135,6 +136,10 @@ int cmd_check(const std::string& file, const std::vector<std::string>& sets, uns
   prepare(ex, file);
   std::cout << fmt::format("{}: ok: experiment '{}', {} point(s), {}; config sha256 {}\n", file, ex.name,
                            ex.points.size(), describe_estimate(estimate(ex), jobs), ex.config_sha256);
+  for (const std::string& w : effective_warnings(ex))
+    std::cout << fmt::format("{}: warning: {}\n", file, w);
+  for (const std::string& line : same_run_lines(ex))
+    std::cout << fmt::format("{}: note: {}\n", file, line);
   return 0;
 }
 
@@ -173,6 +178,8 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
                                  file, describe_estimate(e, jobs), kLargeCoreSeconds / 3600));
   const std::vector<std::string>& metrics = prep.metrics;
   const std::string& measurements_file = prep.measurements_file;
+  for (const std::string& w : effective_warnings(ex))  // swept values the transport clamps or ignores
+    std::cerr << fmt::format("{}: warning: {}\n", file, w);
 
   Manifest manifest = make_manifest(ex, command_line);
   const nlohmann::ordered_json identity = {

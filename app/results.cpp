@@ -20,6 +20,7 @@
 #include <xbt/base.h>  // simgrid/version.h needs its macros
 #include <simgrid/version.h>
 
+#include "app/effective.hpp"
 #include "sim/run_length.hpp"
 
 namespace vsim::app {
@@ -226,6 +227,11 @@ nlohmann::ordered_json run_length_json(const Point& p, const PointResult& r)
     json one = json::object();
     for (const auto& [name, v] : info) {
       values[name].push_back(v);
+      if (name.starts_with("held_by.")) {  // the figure that did not settle
+        one["held_by"] = name.substr(8);
+        one["held_by_half_width"] = v;
+        continue;
+      }
       if (name == "extrapolated")
         one[name] = v != 0;
       else if (name != "half_width" && v == std::floor(v) && std::abs(v) < 9007199254740992.0)
@@ -394,6 +400,13 @@ nlohmann::ordered_json to_json(const Experiment& ex, const std::vector<PointResu
     for (const auto& [key, text] : p.label)
       label[key] = text;
     point["label"] = std::move(label);
+    json effective = json::object();  // what the transport actually uses (app/effective.hpp)
+    for (const Effective& e : effective_values(p.params))
+      if (e.value == std::floor(e.value) && std::abs(e.value) < 9007199254740992.0)
+        effective[e.name] = static_cast<std::int64_t>(e.value);  // sizes and counts
+      else
+        effective[e.name] = e.value;
+    point["effective"] = std::move(effective);
     json metrics = json::object();
     for (const auto& [name, values] : metric_values(r)) {
       Stats s = summarize(values);

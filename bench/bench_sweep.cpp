@@ -56,7 +56,7 @@ Outcome run(const std::string& bin, const std::string& yaml, unsigned jobs)
 std::string sweep_file(const std::string& path, int points, const char* total_bytes, const char* message_size)
 {
   std::ofstream f(path);
-  f << "name: bench-sweep\ntransport: hv_sock\nplatform: hyperv-2019\niterations: 1\n"
+  f << "name: bench-sweep\ntransport: hv_sock\nplatform: hyperv-2019\niterations: 1\nsim: {run_length: full}\n"
     << "workload:\n  total_bytes: " << total_bytes << "\n  message_size: " << message_size << "\n"
     << "sweep:\n  grid:\n    seed: [";
   for (int i = 0; i < points; ++i)

@@ -14,7 +14,8 @@
 using namespace vsim::bench;
 
 namespace {
-const char* kBase = "transport: virtio_vsock\nplatform: kvm-2019\niterations: 1\n";
+const char* kBase = "transport: virtio_vsock\nplatform: kvm-2019\niterations: 1\n"
+                    "sim: {run_length: full}\n";  // the engine's speed: every byte simulated
 }  // namespace
 
 int main(int argc, char** argv)

@@ -79,16 +79,14 @@ double student_t975(std::size_t df)
 {
   if (df < 1)
     throw std::invalid_argument("student_t975: needs at least one degree of freedom");
-  auto q = [](std::size_t n) {
-    return boost::math::quantile(boost::math::students_t_distribution<double>(static_cast<double>(n)), 0.975);
-  };
-  static const std::vector<double> table = [&] {  // the monitor asks often: the common ones computed once
-    std::vector<double> t(65);
-    for (std::size_t n = 1; n < t.size(); ++n)
-      t[n] = q(n);
-    return t;
-  }();
-  return df < table.size() ? table[df] : q(df);
+  // The monitor asks for the same few degrees of freedom at every check:
+  // each computed once (per process), when first asked for.
+  static std::map<std::size_t, double> cache;
+  auto [it, fresh] = cache.try_emplace(df, 0.0);
+  if (fresh)
+    it->second =
+        boost::math::quantile(boost::math::students_t_distribution<double>(static_cast<double>(df)), 0.975);
+  return it->second;
 }
 
 BatchMeansResult batch_means(const std::vector<double>& num, const std::vector<double>& den, std::size_t from,
@@ -288,6 +286,7 @@ bool RunLength::figures_steady(std::size_t from_snap)
   struct Rate {
     double mean, half_width;
     const std::string* group;
+    std::size_t figure;
   };
   std::vector<Rate> rates;
   std::map<std::string, double> group_max;
@@ -314,13 +313,18 @@ bool RunLength::figures_steady(std::size_t from_snap)
     if (b.batches == 0)
       return false;
     const double hw = std::isfinite(b.relative_half_width) ? b.relative_half_width * std::abs(b.mean) : 0;
-    rates.push_back(Rate{b.mean, hw, &k.group});
+    rates.push_back(Rate{b.mean, hw, &k.group, f});
     double& gm = group_max[k.group];
     gm = std::max(gm, std::abs(b.mean));
   }
-  for (const Rate& r : rates)
-    if (r.half_width > cfg_.precision * std::max(std::abs(r.mean), 0.01 * group_max[*r.group]))
+  for (const Rate& r : rates) {
+    const double scale = std::max(std::abs(r.mean), cfg_.figure_floor * group_max[*r.group]);
+    if (r.half_width > cfg_.figure_tolerance * cfg_.precision * scale) {
+      held_by_ = names_[r.figure];
+      held_by_half_width_ = r.half_width / scale;
       return false;
+    }
+  }
   return true;
 }
 
@@ -371,6 +375,8 @@ Figures RunLength::info() const
   f["run_length.reason"] = static_cast<double>(static_cast<int>(reason_));
   f["run_length.simulated_bytes"] = static_cast<double>(stopped_ ? stop_snap_.d : total_);
   f["run_length.observation_bytes"] = static_cast<double>(chunk_);
+  if (reason_ == RunEnd::FiguresNotSteady && !held_by_.empty())
+    f["run_length.held_by." + held_by_] = held_by_half_width_;
   if (last_.batches > 0) {
     f["run_length.warmup_bytes"] = static_cast<double>(warmup_bytes_);
     f["run_length.batches"] = static_cast<double>(last_.batches);

@@ -19,9 +19,9 @@
 //      several connections each connection's steady-state rate is within
 //      the precision of their mean, and every figure that grows with the
 //      run and is judged (CPU time, counts) has a steady-state rate per
-//      byte known to the same relative half-width (batch means over the
-//      snapshots since the cut; a figure under 1% of the largest of its
-//      unit is judged on 1% of that largest).
+//      byte known to twice that relative half-width (batch means over the
+//      snapshots since the cut; a figure under 5% of the largest of its
+//      unit is judged on 5% of that largest).
 // The series stays bounded: at max_observations neighbours merge in pairs
 // and the chunk doubles (the batches grow with the run, as they must for a
 // series whose period exceeds a chunk).
@@ -64,6 +64,12 @@ struct RunLengthConfig {
   std::size_t min_observations = 200; // before the first check
   std::size_t max_observations = 1000;  // then pairs merge and the chunk doubles (even, multiple of 10)
   std::size_t batches = 20;
+  // A figure under this share of the largest of its unit is judged on that
+  // share of the largest (an idle CPU's 0.01% does not hold the run).
+  double figure_floor = 0.05;
+  // Relative half-width a judged figure's steady-state rate needs, as a
+  // multiple of `precision`.
+  double figure_tolerance = 2.0;
 };
 
 // Bytes an `auto` run typically simulates before it stops, when the
@@ -132,7 +138,8 @@ public:
   // (only once stopped()).
   Figures extrapolate() const;
   // run_length.* entries: extrapolated (0/1), reason (RunEnd), simulated_bytes,
-  // warmup_bytes, batches, half_width (relative), observation_bytes.
+  // warmup_bytes, batches, half_width (relative), observation_bytes; for
+  // FiguresNotSteady also held_by.<figure> = that figure's relative half-width.
   Figures info() const;
   // The entries of a run simulated in full on request (no monitor).
   static Figures full_info(std::uint64_t total_bytes);
@@ -170,6 +177,8 @@ private:
   RunEnd reason_ = RunEnd::TooShort;
   std::size_t cut_obs_ = 0;      // observations in the warm-up (at the last check)
   std::uint64_t warmup_bytes_ = 0;
+  std::string held_by_;  // the figure that did not settle at the last check, and its relative half-width
+  double held_by_half_width_ = 0;
   BatchMeansResult last_{};
   Snap stop_snap_;
 };

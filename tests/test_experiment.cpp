@@ -12,6 +12,7 @@
 
 #include "app/describe.hpp"
 #include "app/experiment.hpp"
+#include "transports/simulate.hpp"
 #include "app/registry.hpp"
 #include "transports/profiles.hpp"
 
@@ -828,10 +829,23 @@ TEST_CASE("describe: everything, and unknown topics", "[experiment][describe]")
   } catch (const InputError& e) {
     auto topics = sections();
     topics.insert("platforms");
+    topics.insert("metrics");
     CHECK(std::string(e.what()) == "describe 'wrkload': error: unknown topic (allowed: " + join(topics) + ")");
-    CHECK(join(topics).find("costs, description, direction, guest, host, hv_sock, iterations, name, platform, "
-                            "platforms, report, seed, sim, transport") != std::string::npos);
+    CHECK(join(topics).find("costs, description, direction, guest, host, hv_sock, iterations, metrics, name, "
+                            "platform, platforms, report, seed, sim, transport") != std::string::npos);
   }
+}
+
+TEST_CASE("describe metrics: every declared metric with its unit and how it is extrapolated", "[experiment][describe]")
+{
+  const std::string text = describe_text(registry(), "metrics");
+  for (const MetricDoc& d : metric_docs())
+    CHECK(text.find("\n" + d.name + "\n  unit: " + (d.unit.empty() ? "(none)" : d.unit) + "; extrapolated as: ") !=
+          std::string::npos);
+  CHECK(text.find("throughput_MBps\n  unit: MB/s; extrapolated as: bytes over a total\n") != std::string::npos);
+  CHECK(text.find("syscalls_per_MB\n  unit: 1/MB; extrapolated as: per byte\n") != std::string::npos);
+  const std::string md = describe_markdown(registry());
+  CHECK(md.find("| `guest_cpu_percent` | % | per time | ") != std::string::npos);
 }
 
 TEST_CASE("describe: markdown tables per section", "[experiment][describe]")

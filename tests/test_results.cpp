@@ -212,6 +212,7 @@ TEST_CASE("to_json of a small run, exactly", "[results]")
         "sim.run_length": "auto"
       },
       "label": {},
+      "effective": {},
       "metrics": {
         "guest_cpu_percent": {
           "min": 0.1,
@@ -322,7 +323,7 @@ TEST_CASE("to_json: shape, types, label order and byte-identical dumps", "[resul
   std::vector<std::string> pk;
   for (auto& [k, v] : p2.items())
     pk.push_back(k);
-  CHECK(pk == std::vector<std::string>{"index", "params", "label", "metrics", "iterations", "run_length"});
+  CHECK(pk == std::vector<std::string>{"index", "params", "label", "effective", "metrics", "iterations", "run_length"});
   CHECK(p2["index"] == 2);
   CHECK(p2["params"]["hv_sock.send_loop"].is_boolean());
   CHECK(p2["params"]["workload.message_size"].is_number_integer());

@@ -356,10 +356,13 @@ TEST_CASE("run length: auto agrees with full on representative points of both tr
       const Metrics& mf = f[0].iterations.at(it);
       const double hw = info.at("half_width");
       CHECK(hw <= c.precision);
-      CHECK(std::abs(ma.at("throughput_MBps") / mf.at("throughput_MBps") - 1) <= hw);
+      // A 95% interval: one iteration in twenty may fall outside it; twice
+      // the half-width holds with near certainty (scripts/run_length_check.py
+      // compares every shipped experiment, point by point).
+      CHECK(std::abs(ma.at("throughput_MBps") / mf.at("throughput_MBps") - 1) <= 2 * hw);
       // Every CPU figure and count per MB within twice the precision (1% at
-      // the default; figures under 1% of the largest of their kind judged on
-      // 1% of that largest).
+      // the default; figures under 5% of the largest of their kind judged on
+      // 5% of that largest, as the monitor judges them).
       double cpu_max = 0, count_max = 0;
       for (const auto& [n, v] : mf) {
         if (is_cpu_figure(n))
@@ -373,7 +376,7 @@ TEST_CASE("run length: auto agrees with full on representative points of both tr
         if (!cpu && !count)
           continue;
         INFO(n << ": auto " << ma.at(n) << ", full " << v);
-        CHECK(std::abs(ma.at(n) - v) <= 2 * c.precision * std::max(std::abs(v), 0.01 * (cpu ? cpu_max : count_max)));
+        CHECK(std::abs(ma.at(n) - v) <= 2 * c.precision * std::max(std::abs(v), 0.05 * (cpu ? cpu_max : count_max)));
       }
     }
   }

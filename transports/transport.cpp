@@ -25,7 +25,10 @@ const std::vector<Transport>& transports()
         {"host_reader", 7, false, true, ""},
         {"linux_reader", 8, false, true, ""}},
        0.5e6,
-       2.5e9},
+       2.5e9,
+       hv_sock::effective,
+       {"hv_sock.sndbuf", "hv_sock.rcvbuf", "hv_sock.sysctl_wmem_max", "hv_sock.sysctl_rmem_max",
+        "hv_sock.ring_sizing", "hv_sock.host_packet_size"}},
       {"virtio_vsock",
        virtio_vsock::declare_params,
        virtio_vsock::simulate,
@@ -42,7 +45,10 @@ const std::vector<Transport>& transports()
         {"host_reader", 7, false, true, ""},
         {"guest_reader", 9, false, true, ""}},
        35e3,
-       2e9},
+       2e9,
+       virtio_vsock::effective,
+       {"virtio_vsock.max_pkt_size", "virtio_vsock.rx_buf_size", "virtio_vsock.queue_size", "virtio_vsock.buf_alloc",
+        "virtio_vsock.credit_threshold", "virtio_vsock.irq_vcpu"}},
   };
   return all;
 }

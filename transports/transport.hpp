@@ -27,6 +27,17 @@ struct ThreadRole {
   std::string bottleneck;
 };
 
+// A derived quantity that decides how a point behaves (reported as
+// effective.<name> with each point): what the transport actually uses once
+// the kernel's clamps and the knobs' interplay are applied.
+struct Effective {
+  std::string name;  // e.g. ring_bytes_host_to_guest
+  double value;
+  std::string unit;
+  std::string key;   // the parameter it mainly comes from
+  std::string note;  // non-empty: that parameter's value was clamped or ignored, in words
+};
+
 struct Transport {
   std::string name;
   void (*declare_params)(ParamRegistry&);
@@ -40,6 +51,11 @@ struct Transport {
   // promise too much).
   double messages_per_second;
   double bytes_per_second;
+  // The point's effective values, and the parameters whose whole effect
+  // they capture (points that differ only in those, with equal effective
+  // values, are the same run).
+  std::vector<Effective> (*effective)(const Params&);
+  std::vector<std::string> absorbed;
 };
 
 // Every transport with a model, in a fixed order.

@@ -1,5 +1,9 @@
 #include "transports/hv_sock/params.hpp"
 
+#include <fmt/format.h>
+#include <string>
+#include <vector>
+
 #include <optional>
 
 namespace vsim::hv_sock {
@@ -55,6 +59,49 @@ std::uint32_t ring_size(const Params& p, const char* key, const char* sysctl, So
     opt = static_cast<std::uint64_t>(p.integer(key));
   std::uint32_t sk = socket_buffer_value(opt, static_cast<std::uint64_t>(p.integer(sysctl)), which);
   return ring_size_for(sk, p.text("hv_sock.ring_sizing") == "sockopt");
+}
+
+namespace {
+
+// What became of the SO_SNDBUF / SO_RCVBUF value on its way to the ring.
+std::string ring_note(const Params& p, const char* key, const char* sysctl, SocketBuffer which, std::uint32_t ring)
+{
+  if (p.is_word(key, "default"))
+    return "";
+  const auto v = static_cast<std::uint64_t>(p.integer(key));
+  if (p.text("hv_sock.ring_sizing") != "sockopt")
+    return fmt::format("{}={} is ignored: hv_sock.ring_sizing is fixed, the ring is {} bytes", key, v, ring);
+  const auto cap = static_cast<std::uint64_t>(p.integer(sysctl));
+  const std::uint32_t sk = socket_buffer_value(v, cap, which);
+  std::vector<std::string> steps;
+  if (v > cap)
+    steps.push_back(fmt::format("capped by {} at {}", sysctl, cap));
+  if (sk > kRingMaxSize)
+    steps.push_back(fmt::format("the kernel's {} exceeds the largest ring, {} bytes", sk, kRingMaxSize));
+  else if (sk < kRingDefaultSize)
+    steps.push_back(fmt::format("the kernel's {} is below the default ring, {} bytes", sk, kRingDefaultSize));
+  if (steps.empty())
+    return "";
+  std::string text = fmt::format("{}={}: ", key, v);
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    text += (i ? "; " : "") + steps[i];
+  return text + fmt::format(": the ring is {} bytes", ring);
+}
+
+}  // namespace
+
+std::vector<Effective> effective(const Params& p)
+{
+  const std::uint32_t out = ring_size(p, "hv_sock.sndbuf", "hv_sock.sysctl_wmem_max", SocketBuffer::Send);
+  const std::uint32_t in = ring_size(p, "hv_sock.rcvbuf", "hv_sock.sysctl_rmem_max", SocketBuffer::Receive);
+  return {
+      {"ring_bytes_guest_to_host", static_cast<double>(out), "bytes", "hv_sock.sndbuf",
+       ring_note(p, "hv_sock.sndbuf", "hv_sock.sysctl_wmem_max", SocketBuffer::Send, out)},
+      {"ring_bytes_host_to_guest", static_cast<double>(in), "bytes", "hv_sock.rcvbuf",
+       ring_note(p, "hv_sock.rcvbuf", "hv_sock.sysctl_rmem_max", SocketBuffer::Receive, in)},
+      {"host_packet_bytes", static_cast<double>(p.integer("hv_sock.host_packet_size")), "bytes",
+       "hv_sock.host_packet_size", ""},
+  };
 }
 
 }  // namespace vsim::hv_sock

@@ -71,6 +71,37 @@ Knobs detail::read_knobs(const Params& p)
   return kn;
 }
 
+std::vector<Effective> effective(const Params& p)
+{
+  const Knobs kn = read_knobs(p);
+  const auto vcpus = p.integer("guest.vcpus");
+  const auto irq = p.integer("virtio_vsock.irq_vcpu");
+  auto d = [](auto v) { return static_cast<double>(v); };
+  std::string host_note;
+  if (kn.host_pkt_size < kn.max_pkt_size)
+    host_note = fmt::format("virtio_vsock.max_pkt_size={}: the host's packets are cut to one rx buffer, {} bytes "
+                            "(neither mergeable_rx nor host_split)",
+                            kn.max_pkt_size, kn.host_pkt_size);
+  std::string threshold_note;
+  if (kn.credit_every_read && p.has("virtio_vsock.credit_threshold"))
+    threshold_note = fmt::format("virtio_vsock.credit_threshold={} is ignored: credit_update is every_read",
+                                 kn.credit_threshold);
+  std::string irq_note;
+  if (irq >= vcpus)
+    irq_note = fmt::format("virtio_vsock.irq_vcpu={}: the guest has {} vCPUs, the interrupts land on vCPU {}", irq,
+                           vcpus, irq % vcpus);
+  return {
+      {"guest_pkt_bytes", d(kn.max_pkt_size), "bytes", "virtio_vsock.max_pkt_size", ""},
+      {"host_pkt_bytes", d(kn.host_pkt_size), "bytes", "virtio_vsock.max_pkt_size", host_note},
+      {"rx_buf_bytes", d(kn.rx_buf_size), "bytes", "virtio_vsock.rx_buf_size", ""},
+      {"queue_entries", d(kn.queue_size), "entries", "virtio_vsock.queue_size", ""},
+      {"buf_alloc_bytes", d(kn.buf_alloc), "bytes", "virtio_vsock.buf_alloc", ""},
+      {"credit_threshold_bytes", kn.credit_every_read ? 0.0 : d(kn.credit_threshold), "bytes",
+       "virtio_vsock.credit_threshold", threshold_note},
+      {"irq_vcpu", d(irq % vcpus), "", "virtio_vsock.irq_vcpu", irq_note},
+  };
+}
+
 Metrics simulate(const Params& p, std::uint32_t iteration)
 {
   Shared s;

@@ -21,9 +21,16 @@
 #include <map>
 #include <string>
 
+#include <vector>
+
 #include "sim/params.hpp"
+#include "transports/transport.hpp"
 
 namespace vsim::virtio_vsock {
+
+// The point's effective packet, buffer and queue sizes, credit window and
+// interrupt vCPU, with what became of knobs the combination ignores.
+std::vector<Effective> effective(const Params& p);
 
 using Metrics = std::map<std::string, double>;
 

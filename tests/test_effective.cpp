@@ -1,0 +1,107 @@
+// Effective values (app/effective.hpp): what a point's transport actually
+// uses, the warnings for swept values it clamps or ignores, and the points
+// that are the same run.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "app/effective.hpp"
+#include "app/experiment.hpp"
+#include "app/registry.hpp"
+
+using namespace vsim;
+using namespace vsim::app;
+
+namespace {
+
+Experiment load(const std::string& yaml)
+{
+  return load_experiment_text(yaml, "e.yaml", {}, registry());
+}
+
+double value(const std::vector<Effective>& e, const std::string& name)
+{
+  for (const auto& v : e)
+    if (v.name == name)
+      return v.value;
+  FAIL("no effective value " << name);
+  return 0;
+}
+
+const Effective& find(const std::vector<Effective>& e, const std::string& name)
+{
+  for (const auto& v : e)
+    if (v.name == name)
+      return v;
+  throw std::runtime_error("no effective value " + name);
+}
+
+}  // namespace
+
+TEST_CASE("effective: hv_sock rings from SO_RCVBUF, clamps named, same runs found", "[effective]")
+{
+  const Experiment ex = load("transport: hv_sock\nworkload: {total_bytes: 2MB}\n"
+                             "sweep:\n  grid:\n    hv_sock.rcvbuf: [default, 16KiB, 64KiB, 256KiB, 1MiB, 4MiB]\n");
+  REQUIRE(ex.points.size() == 6);
+  // hvs_open_connection(): max(sk_rcvbuf, 6 pages), at most 64 pages; the
+  // kernel stores twice the SO_RCVBUF value, capped by rmem_max first.
+  const std::vector<double> ring = {24576, 32768, 131072, 262144, 262144, 262144};
+  for (std::size_t i = 0; i < ring.size(); ++i) {
+    INFO("point " << i);
+    const auto e = effective_values(ex.points[i].params);
+    CHECK(value(e, "ring_bytes_host_to_guest") == ring[i]);
+    CHECK(value(e, "ring_bytes_guest_to_host") == 24576);
+    CHECK(find(e, "ring_bytes_host_to_guest").note.empty() == (i < 3));
+  }
+  const auto warnings = effective_warnings(ex);
+  REQUIRE(warnings.size() == 3);
+  CHECK(warnings[0] == "hv_sock.rcvbuf=262144: capped by hv_sock.sysctl_rmem_max at 212992; the kernel's 425984 "
+                       "exceeds the largest ring, 262144 bytes: the ring is 262144 bytes (point 3)");
+  CHECK(same_runs(ex) == std::vector<std::vector<std::size_t>>{{3, 4, 5}});
+  CHECK(same_run_lines(ex).at(0).rfind("points 3, 4 and 5 are the same run", 0) == 0);
+}
+
+TEST_CASE("effective: a value below the default ring, and fixed sizing ignoring SO_SNDBUF", "[effective]")
+{
+  const Experiment ex = load("transport: hv_sock\nworkload: {total_bytes: 2MB}\nhv_sock: {ring_sizing: fixed}\n"
+                             "sweep:\n  grid:\n    hv_sock.sndbuf: [4KiB, 64KiB]\n");
+  for (const Point& p : ex.points) {
+    const auto e = effective_values(p.params);
+    CHECK(value(e, "ring_bytes_guest_to_host") == 24576);
+    CHECK(find(e, "ring_bytes_guest_to_host").note.find("is ignored: hv_sock.ring_sizing is fixed") !=
+          std::string::npos);
+  }
+  CHECK(same_runs(ex).size() == 1);
+  const Experiment small = load("transport: hv_sock\nworkload: {total_bytes: 2MB}\nhv_sock: {sndbuf: 4KiB}\n");
+  CHECK(find(effective_values(small.points[0].params), "ring_bytes_guest_to_host").note ==
+        "hv_sock.sndbuf=4096: the kernel's 8192 is below the default ring, 24576 bytes: the ring is 24576 bytes");
+  // Not swept: no warning (the value is in the result's effective values).
+  CHECK(effective_warnings(small).empty());
+}
+
+TEST_CASE("effective: virtio packet sizes, credit and interrupt vCPU", "[effective]")
+{
+  const Experiment ex = load("transport: virtio_vsock\nplatform: kvm-2019\nworkload: {total_bytes: 2MB}\n"
+                             "virtio_vsock: {preset: linux-4.19, max_pkt_size: 64KiB, rx_buf_size: 4KiB}\n"
+                             "sweep:\n  zip:\n    virtio_vsock.mergeable_rx: [false, true]\n"
+                             "    virtio_vsock.irq_vcpu: [0, 5]\n");
+  const auto e0 = effective_values(ex.points[0].params);
+  CHECK(value(e0, "guest_pkt_bytes") == 65536);
+  CHECK(value(e0, "host_pkt_bytes") == 4096);  // no mergeable rx, no host split: one rx buffer
+  CHECK(find(e0, "host_pkt_bytes").note.find("cut to one rx buffer, 4096 bytes") != std::string::npos);
+  CHECK(value(e0, "credit_threshold_bytes") == 0);  // 4.19: credit update on every read
+  const auto e1 = effective_values(ex.points[1].params);
+  CHECK(value(e1, "host_pkt_bytes") == 65536);
+  CHECK(value(e1, "irq_vcpu") == 1);  // 5 mod 2 vCPUs
+  const auto w = effective_warnings(ex);
+  REQUIRE(w.size() == 1);  // the swept irq_vcpu; max_pkt_size is not swept here
+  CHECK(w[0] == "virtio_vsock.irq_vcpu=5: the guest has 2 vCPUs, the interrupts land on vCPU 1 (point 1)");
+  CHECK(same_runs(ex).empty());
+  const Experiment t = load("transport: virtio_vsock\nplatform: kvm-2019\nworkload: {total_bytes: 2MB}\n"
+                            "virtio_vsock: {preset: linux-5.4}\nsweep:\n  grid:\n"
+                            "    virtio_vsock.credit_update: [every_read, threshold]\n"
+                            "    virtio_vsock.credit_threshold: [16KiB, 32KiB]\n");
+  // every_read ignores the threshold: points 0 and 1 are one run.
+  CHECK(same_runs(t) == std::vector<std::vector<std::size_t>>{{0, 1}});
+}
