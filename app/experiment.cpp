@@ -936,18 +936,6 @@ private:
     return j.dump();
   }
 
-  static std::string sha256_hex(const std::string& text)
-  {
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    if (EVP_Digest(text.data(), text.size(), digest, &len, EVP_sha256(), nullptr) != 1)
-      throw std::runtime_error("SHA-256 failed");
-    std::string hex;
-    for (unsigned int i = 0; i < len; ++i)
-      hex += fmt::format("{:02x}", digest[i]);
-    return hex;
-  }
-
   KeyTree tree_;
   const ParamRegistry& reg_;
   std::string file_;
@@ -982,6 +970,18 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
   if (in.bad())
     throw InputError(fmt::format("{}: error: cannot read the file", path));
   return load_experiment_text(text.str(), path, sets, reg);
+}
+
+std::string sha256_hex(const std::string& text)
+{
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(text.data(), text.size(), digest, &len, EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("SHA-256 failed");
+  std::string hex;
+  for (unsigned int i = 0; i < len; ++i)
+    hex += fmt::format("{:02x}", digest[i]);
+  return hex;
 }
 
 }  // namespace vsim::app

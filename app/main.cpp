@@ -32,6 +32,7 @@
 #include "app/results.hpp"
 #include "app/runner.hpp"
 #include "app/effective.hpp"
+#include "app/show.hpp"
 #include "app/shard.hpp"
 #include "app/stop.hpp"
 #include "app/explain.hpp"
@@ -161,11 +162,16 @@ int cmd_list(const std::string& file, const std::vector<std::string>& sets)
 
 int cmd_run(const std::string& file, const std::vector<std::string>& sets, const std::string& format,
             const std::string& output, unsigned jobs, bool quiet, const std::string& shard_text,
-            bool allow_large, const std::string& command_line)
+            bool allow_large, bool force, const std::string& command_line)
 {
   Experiment ex = load_experiment(file, sets, registry());
-  if (!output.empty())
+  if (!output.empty()) {
     check_output_dir(output);  // InputError before anything is created
+    if (auto other = other_experiment_in(output, ex.name); other && !force)
+      throw InputError(fmt::format("--output '{}': error: holds the results of experiment '{}', not '{}' (allowed: "
+                                   "an empty or new directory, one of experiment '{}', or --force to replace them)",
+                                   output, *other, ex.name, ex.name));
+  }
   Prepared prep = prepare(ex, file);
   const std::size_t points_total = ex.points.size();
   std::optional<Shard> shard = shard_text.empty() ? shard_from_slurm() : parse_shard(shard_text);
@@ -215,7 +221,7 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
     opt.on_point = [&](const PointResult& r) {
       Experiment one = shell;
       one.points.push_back(*by_index.at(r.index));
-      write_point_file(output, to_json(one, {r}, manifest)["points"][0], identity);
+      write_point_file(output, to_json(one, {r}, manifest)["points"][0], identity, ex.name);
       done.emplace(r.index, r);
     };
   try {
@@ -242,8 +248,11 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
     comparison = compare(ex, results, prep.measurements, measurements_file);
     json["validation"] = comparison_json(*comparison);
   }
-  if (!output.empty())
+  if (!output.empty()) {
     write_output_dir(output, json);
+    if (!shard)
+      remove_stale_points(output, ex.points.size());  // a larger sweep's points beyond this one's
+  }
   if (format == "json")
     std::cout << json.dump(2) << '\n';
   else if (format == "csv")
@@ -297,6 +306,17 @@ int cmd_validate(std::vector<std::string> paths, const std::vector<std::string>&
   return 0;
 }
 
+std::vector<std::string> split_list(const std::string& text)
+{
+  std::vector<std::string> out;
+  std::string item;
+  std::stringstream ss(text);
+  while (std::getline(ss, item, ','))
+    if (!item.empty())
+      out.push_back(item);
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -340,6 +360,8 @@ int main(int argc, char** argv)
   bool list = false;
   bool allow_large = false;
   run->add_flag("--allow-large", allow_large, "run even if the estimated time exceeds two days on one core");
+  bool force = false;
+  run->add_flag("--force", force, "write into an --output directory that holds another experiment's results");
   run->add_flag("--list", list, "print the expanded points with their indices and stop");
 
   auto* check = app.add_subcommand("check", "validate an experiment without simulating");
@@ -367,6 +389,26 @@ int main(int argc, char** argv)
                        "also draw predicted against measured (SVG and PNG) into this directory");
   validate->add_flag("--markdown", markdown, "print the report as a Markdown document (docs/validation.md)");
   validate->add_flag("--quiet,-q", quiet, "no progress lines on stderr");
+
+  std::string show_path, show_metrics, show_format = "table";
+  auto* show = app.add_subcommand("show", "re-print a result (JSON or --output directory) without simulating");
+  show->add_option("result", show_path, "RESULT.json (run --format json) or a run --output directory")->required();
+  show->add_option("--metrics", show_metrics, "comma-separated metrics to show (default: the run's report.metrics; "
+                                              "'all': every metric)");
+  show->add_option("--format", show_format, "output format")
+      ->check(CLI::IsMember({"table", "json", "csv"}))
+      ->capture_default_str();
+
+  std::vector<std::string> compare_paths;
+  std::string compare_points, compare_metrics;
+  auto* compare = app.add_subcommand(
+      "compare", "each metric of two results (or two points of one) side by side, with the relative change");
+  compare->add_option("results", compare_paths, "RESULT_A [RESULT_B] (JSON or --output directories)")
+      ->required()
+      ->expected(1, 2);
+  compare->add_option("--points", compare_points, "I,J: compare points I and J of the one result given");
+  compare->add_option("--metrics", compare_metrics,
+                      "comma-separated metrics (default: the run's report.metrics; 'all': every metric)");
 
   std::string explain_path;
   long long explain_point_index = -1;
@@ -411,7 +453,7 @@ int main(int argc, char** argv)
     if (*run && list)
       return cmd_list(file, sets);
     if (*run)
-      return cmd_run(file, sets, format, output, jobs, quiet, shard_text, allow_large, join_args(argc, argv));
+      return cmd_run(file, sets, format, output, jobs, quiet, shard_text, allow_large, force, join_args(argc, argv));
     if (*plot) {
       if (plot_dir.empty())
         plot_dir = (fs::path(plot_result_path).parent_path() / fs::path(plot_result_path).stem()).string() + "-plots";
@@ -430,6 +472,30 @@ int main(int argc, char** argv)
     }
     if (*check)
       return cmd_check(file, sets, jobs);
+    if (*show) {
+      std::cout << show_result(show_path, split_list(show_metrics), show_format);
+      return 0;
+    }
+    if (*compare) {
+      std::optional<std::pair<std::size_t, std::size_t>> pts;
+      if (!compare_points.empty()) {
+        const std::vector<std::string> ij = split_list(compare_points);
+        std::size_t i = 0, j = 0;
+        auto number = [](const std::string& t, std::size_t& out) {
+          if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos || t.size() > 9)
+            return false;
+          out = std::stoul(t);
+          return true;
+        };
+        if (ij.size() != 2 || !number(ij[0], i) || !number(ij[1], j))
+          throw InputError(fmt::format("--points '{}': error: needs two point indices (allowed: I,J, e.g. 0,3)",
+                                       compare_points));
+        pts = std::make_pair(i, j);
+      }
+      std::cout << compare_results(compare_paths.at(0), compare_paths.size() > 1 ? compare_paths[1] : "", pts,
+                                   split_list(compare_metrics));
+      return 0;
+    }
     if (*validate)
       return cmd_validate(validate_paths, sets, jobs, validate_plot, markdown, quiet);
     if (*explain) {

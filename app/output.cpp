@@ -1,5 +1,9 @@
 #include "app/output.hpp"
 
+#include <cstdio>
+#include <optional>
+#include <variant>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -68,20 +72,62 @@ std::string point_path(const std::string& dir, std::size_t index)
   return fmt::format("{}/point-{:04}.json", dir, index);
 }
 
-nlohmann::ordered_json run_identity(const nlohmann::ordered_json& manifest)
+// The code that produced a point: version and commit (a dirty tree's with a
+// hash of its diff).
+nlohmann::ordered_json code_identity(const nlohmann::ordered_json& manifest)
 {
   nlohmann::ordered_json id;
-  for (const char* key : {"config_sha256", "version", "git_commit"})
+  for (const char* key : {"version", "git_commit"})
     id[key] = manifest.at(key);
   return id;
 }
 
+// What a point file records of the point: its parameters' hash (the key it
+// is reused by) and the experiment it belongs to.
+std::string params_sha256(const nlohmann::ordered_json& params)
+{
+  return sha256_hex(params.dump());
+}
+
+nlohmann::ordered_json params_json(const Params& p)
+{
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : p.all())
+    j[key] = std::visit([](const auto& x) { return nlohmann::ordered_json(x); }, value);
+  return j;
+}
+
+// Every point file of DIR, parsed (damaged ones left out), by file name.
+std::map<std::string, nlohmann::ordered_json> point_files(const std::string& dir)
+{
+  std::map<std::string, nlohmann::ordered_json> out;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return out;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!(name.starts_with("point-") && name.ends_with(".json")) || !e.is_regular_file(ec))
+      continue;
+    std::ifstream f(e.path());
+    try {
+      out.emplace(name, nlohmann::ordered_json::parse(f));
+    } catch (const nlohmann::ordered_json::exception&) {
+      continue;  // a damaged file is recomputed
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
-void write_point_file(const std::string& dir, nlohmann::ordered_json point, const nlohmann::ordered_json& manifest)
+void write_point_file(const std::string& dir, nlohmann::ordered_json point, const nlohmann::ordered_json& manifest,
+                      const std::string& experiment)
 {
   fs::create_directories(dir);
-  point["run"] = run_identity(manifest);
+  nlohmann::ordered_json run = code_identity(manifest);
+  run["experiment"] = experiment;
+  run["params_sha256"] = params_sha256(point.at("params"));
+  point["run"] = std::move(run);
   write_file_atomic(point_path(dir, point.at("index").get<std::size_t>()), point.dump(2) + "\n");
 }
 
@@ -89,28 +135,38 @@ std::map<std::size_t, PointResult> reusable_points(const std::string& dir, const
                                                    const nlohmann::ordered_json& manifest)
 {
   std::map<std::size_t, PointResult> out;
-  const nlohmann::ordered_json id = run_identity(manifest);
-  if (id["git_commit"] == "unknown")
+  const nlohmann::ordered_json code = code_identity(manifest);
+  if (code["git_commit"] == "unknown")
     return out;  // no well-defined code version: recompute everything
-  for (const Point& p : ex.points) {
-    std::ifstream f(point_path(dir, p.index));
-    if (!f)
+  // The finished points in DIR by the hash of their parameters: a point
+  // whatever its index (a sweep with a value added reuses the others).
+  std::map<std::string, const nlohmann::ordered_json*> by_hash;
+  const auto files = point_files(dir);
+  for (const auto& [name, j] : files) {
+    const nlohmann::ordered_json run = j.value("run", nlohmann::ordered_json());
+    if (!run.is_object() || run.value("version", nlohmann::ordered_json()) != code["version"] ||
+        run.value("git_commit", nlohmann::ordered_json()) != code["git_commit"] || !run.contains("params_sha256") ||
+        !run["params_sha256"].is_string())
       continue;
+    by_hash.emplace(run["params_sha256"].get<std::string>(), &j);
+  }
+  for (const Point& p : ex.points) {
+    auto it = by_hash.find(params_sha256(params_json(p.params)));
+    if (it == by_hash.end())
+      continue;
+    const nlohmann::ordered_json& j = *it->second;
     try {
-      auto j = nlohmann::ordered_json::parse(f);
-      if (j.value("run", nlohmann::ordered_json()) != id || j.at("index").get<std::size_t>() != p.index)
-        continue;
       PointResult r{p.index, {}, {}};
-      for (const auto& it : j.at("iterations")) {
+      for (const auto& iter : j.at("iterations")) {
         Metrics m;
-        for (const auto& [name, value] : it.items())
+        for (const auto& [name, value] : iter.items())
           m[name] = value.get<double>();
         r.iterations.push_back(std::move(m));
       }
       if (j.contains("run_length"))
-        for (const auto& it : j.at("run_length").at("iterations")) {
+        for (const auto& iter : j.at("run_length").at("iterations")) {
           Metrics info;
-          for (const auto& [name, value] : it.items())
+          for (const auto& [name, value] : iter.items())
             if (value.is_boolean())
               info[name] = value.get<bool>() ? 1 : 0;
             else if (value.is_number())
@@ -127,11 +183,51 @@ std::map<std::size_t, PointResult> reusable_points(const std::string& dir, const
   return out;
 }
 
+std::optional<std::string> other_experiment_in(const std::string& dir, const std::string& experiment)
+{
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return std::nullopt;
+  std::ifstream f(dir + "/result.json");
+  if (f) {
+    try {
+      const auto r = nlohmann::ordered_json::parse(f);
+      if (r.contains("experiment") && r["experiment"].is_string() && r["experiment"] != experiment)
+        return r["experiment"].get<std::string>();
+    } catch (const nlohmann::ordered_json::exception&) {
+    }
+  }
+  for (const auto& [name, j] : point_files(dir)) {
+    const auto run = j.value("run", nlohmann::ordered_json());
+    if (run.is_object() && run.contains("experiment") && run["experiment"].is_string() &&
+        run["experiment"] != experiment)
+      return run["experiment"].get<std::string>();
+  }
+  return std::nullopt;
+}
+
+void remove_stale_points(const std::string& dir, std::size_t points)
+{
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return;
+  std::vector<fs::path> stale;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    std::size_t index = 0;
+    if (name.starts_with("point-") && name.ends_with(".json") &&
+        std::sscanf(name.c_str(), "point-%zu.json", &index) == 1 && index >= points)
+      stale.push_back(e.path());
+  }
+  for (const fs::path& p : stale)
+    fs::remove(p, ec);
+}
+
 void write_output_dir(const std::string& dir, const nlohmann::ordered_json& all)
 {
   fs::create_directories(dir);
   for (const auto& point : all["points"])
-    write_point_file(dir, point, all["manifest"]);
+    write_point_file(dir, point, all["manifest"], all.value("experiment", std::string()));
   write_file_atomic(dir + "/manifest.json", all["manifest"].dump(2) + "\n");
   write_file_atomic(dir + "/result.json", all.dump(2) + "\n");
 }

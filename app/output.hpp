@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,15 +21,23 @@ void check_output_dir(const std::string& dir);
 void write_output_dir(const std::string& dir, const nlohmann::ordered_json& result);
 
 // One finished point, written as soon as it is done: its JSON (as in the
-// result) plus "run": the config hash, version and commit that produced it.
-void write_point_file(const std::string& dir, nlohmann::ordered_json point, const nlohmann::ordered_json& manifest);
+// result) plus "run": the code that produced it (version and git commit, a
+// dirty tree's including a hash of its diff), the experiment's name and the
+// SHA-256 of the point's resolved parameters.
+void write_point_file(const std::string& dir, nlohmann::ordered_json point, const nlohmann::ordered_json& manifest,
+                      const std::string& experiment);
 
-// Points DIR already holds from an earlier run of the same configuration
-// (config_sha256) and the same code (version and git commit, a dirty tree's
-// including a hash of its diff), read
-// back exactly; a file that does not match is ignored (and overwritten).
+// Points DIR already holds, read back exactly: any point file written by
+// the same code for a point with the same resolved parameters, whatever its
+// index (a sweep with a value added or removed reuses every other point);
+// a file that does not match is ignored (and overwritten or removed).
 std::map<std::size_t, PointResult> reusable_points(const std::string& dir, const Experiment& ex,
                                                    const nlohmann::ordered_json& manifest);
+// The name of another experiment whose results DIR holds, if any.
+std::optional<std::string> other_experiment_in(const std::string& dir, const std::string& experiment);
+// Removes DIR's point files with an index of `points` or more (left by a
+// larger sweep).
+void remove_stale_points(const std::string& dir, std::size_t points);
 // Atomic write: DIR/name.tmp then rename to DIR/name.
 void write_file_atomic(const std::string& path, const std::string& content);
 // Removes the temporary files (point-*.json.tmp, result.json.tmp,

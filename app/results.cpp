@@ -21,6 +21,7 @@
 #include <simgrid/version.h>
 
 #include "app/effective.hpp"
+#include "transports/simulate.hpp"
 #include "sim/run_length.hpp"
 
 namespace vsim::app {
@@ -468,6 +469,10 @@ std::string to_csv(const Experiment& ex, const std::vector<PointResult>& results
 
 std::string metric_unit(const std::string& metric)
 {
+  // The unit the metric's declaration gives (transports/simulate.cpp);
+  // for a name nothing declares, what its suffix says.
+  if (const MetricDoc* d = find_metric(metric))
+    return d->unit;
   auto ends_with = [&](const std::string& suffix) {
     return metric.size() >= suffix.size() && metric.compare(metric.size() - suffix.size(), suffix.size(), suffix) == 0;
   };

@@ -845,9 +845,12 @@ TEST_CASE("cli: --output writes result.json, manifest.json and one point file pe
   for (std::size_t i = 0; i < 2; ++i) {
     INFO("point " << i);
     ojson p = parse_json(read_file(out + "/point-000" + std::to_string(i) + ".json"));
-    // The point as in the result, plus the identity of the run that made it.
-    for (const char* key : {"config_sha256", "version", "git_commit"})
+    // The point as in the result, plus the code that made it, the
+    // experiment and the hash of its parameters (the key it is reused by).
+    for (const char* key : {"version", "git_commit"})
       CHECK(p["run"][key] == j["manifest"][key]);
+    CHECK(p["run"]["experiment"] == "cli-tiny");
+    CHECK(p["run"]["params_sha256"].get<std::string>().size() == 64);
     p.erase("run");
     CHECK(p == j["points"][i]);
   }
@@ -1654,4 +1657,95 @@ TEST_CASE("cli: validate stops on SIGTERM or SIGINT at any moment, its simulatio
       CHECK(r.gone_ms < 1000);
     }
   }
+}
+
+TEST_CASE("cli: show re-prints a result with other metrics and formats, without simulating", "[cli][show]")
+{
+  TempDir dir;
+  const std::string out_dir = dir.ws + "/out";
+  const Run table = run_cli(dir, {"run", kTiny, "-q", "--output", out_dir});
+  REQUIRE(table.status == 0);
+  const Run json = run_cli(dir, {"run", kTiny, "-q", "--format", "json"});
+  const Run csv = run_cli(dir, {"run", kTiny, "-q", "--format", "csv"});
+  // The same tables as the run printed, from the directory or its result.json.
+  const Run shown = run_cli(dir, {"show", out_dir});
+  REQUIRE(shown.status == 0);
+  CHECK(shown.out == table.out);
+  CHECK(run_cli(dir, {"show", out_dir + "/result.json", "--format", "csv"}).out == csv.out);
+  // JSON: the run's, apart from the wall-clock facts.
+  const Run shown_json = run_cli(dir, {"show", out_dir, "--format", "json"});
+  CHECK(without_run_facts(parse_json(shown_json.out)) == without_run_facts(parse_json(json.out)));
+  // Another metric, with its unit in the header.
+  const Run other = run_cli(dir, {"show", out_dir, "--metrics", "syscalls_per_MB"});
+  CHECK(other.out.find("syscalls_per_MB (1/MB), min/max/avg/median over 2 iterations") != std::string::npos);
+  CHECK(other.out.find("throughput_MBps") == std::string::npos);
+  // Errors: a metric the result lacks, a file that is not a result.
+  CHECK_THAT(bad_input_message(run_cli(dir, {"show", out_dir, "--metrics", "speed"})),
+             Catch::StartsWith(out_dir + "/result.json: error: --metrics: 'speed' is not in this result (allowed: all, "));
+  CHECK(bad_input_message(run_cli(dir, {"show", kTiny})) ==
+        kTiny + ": error: not valid JSON (allowed: the JSON of `vsocksim run --format json`, or a `run --output` "
+                "directory)");
+}
+
+TEST_CASE("cli: compare prints each metric side by side with the change and whether it is beyond the spread",
+          "[cli][compare]")
+{
+  TempDir dir;
+  const std::string out_dir = dir.ws + "/out";
+  REQUIRE(run_cli(dir, {"run", kTiny, "-q", "--output", out_dir}).status == 0);
+  const Run two = run_cli(dir, {"compare", out_dir, "--points", "0,1", "--metrics", "throughput_MBps,writer_sys_seconds"});
+  REQUIRE(two.status == 0);
+  const std::vector<std::string> lines = lines_of(two.out);
+  REQUIRE(lines.size() == 5);
+  CHECK(lines[0] == "A: cli-tiny point 0 (hv_sock.send_loop=false)");
+  CHECK(lines[1] == "B: cli-tiny point 1 (hv_sock.send_loop=true)");
+  CHECK(lines[2].rfind("metric ", 0) == 0);
+  CHECK(lines[3].rfind("throughput_MBps ", 0) == 0);
+  CHECK(lines[4].rfind("writer_sys_seconds ", 0) == 0);
+  // The send loop cuts the writer's sys time by more than its spread.
+  CHECK(lines[4].find("%") != std::string::npos);
+  CHECK(lines[4].substr(lines[4].size() - 3) == "yes");
+  // A result against itself: no change, nothing beyond the spread.
+  const Run same = run_cli(dir, {"compare", out_dir, out_dir + "/result.json"});
+  REQUIRE(same.status == 0);
+  CHECK(same.out.find("+0.00%") != std::string::npos);
+  CHECK(same.out.find(" yes") == std::string::npos);
+  CHECK(bad_input_message(run_cli(dir, {"compare", out_dir, "--points", "0,7"})) ==
+        out_dir + "/result.json: error: --points: point 7 does not exist (allowed: 0 to 1)");
+  CHECK(bad_input_message(run_cli(dir, {"compare", out_dir})) ==
+        "compare: error: give two results, or one result and --points I,J");
+  CHECK(bad_input_message(run_cli(dir, {"compare", out_dir, "--points", "x"})) ==
+        "--points 'x': error: needs two point indices (allowed: I,J, e.g. 0,3)");
+}
+
+TEST_CASE("cli: --output reuses every point of a changed sweep and refuses another experiment's directory",
+          "[cli][resume]")
+{
+  TempDir dir;
+  const std::string out = dir.ws + "/out";
+  REQUIRE(run_cli(dir, {"run", kTiny, "-q", "--output", out}).status == 0);
+  // A value added to the sweep: the two points already done are reused, at their new indices.
+  const Run grown = run_cli(dir, {"run", kTiny, "--output", out, "--set", "sweep.grid.workload.message_size=[4KiB,16KiB]"});
+  REQUIRE(grown.status == 0);
+  CHECK(grown.err.find("reusing 2 finished point(s) of 4 from " + out) != std::string::npos);
+  CHECK(point_files(out) == 4);
+  // Back to the first sweep: everything reused, the extra point files removed.
+  const Run back = run_cli(dir, {"run", kTiny, "--output", out, "--format", "json"});
+  CHECK(back.err.find("reusing 2 finished point(s) of 2") != std::string::npos);
+  CHECK(point_files(out) == 2);
+  // Another experiment: refused, nothing changed; --force replaces.
+  const std::string other = dir.ws + "/other.yaml";
+  {
+    std::string text = read_file(kTiny);
+    text.replace(text.find("name: cli-tiny"), 14, "name: other-tiny");
+    std::ofstream f(other);
+    f << text;
+  }
+  const auto before = snapshot(out);
+  CHECK(bad_input_message(run_cli(dir, {"run", other, "-q", "--output", out})) ==
+        "--output '" + out + "': error: holds the results of experiment 'cli-tiny', not 'other-tiny' (allowed: an "
+        "empty or new directory, one of experiment 'other-tiny', or --force to replace them)");
+  CHECK(snapshot(out) == before);
+  CHECK(run_cli(dir, {"run", other, "-q", "--output", out, "--force"}).status == 0);
+  CHECK(parse_json(read_file(out + "/result.json"))["experiment"] == "other-tiny");
 }

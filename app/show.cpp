@@ -1,0 +1,288 @@
+#include "app/show.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "app/results.hpp"
+#include "transports/simulate.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+namespace vsim::app {
+
+namespace {
+
+const char* kAllowed = "allowed: the JSON of `vsocksim run --format json`, or a `run --output` directory";
+
+Value value_of(const json& v, const std::string& where)
+{
+  if (v.is_boolean())
+    return v.get<bool>();
+  if (v.is_number_integer())
+    return v.get<std::int64_t>();
+  if (v.is_number())
+    return v.get<double>();
+  if (v.is_string())
+    return v.get<std::string>();
+  throw InputError(fmt::format("{}: error: a parameter that is not a boolean, number or text ({})", where, kAllowed));
+}
+
+Metrics numbers_of(const json& obj)
+{
+  Metrics m;
+  for (const auto& [name, v] : obj.items())
+    if (v.is_boolean())
+      m[name] = v.get<bool>() ? 1 : 0;
+    else if (v.is_number())
+      m[name] = v.get<double>();
+  return m;
+}
+
+std::vector<std::string> split_commas(const std::string& s)
+{
+  std::vector<std::string> out;
+  std::string item;
+  std::stringstream ss(s);
+  while (std::getline(ss, item, ','))
+    if (!item.empty())
+      out.push_back(item);
+  return out;
+}
+
+// The metrics to show: those asked for (each must be in the result), else
+// the run's report.metrics.
+std::vector<std::string> chosen_metrics(const LoadedResult& r, const std::vector<std::string>& asked)
+{
+  std::set<std::string> present;
+  for (const auto& pr : r.results)
+    for (const auto& it : pr.iterations)
+      for (const auto& entry : it)
+        present.insert(entry.first);
+  std::vector<std::string> names = asked;
+  if (names.size() == 1 && names[0] == "all")
+    return {present.begin(), present.end()};
+  if (names.empty() && !r.ex.points.empty() && r.ex.points[0].params.has("report.metrics"))
+    names = split_commas(r.ex.points[0].params.text("report.metrics"));
+  for (const std::string& n : names)
+    if (!present.count(n)) {
+      std::string list;
+      for (const auto& p : present)
+        list += (list.empty() ? "" : ", ") + p;
+      throw InputError(fmt::format("{}: error: --metrics: '{}' is not in this result (allowed: all, {})", r.path, n,
+                                   list));
+    }
+  return names;
+}
+
+std::string cell(double v)
+{
+  return fmt::format("{:.4g}", v);
+}
+
+std::string render(const std::vector<std::vector<std::string>>& rows)
+{
+  std::vector<std::size_t> width;
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      width.resize(std::max(width.size(), c + 1), 0);
+      width[c] = std::max(width[c], row[c].size());
+    }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (c)
+        line += "   ";
+      line += row[c];
+      if (c + 1 < row.size())
+        line.append(width[c] - row[c].size(), ' ');
+    }
+    while (!line.empty() && line.back() == ' ')
+      line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string label_text(const Point& p)
+{
+  std::string s;
+  for (const auto& [k, v] : p.label)
+    s += (s.empty() ? "" : ", ") + k + "=" + v;
+  return s.empty() ? "(no swept keys)" : s;
+}
+
+// One pair of points, metric by metric.
+std::string compare_pair(const std::string& title_a, const Point& pa, const PointResult& ra, const std::string& title_b,
+                         const Point& pb, const PointResult& rb, const std::vector<std::string>& metrics)
+{
+  std::string out = fmt::format("A: {} point {} ({})\nB: {} point {} ({})\n", title_a, pa.index, label_text(pa),
+                                title_b, pb.index, label_text(pb));
+  std::vector<std::vector<std::string>> rows{
+      {"metric", "unit", "A mean", "B mean", "change", "A spread", "B spread", "beyond the spread"}};
+  auto values = [](const PointResult& r, const std::string& m) {
+    std::vector<double> v;
+    for (const auto& it : r.iterations)
+      if (auto f = it.find(m); f != it.end())
+        v.push_back(f->second);
+    return v;
+  };
+  bool single = false;
+  for (const std::string& m : metrics) {
+    const auto va = values(ra, m), vb = values(rb, m);
+    if (va.empty() || vb.empty()) {
+      rows.push_back({m, metric_unit(m), va.empty() ? "-" : cell(summarize(va).mean),
+                      vb.empty() ? "-" : cell(summarize(vb).mean), "-", "-", "-", "-"});
+      continue;
+    }
+    const Stats a = summarize(va), b = summarize(vb);
+    single = single || va.size() < 2 || vb.size() < 2;
+    const std::string change = a.mean != 0 ? fmt::format("{:+.2f}%", (b.mean / a.mean - 1) * 100) : "-";
+    auto spread = [](const Stats& s) { return s.mean != 0 ? fmt::format("{:.2f}%", (s.max - s.min) / std::abs(s.mean) * 100) : "-"; };
+    // Beyond the spread: the ranges over the iterations do not overlap.
+    const bool beyond = b.min > a.max || b.max < a.min;
+    rows.push_back({m, metric_unit(m), cell(a.mean), cell(b.mean), change, spread(a), spread(b), beyond ? "yes" : "no"});
+  }
+  out += render(rows);
+  if (single)
+    out += "(a point with one iteration has no spread: any change is beyond it)\n";
+  return out;
+}
+
+}  // namespace
+
+LoadedResult load_result(const std::string& path)
+{
+  LoadedResult r;
+  r.path = path;
+  std::string file = path;
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    file = (fs::path(path) / "result.json").string();
+  std::ifstream in(file);
+  if (!in)
+    throw InputError(fmt::format("{}: error: cannot read the result ({})", file, kAllowed));
+  r.doc = json::parse(in, nullptr, false);
+  if (r.doc.is_discarded())
+    throw InputError(fmt::format("{}: error: not valid JSON ({})", file, kAllowed));
+  if (!r.doc.is_object() || !r.doc.contains("points") || !r.doc["points"].is_array() || r.doc["points"].empty())
+    throw InputError(fmt::format("{}: error: not a vsocksim result: no points ({})", file, kAllowed));
+  r.path = file;
+  r.ex.file = file;
+  r.ex.name = r.doc.value("experiment", std::string("result"));
+  for (const json& p : r.doc["points"]) {
+    if (!p.is_object() || !p.contains("index") || !p.contains("params") || !p.contains("iterations") ||
+        !p["iterations"].is_array())
+      throw InputError(fmt::format("{}: error: a point without index, params or iterations ({})", file, kAllowed));
+    Point pt;
+    pt.index = p["index"].get<std::size_t>();
+    for (const auto& [k, v] : p["params"].items())
+      pt.params.set(k, value_of(v, file));
+    if (p.contains("label"))
+      for (const auto& [k, v] : p["label"].items()) {
+        pt.label.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+        if (std::find(r.ex.grid_keys.begin(), r.ex.grid_keys.end(), k) == r.ex.grid_keys.end())
+          r.ex.grid_keys.push_back(k);
+      }
+    PointResult pr{pt.index, {}, {}};
+    for (const json& it : p["iterations"])
+      pr.iterations.push_back(numbers_of(it));
+    if (p.contains("run_length") && p["run_length"].contains("iterations"))
+      for (const json& it : p["run_length"]["iterations"])
+        pr.run_length.push_back(numbers_of(it));
+    pr.run_length.resize(pr.iterations.size());
+    r.ex.points.push_back(std::move(pt));
+    r.results.push_back(std::move(pr));
+  }
+  return r;
+}
+
+std::string show_result(const std::string& path, const std::vector<std::string>& metrics, const std::string& format)
+{
+  LoadedResult r = load_result(path);
+  const std::vector<std::string> names = chosen_metrics(r, metrics);
+  if (format == "table")
+    return to_table(r.ex, r.results, names);
+  // JSON and CSV: the result with only the chosen metrics (all when none
+  // were asked for).
+  std::vector<PointResult> kept = r.results;
+  if (!metrics.empty())
+    for (auto& pr : kept)
+      for (auto& it : pr.iterations)
+        for (auto e = it.begin(); e != it.end();)
+          e = std::find(names.begin(), names.end(), e->first) == names.end() ? it.erase(e) : std::next(e);
+  if (format == "csv")
+    return to_csv(r.ex, kept);
+  json doc = r.doc;
+  if (!metrics.empty())
+    for (std::size_t i = 0; i < doc["points"].size(); ++i) {
+      json& p = doc["points"][i];
+      for (const char* section : {"metrics"})
+        if (p.contains(section)) {
+          json keep = json::object();
+          for (const auto& [k, v] : p[section].items())
+            if (std::find(names.begin(), names.end(), k) != names.end())
+              keep[k] = v;
+          p[section] = std::move(keep);
+        }
+      json its = json::array();
+      for (const Metrics& it : kept[i].iterations) {
+        json one = json::object();
+        for (const auto& [k, v] : it)
+          one[k] = v;
+        its.push_back(std::move(one));
+      }
+      p["iterations"] = std::move(its);
+    }
+  return doc.dump(2) + "\n";
+}
+
+std::string compare_results(const std::string& a, const std::string& b,
+                            std::optional<std::pair<std::size_t, std::size_t>> points,
+                            const std::vector<std::string>& metrics)
+{
+  const LoadedResult ra = load_result(a);
+  if (points) {
+    if (!b.empty())
+      throw InputError("compare: error: --points compares two points of one result; give one result, not two");
+    const std::size_t n = ra.ex.points.size();
+    for (std::size_t k : {points->first, points->second})
+      if (k >= n)
+        throw InputError(fmt::format("{}: error: --points: point {} does not exist (allowed: 0 to {})", ra.path, k,
+                                     n - 1));
+    return compare_pair(ra.ex.name, ra.ex.points[points->first], ra.results[points->first], ra.ex.name,
+                        ra.ex.points[points->second], ra.results[points->second], chosen_metrics(ra, metrics));
+  }
+  if (b.empty())
+    throw InputError("compare: error: give two results, or one result and --points I,J");
+  const LoadedResult rb = load_result(b);
+  const std::vector<std::string> names = chosen_metrics(ra, metrics);
+  std::string out;
+  if (ra.ex.points.size() == 1 && rb.ex.points.size() == 1)
+    return compare_pair(ra.path, ra.ex.points[0], ra.results[0], rb.path, rb.ex.points[0], rb.results[0], names);
+  // Points paired by their swept values.
+  std::size_t paired = 0;
+  for (std::size_t i = 0; i < ra.ex.points.size(); ++i)
+    for (std::size_t j = 0; j < rb.ex.points.size(); ++j)
+      if (ra.ex.points[i].label == rb.ex.points[j].label) {
+        out += (paired++ ? "\n" : "") + compare_pair(ra.path, ra.ex.points[i], ra.results[i], rb.path,
+                                                      rb.ex.points[j], rb.results[j], names);
+        break;
+      }
+  if (paired == 0)
+    throw InputError(fmt::format("compare: error: no point of {} has the swept values of a point of {} (allowed: "
+                                 "results of the same sweep, or one result with --points I,J)",
+                                 ra.path, rb.path));
+  if (paired < ra.ex.points.size())
+    out += fmt::format("\n{} point(s) of {} have no match in {}\n", ra.ex.points.size() - paired, ra.path, rb.path);
+  return out;
+}
+
+}  // namespace vsim::app
