@@ -93,6 +93,9 @@ void declare_experiment_params(ParamRegistry& reg)
                      "warm-up, batch means), then extrapolate the rest of the transfer; `full`: every byte"));
   reg.declare(ranged("sim.precision", ParamKind::Number, "", "0.005", 0.0001, 0.5,
                      "relative half-width of the 95% confidence interval of throughput at which `auto` stops"));
+  reg.declare(choice("report.stat", "all", {"all", "mean", "ci", "range"},
+                     "what a table cell shows over the iterations: `all` min/max/avg/median, `mean`, `ci` mean +- "
+                     "the half-width of its 95% confidence interval (Student t), `range` mean [min, max]"));
   ParamSpec metrics = text("report.metrics", "comma-separated metric names shown by the table format");
   metrics.default_text = "throughput_MBps";
   metrics.check = [](const std::string& text) -> std::string {

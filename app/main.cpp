@@ -352,6 +352,9 @@ int main(int argc, char** argv)
   auto* plot = app.add_subcommand("plot", "draw a result's figures with gnuplot (SVG and PNG)");
   plot->add_option("result", plot_result_path, "JSON result (run --format json, or DIR/result.json)")->required();
   plot->add_option("--output", plot_dir, "directory for the figures (default: RESULT without .json, plus -plots)");
+  PlotOptions plot_opt;
+  plot->add_option("--x", plot_opt.x_key, "the swept key on the x axis (default: the one with the most values)");
+  plot->add_flag("--log", plot_opt.log_y, "throughput on a log scale (default: linear from 0)");
 
   std::vector<std::string> merge_dirs;
   auto* merge = app.add_subcommand("merge", "combine the --output directories of a sharded run into one result");
@@ -395,6 +398,9 @@ int main(int argc, char** argv)
   show->add_option("result", show_path, "RESULT.json (run --format json) or a run --output directory")->required();
   show->add_option("--metrics", show_metrics, "comma-separated metrics to show (default: the run's report.metrics; "
                                               "'all': every metric)");
+  std::string show_stat;
+  show->add_option("--stat", show_stat, "what a table cell shows (default: the run's report.stat)")
+      ->check(CLI::IsMember({"all", "mean", "ci", "range"}));
   show->add_option("--format", show_format, "output format")
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();
@@ -457,7 +463,7 @@ int main(int argc, char** argv)
     if (*plot) {
       if (plot_dir.empty())
         plot_dir = (fs::path(plot_result_path).parent_path() / fs::path(plot_result_path).stem()).string() + "-plots";
-      for (const std::string& f : plot_result(plot_result_path, plot_dir))
+      for (const std::string& f : plot_result(plot_result_path, plot_dir, plot_opt))
         std::cout << f << '\n';
       return 0;
     }
@@ -473,7 +479,7 @@ int main(int argc, char** argv)
     if (*check)
       return cmd_check(file, sets, jobs);
     if (*show) {
-      std::cout << show_result(show_path, split_list(show_metrics), show_format);
+      std::cout << show_result(show_path, split_list(show_metrics), show_format, show_stat);
       return 0;
     }
     if (*compare) {

@@ -1,6 +1,8 @@
 // `vsocksim plot RESULT`: figures of a result (JSON of `run`) rendered with
-// gnuplot to SVG and PNG: throughput against message size (log x), one line
-// per design choice; CPU cost per GB (guest and host) as bars; predicted
+// gnuplot to SVG and PNG: throughput against the swept key with the most
+// values (or --x KEY; log x for sizes spanning 8x or more), one line per
+// design choice, y from 0, error bars from the iterations; CPU cost per GB
+// (guest and host) as bars labelled by the points' swept values; predicted
 // against measured when the result carries published figures. The data
 // files and the gnuplot script are kept beside the figures.
 #pragma once
@@ -31,8 +33,15 @@ struct PvmFigure {
 std::vector<std::string> plot_predicted_vs_measured(const std::vector<PvmFigure>& figures, const std::string& dir,
                                                     const std::string& script);
 
-// Returns the files written. Throws InputError for an unreadable result,
-// std::runtime_error when gnuplot is missing or fails.
-std::vector<std::string> plot_result(const std::string& result_path, const std::string& out_dir);
+struct PlotOptions {
+  std::string x_key;   // the x axis (a swept key); empty: the swept key with the most values
+  bool log_y = false;  // throughput on a log scale (otherwise from 0)
+};
+
+// Returns the files written. Throws InputError for an unreadable result or
+// an --x key the result does not sweep, std::runtime_error when gnuplot is
+// missing or fails.
+std::vector<std::string> plot_result(const std::string& result_path, const std::string& out_dir,
+                                     const PlotOptions& opt = {});
 
 }  // namespace vsim::app

@@ -191,7 +191,19 @@ std::size_t extrapolated_iterations(const PointResult& r)
 }
 
 // The cell of a point: min/max/mean/median, with a '*' when extrapolated.
-std::string cell_text(const PointResult& r, const std::string& metric)
+// What a table cell holds (report.stat).
+std::string stat_title(const std::string& stat)
+{
+  if (stat == "mean")
+    return "mean";
+  if (stat == "ci")
+    return "mean +- half-width of the 95% confidence interval";
+  if (stat == "range")
+    return "mean [min, max]";
+  return "min/max/avg/median";
+}
+
+std::string cell_text(const PointResult& r, const std::string& metric, const std::string& stat = "all")
 {
   std::vector<double> values;
   for (const auto& it : r.iterations)
@@ -199,9 +211,23 @@ std::string cell_text(const PointResult& r, const std::string& metric)
       values.push_back(f->second);
   if (values.empty())
     return "-";
-  Stats s = summarize(std::move(values));
-  return short_number(s.min) + "/" + short_number(s.max) + "/" + short_number(s.mean) + "/" +
-         short_number(s.median) + (extrapolated_iterations(r) ? "*" : "");
+  const std::size_t n = values.size();
+  double var = 0;
+  Stats s = summarize(values);
+  for (double v : values)
+    var += (v - s.mean) * (v - s.mean);
+  std::string text;
+  if (stat == "mean")
+    text = short_number(s.mean);
+  else if (stat == "ci")
+    text = n < 2 ? short_number(s.mean)
+                 : short_number(s.mean) + " +- " +
+                       short_number(student_t975(n - 1) * std::sqrt(var / static_cast<double>(n - 1) / static_cast<double>(n)));
+  else if (stat == "range")
+    text = short_number(s.mean) + " [" + short_number(s.min) + ", " + short_number(s.max) + "]";
+  else
+    text = short_number(s.min) + "/" + short_number(s.max) + "/" + short_number(s.mean) + "/" + short_number(s.median);
+  return text + (extrapolated_iterations(r) ? "*" : "");
 }
 
 nlohmann::ordered_json stats_json(const std::vector<double>& values)
@@ -426,10 +452,21 @@ nlohmann::ordered_json to_json(const Experiment& ex, const std::vector<PointResu
     points.push_back(std::move(point));
   }
 
+  // The unit of every metric the points carry (MB = 10^6 bytes; CPU
+  // percentages sum over CPUs).
+  json units = json::object();
+  std::set<std::string> names;
+  for (const auto& r : results)
+    for (const auto& it : r.iterations)
+      for (const auto& entry : it)
+        names.insert(entry.first);
+  for (const std::string& n : names)
+    units[n] = metric_unit(n);
   json out = json::object();
   out["experiment"] = ex.name;
   out["manifest"] = std::move(manifest);
   out["points"] = std::move(points);
+  out["units"] = std::move(units);
   return out;
 }
 
@@ -444,7 +481,7 @@ std::string to_csv(const Experiment& ex, const std::vector<PointResult>& results
   std::vector<std::string> header{"index"};
   for (const auto& k : keys)
     header.push_back(csv_field(k));
-  for (const char* h : {"metric", "min", "max", "mean", "median"})
+  for (const char* h : {"metric", "unit", "min", "max", "mean", "median"})
     header.push_back(h);
   std::string out = join(header, ",") + "\n";
 
@@ -457,6 +494,7 @@ std::string to_csv(const Experiment& ex, const std::vector<PointResult>& results
       Stats s = summarize(values);
       std::vector<std::string> row = prefix;
       row.push_back(csv_field(name));
+      row.push_back(csv_field(metric_unit(name)));
       for (double v : {s.min, s.max, s.mean, s.median})
         row.push_back(exact_number(v));
       out += join(row, ",") + "\n";
@@ -500,6 +538,8 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
   }
   const std::vector<Axis> axes = sweep_axes(ex);
   const std::string over = iterations_text(results);
+  const std::string stat =
+      !ex.points.empty() && ex.points[0].params.has("report.stat") ? ex.points[0].params.text("report.stat") : "all";
 
   std::size_t extrapolated = 0;
   double precision = 0;
@@ -515,13 +555,13 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
     if (mi)
       out += "\n";
     std::string unit = metric_unit(metric);
-    out += fmt::format("{} — {}{}, min/max/avg/median over {}\n", ex.name, metric,
-                       unit.empty() ? "" : " (" + unit + ")", over);
+    out += fmt::format("{} — {}{}, {} over {}\n", ex.name, metric,
+                       unit.empty() ? "" : " (" + unit + ")", stat_title(stat), over);
 
     if (axes.empty()) {
       std::vector<std::vector<std::string>> rows{{metric}};
       for (const auto& r : results)
-        rows.push_back({cell_text(r, metric)});
+        rows.push_back({cell_text(r, metric, stat)});
       out += render(rows);
       continue;
     }
@@ -534,7 +574,7 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
         if (std::find(seen.begin(), seen.end(), v) != seen.end())
           continue;
         seen.push_back(v);
-        rows.push_back({v, cell_text(results[i], metric)});
+        rows.push_back({v, cell_text(results[i], metric, stat)});
       }
       out += render(rows);
       continue;
@@ -583,7 +623,7 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
           std::string cell = "-";
           for (std::size_t i : members)
             if (row_axis.value(ex.points[i]) == rv && col_axis.value(ex.points[i]) == cv) {
-              cell = cell_text(results[i], metric);
+              cell = cell_text(results[i], metric, stat);
               break;
             }
           row.push_back(std::move(cell));

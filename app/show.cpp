@@ -204,9 +204,13 @@ LoadedResult load_result(const std::string& path)
   return r;
 }
 
-std::string show_result(const std::string& path, const std::vector<std::string>& metrics, const std::string& format)
+std::string show_result(const std::string& path, const std::vector<std::string>& metrics, const std::string& format,
+                        const std::string& stat)
 {
   LoadedResult r = load_result(path);
+  if (!stat.empty())
+    for (Point& p : r.ex.points)
+      p.params.set("report.stat", stat);
   const std::vector<std::string> names = chosen_metrics(r, metrics);
   if (format == "table")
     return to_table(r.ex, r.results, names);

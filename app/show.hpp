@@ -30,8 +30,9 @@ struct LoadedResult {
 LoadedResult load_result(const std::string& path);
 
 // metrics: names to show (empty: the run's report.metrics); format: table,
-// json or csv.
-std::string show_result(const std::string& path, const std::vector<std::string>& metrics, const std::string& format);
+// json or csv; stat: what a table cell shows (empty: the run's report.stat).
+std::string show_result(const std::string& path, const std::vector<std::string>& metrics, const std::string& format,
+                        const std::string& stat = "");
 
 // Two results point by point (points paired by their swept values, or the
 // only point of each), or, with `points`, two points of result a.

@@ -1315,6 +1315,19 @@ TEST_CASE("cli: plot draws throughput, CPU per GB and predicted against measured
     CHECK(p.out.find(std::string(stem) + ".png") != std::string::npos);
   }
   CHECK(std::filesystem::exists(dir.ws + "/figs/plot.gp"));
+  // The swept key on x, y from 0, the spread over the iterations as error
+  // bars, the CPU bars labelled by the swept values.
+  const std::string gp = read_file(dir.ws + "/figs/plot.gp");
+  CHECK(gp.find("set xlabel \"hv_sock.send_loop\"") != std::string::npos);
+  CHECK(gp.find("set xtics (\"false\" 0, \"true\" 1)") != std::string::npos);
+  CHECK(gp.find("set yrange [0:*]") != std::string::npos);
+  CHECK(gp.find("with yerrorlines") != std::string::npos);
+  CHECK(read_file(dir.ws + "/figs/cpu_per_GB.dat").rfind("\"false\"\t", 0) == 0);
+  const Run log = run_cli(dir, {"plot", dir.ws + "/out/result.json", "--output", dir.ws + "/figs-log", "--log"});
+  REQUIRE(log.status == 0);
+  CHECK(read_file(dir.ws + "/figs-log/plot.gp").find("set logscale y") != std::string::npos);
+  CHECK(bad_input_message(run_cli(dir, {"plot", dir.ws + "/out/result.json", "--x", "seed"})) ==
+        dir.ws + "/out/result.json: error: --x seed: not a swept key of this result (allowed: hv_sock.send_loop)");
   const Run bad = run_cli(dir, {"plot", dir.ws + "/nosuch.json"});
   CHECK(bad.status == 2);
   CHECK(bad.err.find("nosuch.json: error: cannot read the result") != std::string::npos);

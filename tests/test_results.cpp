@@ -286,7 +286,11 @@ TEST_CASE("to_json of a small run, exactly", "[results]")
         ]
       }
     }
-  ]
+  ],
+  "units": {
+    "guest_cpu_percent": "%",
+    "throughput_MBps": "MB/s"
+  }
 })";
   CHECK(to_json(ex, res, m).dump(2) == expected);
 }
@@ -310,7 +314,8 @@ TEST_CASE("to_json: shape, types, label order and byte-identical dumps", "[resul
   std::vector<std::string> top;
   for (auto& [k, v] : j.items())
     top.push_back(k);
-  CHECK(top == std::vector<std::string>{"experiment", "manifest", "points"});
+  CHECK(top == std::vector<std::string>{"experiment", "manifest", "points", "units"});
+  CHECK(j["units"]["throughput_MBps"] == "MB/s");
   std::vector<std::string> man;
   for (auto& [k, v] : j["manifest"].items())
     man.push_back(k);
@@ -372,11 +377,11 @@ TEST_CASE("to_csv: header, one row per point and metric, quoting", "[results]")
   auto res = make_results(ex);
   res[1].iterations[0]["throughput_MBps"] = 0.1 + 0.2;  // exact text
   CHECK(to_csv(ex, res) ==
-        "index,workload.message_size,note,direction,metric,min,max,mean,median\n"
-        "0,128,\"a,b\",guest_to_host,throughput_MBps,10,17,13,12\n"
-        "0,128,\"a,b\",guest_to_host,writer_sys_seconds,0.125,0.5,0.2916666666666667,0.25\n"
-        "1,1KiB,\"say \"\"hi\"\"\",guest_to_host,throughput_MBps,0.30000000000000004,22,14.1,20\n"
-        "1,1KiB,\"say \"\"hi\"\"\",guest_to_host,writer_sys_seconds,0.25,1,0.5833333333333334,0.5\n");
+        "index,workload.message_size,note,direction,metric,unit,min,max,mean,median\n"
+        "0,128,\"a,b\",guest_to_host,throughput_MBps,MB/s,10,17,13,12\n"
+        "0,128,\"a,b\",guest_to_host,writer_sys_seconds,s,0.125,0.5,0.2916666666666667,0.25\n"
+        "1,1KiB,\"say \"\"hi\"\"\",guest_to_host,throughput_MBps,MB/s,0.30000000000000004,22,14.1,20\n"
+        "1,1KiB,\"say \"\"hi\"\"\",guest_to_host,writer_sys_seconds,s,0.25,1,0.5833333333333334,0.5\n");
 }
 
 TEST_CASE("to_csv without sweep axes", "[results]")
@@ -384,9 +389,9 @@ TEST_CASE("to_csv without sweep axes", "[results]")
   Experiment ex = make_experiment("csv0", {}, {}, {{}});
   auto res = make_results(ex);
   CHECK(to_csv(ex, res) ==
-        "index,metric,min,max,mean,median\n"
-        "0,throughput_MBps,10,17,13,12\n"
-        "0,writer_sys_seconds,0.125,0.5,0.2916666666666667,0.25\n");
+        "index,metric,unit,min,max,mean,median\n"
+        "0,throughput_MBps,MB/s,10,17,13,12\n"
+        "0,writer_sys_seconds,s,0.125,0.5,0.2916666666666667,0.25\n");
 }
 
 // ---- table ----------------------------------------------------------------------------
@@ -479,4 +484,25 @@ TEST_CASE("to_table with no metric list shows every metric, and small numbers ke
         "t — b_percent (%), min/max/avg/median over 2 iterations\n"
         "b_percent\n"
         "0.0123/99.9/50/50\n");
+}
+
+TEST_CASE("to_table: report.stat chooses what a cell shows", "[results]")
+{
+  Experiment ex = make_experiment("t", {}, {}, {{}});
+  // 4 iterations: mean 11, t(0.975, 3) = 3.182446.
+  std::vector<PointResult> res{{0,
+                                {{{"throughput_MBps", 10}},
+                                 {{"throughput_MBps", 12}},
+                                 {{"throughput_MBps", 14}},
+                                 {{"throughput_MBps", 8}}}}};
+  auto table = [&](const char* stat) {
+    ex.points[0].params.set("report.stat", std::string(stat));
+    return to_table(ex, res, {"throughput_MBps"});
+  };
+  CHECK(table("all") == "t — throughput_MBps (MB/s), min/max/avg/median over 4 iterations\nthroughput_MBps\n8/14/11/11\n");
+  CHECK(table("mean") == "t — throughput_MBps (MB/s), mean over 4 iterations\nthroughput_MBps\n11\n");
+  CHECK(table("range") == "t — throughput_MBps (MB/s), mean [min, max] over 4 iterations\nthroughput_MBps\n11 [8, 14]\n");
+  // mean 11, deviations -1 1 3 -3: s^2 = 20/3, half-width 3.182446 * sqrt(20/3/4) = 4.11
+  CHECK(table("ci") == "t — throughput_MBps (MB/s), mean +- half-width of the 95% confidence interval over 4 "
+                       "iterations\nthroughput_MBps\n11 +- 4.11\n");
 }
