@@ -258,7 +258,7 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   else if (format == "csv")
     std::cout << to_csv(ex, results);
   else {
-    std::cout << to_table(ex, results, metrics);
+    std::cout << to_table(ex, results, metrics) << table_notes(ex);
     if (comparison)
       std::cout << '\n' << comparison_table(*comparison);
   }
@@ -334,6 +334,11 @@ int main(int argc, char** argv)
 
   auto* run = app.add_subcommand("run", "run an experiment: every point of its sweep, every iteration");
   run->add_option("file", file, "experiment file (YAML)")->required();
+  run->footer("\nExperiment keys (YAML, or --set KEY=VALUE): `vsocksim describe` lists every key with its type, unit, "
+              "default, range and meaning (`describe hv_sock`, `describe workload`, `describe sim`, ...; "
+              "docs/parameters.md); `vsocksim describe metrics` lists what a run reports. sim.run_length: auto "
+              "(the default) stops each simulation once its steady state is known and extrapolates the rest; full "
+              "simulates every byte (docs/run-length.md). Examples: experiments/*.yaml.");
   run->add_option("--set", sets, "override a key before the sweep is expanded: KEY=VALUE (repeatable)");
   run->add_option("--format", format, "result format on stdout")
       ->check(CLI::IsMember({"table", "json", "csv"}))

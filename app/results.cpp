@@ -640,4 +640,43 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
   return out;
 }
 
+std::string table_notes(const Experiment& ex)
+{
+  std::string out;
+  // Effective values that differ between points, one row per point.
+  std::vector<std::vector<Effective>> eff;
+  for (const Point& p : ex.points)
+    eff.push_back(effective_values(p.params));
+  std::vector<std::string> differing;
+  if (!eff.empty())
+    for (const Effective& e : eff[0]) {
+      for (const auto& other : eff) {
+        auto it = std::find_if(other.begin(), other.end(), [&](const Effective& o) { return o.name == e.name; });
+        if (it == other.end() || it->value != e.value) {
+          differing.push_back(e.name);
+          break;
+        }
+      }
+    }
+  if (!differing.empty()) {
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> head{"point"};
+    for (const auto& n : differing)
+      head.push_back("effective." + n);
+    rows.push_back(std::move(head));
+    for (std::size_t i = 0; i < ex.points.size(); ++i) {
+      std::vector<std::string> row{std::to_string(ex.points[i].index)};
+      for (const auto& n : differing) {
+        auto it = std::find_if(eff[i].begin(), eff[i].end(), [&](const Effective& o) { return o.name == n; });
+        row.push_back(it == eff[i].end() ? "-" : short_number(it->value));
+      }
+      rows.push_back(std::move(row));
+    }
+    out += "\nWhat the transport used where the points differ (effective values):\n" + render(rows);
+  }
+  out += "\nMB = 10^6 bytes; CPU percentages sum over CPUs (200% is two CPUs busy); `vsocksim describe metrics` "
+         "says what each metric is.\n";
+  return out;
+}
+
 }  // namespace vsim::app

@@ -58,6 +58,11 @@ std::string to_csv(const Experiment& ex, const std::vector<PointResult>& results
 std::string to_table(const Experiment& ex, const std::vector<PointResult>& results,
                      const std::vector<std::string>& metrics);
 
+// What follows the tables of `run` and `show`: the effective values that
+// differ between points (what the transport actually used), and what the
+// units mean.
+std::string table_notes(const Experiment& ex);
+
 // Unit shown for a metric in the table header ("" when unknown).
 std::string metric_unit(const std::string& metric);
 

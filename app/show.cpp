@@ -213,7 +213,7 @@ std::string show_result(const std::string& path, const std::vector<std::string>&
       p.params.set("report.stat", stat);
   const std::vector<std::string> names = chosen_metrics(r, metrics);
   if (format == "table")
-    return to_table(r.ex, r.results, names);
+    return to_table(r.ex, r.results, names) + table_notes(r.ex);
   // JSON and CSV: the result with only the chosen metrics (all when none
   // were asked for).
   std::vector<PointResult> kept = r.results;

@@ -9,6 +9,7 @@
 #include "app/effective.hpp"
 #include "app/experiment.hpp"
 #include "app/registry.hpp"
+#include "app/results.hpp"
 
 using namespace vsim;
 using namespace vsim::app;
@@ -104,4 +105,17 @@ TEST_CASE("effective: virtio packet sizes, credit and interrupt vCPU", "[effecti
                             "    virtio_vsock.credit_threshold: [16KiB, 32KiB]\n");
   // every_read ignores the threshold: points 0 and 1 are one run.
   CHECK(same_runs(t) == std::vector<std::vector<std::size_t>>{{0, 1}});
+}
+
+TEST_CASE("effective: the notes under the tables show the effective values that differ", "[effective]")
+{
+  const Experiment ex = load("transport: hv_sock\nworkload: {total_bytes: 2MB}\n"
+                             "sweep:\n  grid:\n    hv_sock.rcvbuf: [default, 64KiB, 1MiB]\n");
+  const std::string notes = table_notes(ex);
+  CHECK(notes.find("point   effective.ring_bytes_host_to_guest\n"
+                   "0       24576\n"
+                   "1       131072\n"
+                   "2       262144\n") != std::string::npos);
+  CHECK(notes.find("ring_bytes_guest_to_host") == std::string::npos);  // the same at every point
+  CHECK(notes.find("MB = 10^6 bytes; CPU percentages sum over CPUs") != std::string::npos);
 }
