@@ -562,6 +562,10 @@ public:
     for (const auto& a : zip_)
       ex.zip_keys.push_back(a.key);
     expand(ex);
+    if (const std::int64_t b = ex.base.integer("report.baseline"); b >= static_cast<std::int64_t>(ex.points.size()))
+      fail(with_file(origin_of(given_, "report.baseline")), "report.baseline",
+           with_allowed(fmt::format("point {} does not exist", b),
+                        fmt::format("-1 for none, or 0 to {}; `run --list` gives the indices", ex.points.size() - 1)));
     ex.canonical = canonical(ex.base);
     ex.config_sha256 = sha256_hex(ex.canonical);
     return ex;

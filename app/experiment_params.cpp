@@ -96,6 +96,9 @@ void declare_experiment_params(ParamRegistry& reg)
   reg.declare(choice("report.stat", "all", {"all", "mean", "ci", "range"},
                      "what a table cell shows over the iterations: `all` min/max/avg/median, `mean`, `ci` mean +- "
                      "the half-width of its 95% confidence interval (Student t), `range` mean [min, max]"));
+  reg.declare(ranged("report.baseline", ParamKind::Integer, "", "-1", -1, 1e6,
+                     "a point index: table cells also show each point's change of the mean against that point's "
+                     "(`run --list` gives the indices); -1: none"));
   ParamSpec metrics = text("report.metrics", "comma-separated metric names shown by the table format");
   metrics.default_text = "throughput_MBps";
   metrics.check = [](const std::string& text) -> std::string {

@@ -123,6 +123,7 @@ Prepared prepare(const Experiment& ex, const std::string& file)
 {
   Prepared p;
   p.metrics = split_metrics(ex.base.text("report.metrics"));
+
   if (const std::string& rel = ex.base.text("validation.measurements"); !rel.empty()) {
     p.measurements_file = (fs::path(file).parent_path() / rel).lexically_normal().string();
     p.measurements = load_measurements(p.measurements_file, registry());

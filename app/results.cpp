@@ -203,7 +203,8 @@ std::string stat_title(const std::string& stat)
   return "min/max/avg/median";
 }
 
-std::string cell_text(const PointResult& r, const std::string& metric, const std::string& stat = "all")
+std::string cell_text(const PointResult& r, const std::string& metric, const std::string& stat = "all",
+                      const PointResult* baseline = nullptr)
 {
   std::vector<double> values;
   for (const auto& it : r.iterations)
@@ -227,6 +228,14 @@ std::string cell_text(const PointResult& r, const std::string& metric, const std
     text = short_number(s.mean) + " [" + short_number(s.min) + ", " + short_number(s.max) + "]";
   else
     text = short_number(s.min) + "/" + short_number(s.max) + "/" + short_number(s.mean) + "/" + short_number(s.median);
+  if (baseline && baseline != &r) {  // report.baseline: the change of the mean against that point's
+    std::vector<double> base;
+    for (const auto& it : baseline->iterations)
+      if (auto f = it.find(metric); f != it.end())
+        base.push_back(f->second);
+    if (!base.empty() && summarize(base).mean != 0)
+      text += fmt::format(" ({:+.1f}%)", (s.mean / summarize(base).mean - 1) * 100);
+  }
   return text + (extrapolated_iterations(r) ? "*" : "");
 }
 
@@ -540,6 +549,13 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
   const std::string over = iterations_text(results);
   const std::string stat =
       !ex.points.empty() && ex.points[0].params.has("report.stat") ? ex.points[0].params.text("report.stat") : "all";
+  const PointResult* baseline = nullptr;
+  if (!ex.points.empty() && ex.points[0].params.has("report.baseline")) {
+    const std::int64_t b = ex.points[0].params.integer("report.baseline");
+    for (std::size_t i = 0; i < ex.points.size(); ++i)
+      if (b >= 0 && ex.points[i].index == static_cast<std::size_t>(b))
+        baseline = &results[i];
+  }
 
   std::size_t extrapolated = 0;
   double precision = 0;
@@ -555,13 +571,14 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
     if (mi)
       out += "\n";
     std::string unit = metric_unit(metric);
-    out += fmt::format("{} — {}{}, {} over {}\n", ex.name, metric,
-                       unit.empty() ? "" : " (" + unit + ")", stat_title(stat), over);
+    out += fmt::format("{} — {}{}, {} over {}{}\n", ex.name, metric, unit.empty() ? "" : " (" + unit + ")",
+                       stat_title(stat), over,
+                       baseline ? fmt::format("; (change of the mean against point {})", baseline->index) : "");
 
     if (axes.empty()) {
       std::vector<std::vector<std::string>> rows{{metric}};
       for (const auto& r : results)
-        rows.push_back({cell_text(r, metric, stat)});
+        rows.push_back({cell_text(r, metric, stat, baseline)});
       out += render(rows);
       continue;
     }
@@ -574,7 +591,7 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
         if (std::find(seen.begin(), seen.end(), v) != seen.end())
           continue;
         seen.push_back(v);
-        rows.push_back({v, cell_text(results[i], metric, stat)});
+        rows.push_back({v, cell_text(results[i], metric, stat, baseline)});
       }
       out += render(rows);
       continue;
@@ -623,7 +640,7 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
           std::string cell = "-";
           for (std::size_t i : members)
             if (row_axis.value(ex.points[i]) == rv && col_axis.value(ex.points[i]) == cv) {
-              cell = cell_text(results[i], metric, stat);
+              cell = cell_text(results[i], metric, stat, baseline);
               break;
             }
           row.push_back(std::move(cell));

@@ -506,3 +506,19 @@ TEST_CASE("to_table: report.stat chooses what a cell shows", "[results]")
   CHECK(table("ci") == "t — throughput_MBps (MB/s), mean +- half-width of the 95% confidence interval over 4 "
                        "iterations\nthroughput_MBps\n11 +- 4.11\n");
 }
+
+TEST_CASE("to_table: report.baseline adds each point's change against one point", "[results]")
+{
+  Experiment ex = make_experiment("b", {}, {"hv_sock.sndbuf"}, {{{"hv_sock.sndbuf", "default"}}, {{"hv_sock.sndbuf", "64KiB"}}});
+  std::vector<PointResult> res{{0, {{{"throughput_MBps", 100}}, {{"throughput_MBps", 110}}}},
+                               {1, {{{"throughput_MBps", 200}}, {{"throughput_MBps", 220}}}}};
+  for (auto& p : ex.points) {
+    p.params.set("report.stat", std::string("mean"));
+    p.params.set("report.baseline", std::int64_t{0});
+  }
+  CHECK(to_table(ex, res, {"throughput_MBps"}) ==
+        "b — throughput_MBps (MB/s), mean over 2 iterations; (change of the mean against point 0)\n"
+        "hv_sock.sndbuf   throughput_MBps\n"
+        "default          105\n"
+        "64KiB            210 (+100.0%)\n");
+}
