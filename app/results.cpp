@@ -657,13 +657,13 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
   return out;
 }
 
-std::string table_notes(const Experiment& ex)
+std::string table_notes(const Experiment& ex, std::vector<std::vector<Effective>> eff)
 {
   std::string out;
   // Effective values that differ between points, one row per point.
-  std::vector<std::vector<Effective>> eff;
-  for (const Point& p : ex.points)
-    eff.push_back(effective_values(p.params));
+  if (eff.empty())
+    for (const Point& p : ex.points)
+      eff.push_back(effective_values(p.params));
   std::vector<std::string> differing;
   if (!eff.empty())
     for (const Effective& e : eff[0]) {

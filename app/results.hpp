@@ -13,6 +13,7 @@
 
 #include "app/experiment.hpp"
 #include "app/runner.hpp"
+#include "transports/transport.hpp"
 
 namespace vsim::app {
 
@@ -61,7 +62,9 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
 // What follows the tables of `run` and `show`: the effective values that
 // differ between points (what the transport actually used), and what the
 // units mean.
-std::string table_notes(const Experiment& ex);
+// effective: each point's effective values (empty: computed from the
+// points' parameters).
+std::string table_notes(const Experiment& ex, std::vector<std::vector<Effective>> effective = {});
 
 // Unit shown for a metric in the table header ("" when unknown).
 std::string metric_unit(const std::string& metric);

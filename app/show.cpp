@@ -212,8 +212,20 @@ std::string show_result(const std::string& path, const std::vector<std::string>&
     for (Point& p : r.ex.points)
       p.params.set("report.stat", stat);
   const std::vector<std::string> names = chosen_metrics(r, metrics);
-  if (format == "table")
-    return to_table(r.ex, r.results, names) + table_notes(r.ex);
+  if (format == "table") {
+    // The effective values the result recorded (its parameters may come
+    // from another version).
+    std::vector<std::vector<Effective>> eff;
+    for (const json& p : r.doc["points"]) {
+      std::vector<Effective> e;
+      const json recorded = p.value("effective", json::object());  // items() must not outlive it
+      for (const auto& [k, v] : recorded.items())
+        if (v.is_number())
+          e.push_back(Effective{k, v.get<double>(), "", "", ""});
+      eff.push_back(std::move(e));
+    }
+    return to_table(r.ex, r.results, names) + table_notes(r.ex, eff);
+  }
   // JSON and CSV: the result with only the chosen metrics (all when none
   // were asked for).
   std::vector<PointResult> kept = r.results;

@@ -1762,3 +1762,59 @@ TEST_CASE("cli: --output reuses every point of a changed sweep and refuses anoth
   CHECK(run_cli(dir, {"run", other, "-q", "--output", out, "--force"}).status == 0);
   CHECK(parse_json(read_file(out + "/result.json"))["experiment"] == "other-tiny");
 }
+
+TEST_CASE("cli: show and compare print exactly these tables for a fixed result (golden)", "[cli][show][compare]")
+{
+  TempDir dir;
+  const std::string result = kData + "/result-small.json";  // hand-made: the figures below are worked by hand
+  const Run shown = run_cli(dir, {"show", result, "--stat", "ci"});
+  REQUIRE(shown.status == 0);
+  // 100, 104, 96: mean 100, s = 4, t(0.975, 2) = 4.3027: +- 9.94; 150, 160, 155: s = 5: +- 12.4.
+  CHECK(shown.out ==
+        "golden — throughput_MBps (MB/s), mean +- half-width of the 95% confidence interval over 3 iterations\n"
+        "hv_sock.sndbuf   throughput_MBps\n"
+        "default          100 +- 9.94\n"
+        "64KiB            155 +- 12.4\n"
+        "\n"
+        "golden — writer_sys_seconds (s), mean +- half-width of the 95% confidence interval over 3 iterations\n"
+        "hv_sock.sndbuf   writer_sys_seconds\n"
+        "default          2 +- 0.248\n"
+        "64KiB            2 +- 0.124\n"
+        "\n"
+        "What the transport used where the points differ (effective values):\n"
+        "point   effective.ring_bytes_guest_to_host\n"
+        "0       24576\n"
+        "1       131072\n"
+        "\n"
+        "MB = 10^6 bytes; CPU percentages sum over CPUs (200% is two CPUs busy); `vsocksim describe metrics` says "
+        "what each metric is.\n");
+  const Run compared = run_cli(dir, {"compare", result, "--points", "0,1"});
+  REQUIRE(compared.status == 0);
+  // +55%: 155 / 100; spreads (max - min) / mean: 8/100, 10/155; the ranges
+  // 96-104 and 150-160 do not overlap; 1.9-2.1 and 1.95-2.05 do.
+  CHECK(compared.out ==
+        "A: golden point 0 (hv_sock.sndbuf=default)\n"
+        "B: golden point 1 (hv_sock.sndbuf=64KiB)\n"
+        "metric               unit   A mean   B mean   change    A spread   B spread   beyond the spread\n"
+        "throughput_MBps      MB/s   100      155      +55.00%   8.00%      6.45%      yes\n"
+        "writer_sys_seconds   s      2        2        +0.00%    10.00%     5.00%      no\n");
+}
+
+TEST_CASE("cli: check and run warn about swept values the transport clamps, and name identical points", "[cli][effective]")
+{
+  TempDir dir;
+  const std::vector<std::string> sweep = {"--set", "sweep.grid.hv_sock.rcvbuf=[64KiB,1MiB,4MiB]", "--set",
+                                          "direction=host_to_guest", "--set", "workload.total_bytes=200kB"};
+  const Run c = run_cli(dir, std::vector<std::string>{"check", kTiny} + sweep);
+  REQUIRE(c.status == 0);
+  CHECK(c.out.find(kTiny + ": warning: hv_sock.rcvbuf=1048576: capped by hv_sock.sysctl_rmem_max at 212992; the "
+                           "kernel's 425984 exceeds the largest ring, 262144 bytes: the ring is 262144 bytes (points "
+                           "1 and 4)") != std::string::npos);
+  // send_loop false and true, each with 1 MiB and 4 MiB: the same 256 KiB ring.
+  CHECK(c.out.find(kTiny + ": note: points 1 and 2 are the same run") != std::string::npos);
+  CHECK(c.out.find(kTiny + ": note: points 4 and 5 are the same run") != std::string::npos);
+  const Run r = run_cli(dir, std::vector<std::string>{"run", kTiny, "-q"} + sweep);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find(kTiny + ": warning: hv_sock.rcvbuf=4194304: ") != std::string::npos);
+  CHECK(r.out.find("effective.ring_bytes_host_to_guest") != std::string::npos);
+}
