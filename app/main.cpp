@@ -100,17 +100,6 @@ std::string join_args(int argc, char** argv)
   return s;
 }
 
-std::vector<std::string> split_metrics(const std::string& text)
-{
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty())
-      out.push_back(item);
-  return out;
-}
-
 // What `run` needs besides the experiment, validated before anything runs
 // (so `check` rejects exactly what `run` would).
 struct Prepared {
@@ -122,7 +111,7 @@ struct Prepared {
 Prepared prepare(const Experiment& ex, const std::string& file)
 {
   Prepared p;
-  p.metrics = split_metrics(ex.base.text("report.metrics"));
+  p.metrics = split_commas(ex.base.text("report.metrics"));
 
   if (const std::string& rel = ex.base.text("validation.measurements"); !rel.empty()) {
     p.measurements_file = (fs::path(file).parent_path() / rel).lexically_normal().string();
@@ -307,17 +296,6 @@ int cmd_validate(std::vector<std::string> paths, const std::vector<std::string>&
   return 0;
 }
 
-std::vector<std::string> split_list(const std::string& text)
-{
-  std::vector<std::string> out;
-  std::string item;
-  std::stringstream ss(text);
-  while (std::getline(ss, item, ','))
-    if (!item.empty())
-      out.push_back(item);
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv)
@@ -485,13 +463,13 @@ int main(int argc, char** argv)
     if (*check)
       return cmd_check(file, sets, jobs);
     if (*show) {
-      std::cout << show_result(show_path, split_list(show_metrics), show_format, show_stat);
+      std::cout << show_result(show_path, split_commas(show_metrics), show_format, show_stat);
       return 0;
     }
     if (*compare) {
       std::optional<std::pair<std::size_t, std::size_t>> pts;
       if (!compare_points.empty()) {
-        const std::vector<std::string> ij = split_list(compare_points);
+        const std::vector<std::string> ij = split_commas(compare_points);
         std::size_t i = 0, j = 0;
         auto number = [](const std::string& t, std::size_t& out) {
           if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos || t.size() > 9)
@@ -505,7 +483,7 @@ int main(int argc, char** argv)
         pts = std::make_pair(i, j);
       }
       std::cout << compare_results(compare_paths.at(0), compare_paths.size() > 1 ? compare_paths[1] : "", pts,
-                                   split_list(compare_metrics));
+                                   split_commas(compare_metrics));
       return 0;
     }
     if (*validate)

@@ -5,6 +5,7 @@
 #include <variant>
 #include <map>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <stdexcept>
 
@@ -48,21 +49,30 @@ void write_file_atomic(const std::string& path, const std::string& content)
   stop::writing(nullptr);
 }
 
-void remove_temporaries(const std::string& dir)
+namespace {
+
+// Removes DIR's regular files whose name `doomed` picks.
+void remove_files_if(const std::string& dir, const std::function<bool(const std::string&)>& doomed)
 {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     return;
   std::vector<fs::path> stale;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    const bool ours = name == "result.json.tmp" || name == "manifest.json.tmp" ||
-                      (name.starts_with("point-") && name.ends_with(".json.tmp"));
-    if (ours && e.is_regular_file(ec))
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (doomed(e.path().filename().string()) && e.is_regular_file(ec))
       stale.push_back(e.path());
-  }
   for (const fs::path& p : stale)
     fs::remove(p, ec);
+}
+
+}  // namespace
+
+void remove_temporaries(const std::string& dir)
+{
+  remove_files_if(dir, [](const std::string& name) {
+    return name == "result.json.tmp" || name == "manifest.json.tmp" ||
+           (name.starts_with("point-") && name.ends_with(".json.tmp"));
+  });
 }
 
 namespace {
@@ -157,22 +167,11 @@ std::map<std::size_t, PointResult> reusable_points(const std::string& dir, const
     const nlohmann::ordered_json& j = *it->second;
     try {
       PointResult r{p.index, {}, {}};
-      for (const auto& iter : j.at("iterations")) {
-        Metrics m;
-        for (const auto& [name, value] : iter.items())
-          m[name] = value.get<double>();
-        r.iterations.push_back(std::move(m));
-      }
+      for (const auto& iter : j.at("iterations"))
+        r.iterations.push_back(metrics_from_json(iter));
       if (j.contains("run_length"))
-        for (const auto& iter : j.at("run_length").at("iterations")) {
-          Metrics info;
-          for (const auto& [name, value] : iter.items())
-            if (value.is_boolean())
-              info[name] = value.get<bool>() ? 1 : 0;
-            else if (value.is_number())
-              info[name] = value.get<double>();
-          r.run_length.push_back(std::move(info));
-        }
+        for (const auto& iter : j.at("run_length").at("iterations"))
+          r.run_length.push_back(metrics_from_json(iter));
       r.run_length.resize(r.iterations.size());
       if (static_cast<std::int64_t>(r.iterations.size()) == p.params.integer("iterations"))
         out.emplace(p.index, std::move(r));
@@ -208,19 +207,11 @@ std::optional<std::string> other_experiment_in(const std::string& dir, const std
 
 void remove_stale_points(const std::string& dir, std::size_t points)
 {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    return;
-  std::vector<fs::path> stale;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
+  remove_files_if(dir, [points](const std::string& name) {
     std::size_t index = 0;
-    if (name.starts_with("point-") && name.ends_with(".json") &&
-        std::sscanf(name.c_str(), "point-%zu.json", &index) == 1 && index >= points)
-      stale.push_back(e.path());
-  }
-  for (const fs::path& p : stale)
-    fs::remove(p, ec);
+    return name.starts_with("point-") && name.ends_with(".json") &&
+           std::sscanf(name.c_str(), "point-%zu.json", &index) == 1 && index >= points;
+  });
 }
 
 void write_output_dir(const std::string& dir, const nlohmann::ordered_json& all)
@@ -241,6 +232,17 @@ std::string known_metrics_list()
     s += d.name;
   }
   return s;
+}
+
+Metrics metrics_from_json(const nlohmann::ordered_json& obj)
+{
+  Metrics m;
+  for (const auto& [name, value] : obj.items())
+    if (value.is_boolean())
+      m[name] = value.get<bool>() ? 1 : 0;
+    else if (value.is_number())
+      m[name] = value.get<double>();
+  return m;
 }
 
 }  // namespace vsim::app

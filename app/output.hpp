@@ -38,6 +38,10 @@ std::optional<std::string> other_experiment_in(const std::string& dir, const std
 // Removes DIR's point files with an index of `points` or more (left by a
 // larger sweep).
 void remove_stale_points(const std::string& dir, std::size_t points);
+// The numbers of a JSON object by name (booleans as 1 and 0; anything else
+// left out): an iteration's metrics or run-length entries read back.
+Metrics metrics_from_json(const nlohmann::ordered_json& obj);
+
 // Atomic write: DIR/name.tmp then rename to DIR/name.
 void write_file_atomic(const std::string& path, const std::string& content);
 // Removes the temporary files (point-*.json.tmp, result.json.tmp,

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <numeric>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -293,32 +294,6 @@ std::size_t text_width(const std::string& s)
       std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
-// Left-aligned columns, three spaces apart, no trailing blanks.
-std::string render(const std::vector<std::vector<std::string>>& rows)
-{
-  std::vector<std::size_t> width;
-  for (const auto& row : rows)
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      if (width.size() <= c)
-        width.resize(c + 1, 0);
-      width[c] = std::max(width[c], text_width(row[c]));
-    }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      if (c)
-        line += "   ";
-      line += row[c];
-      if (c + 1 < row.size())
-        line.append(width[c] - text_width(row[c]), ' ');
-    }
-    while (!line.empty() && line.back() == ' ')
-      line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
 
 // Distinct values in order of first appearance.
 void add_unique(std::vector<std::string>& list, const std::string& v)
@@ -579,7 +554,7 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
       std::vector<std::vector<std::string>> rows{{metric}};
       for (const auto& r : results)
         rows.push_back({cell_text(r, metric, stat, baseline)});
-      out += render(rows);
+      out += render_columns(rows);
       continue;
     }
 
@@ -593,7 +568,7 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
         seen.push_back(v);
         rows.push_back({v, cell_text(results[i], metric, stat, baseline)});
       }
-      out += render(rows);
+      out += render_columns(rows);
       continue;
     }
 
@@ -647,13 +622,51 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
         }
         rows.push_back(std::move(row));
       }
-      out += render(rows);
+      out += render_columns(rows);
     }
   }
   if (extrapolated)
     out += fmt::format("\n* {} of {} point(s) extrapolated from the steady state (sim.run_length: auto): 95% confidence "
                        "interval of throughput within +-{:g}%; --set sim.run_length=full simulates every byte\n",
                        extrapolated, results.size(), precision * 100);
+  return out;
+}
+
+// Left-aligned columns, three spaces apart, no trailing blanks.
+std::string render_columns(const std::vector<std::vector<std::string>>& rows)
+{
+  std::vector<std::size_t> width;
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (width.size() <= c)
+        width.resize(c + 1, 0);
+      width[c] = std::max(width[c], text_width(row[c]));
+    }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (c)
+        line += "   ";
+      line += row[c];
+      if (c + 1 < row.size())
+        line.append(width[c] - text_width(row[c]), ' ');
+    }
+    while (!line.empty() && line.back() == ' ')
+      line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::vector<std::string> split_commas(const std::string& text)
+{
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty())
+      out.push_back(item);
   return out;
 }
 
@@ -689,7 +702,7 @@ std::string table_notes(const Experiment& ex, std::vector<std::vector<Effective>
       }
       rows.push_back(std::move(row));
     }
-    out += "\nWhat the transport used where the points differ (effective values):\n" + render(rows);
+    out += "\nWhat the transport used where the points differ (effective values):\n" + render_columns(rows);
   }
   out += "\nMB = 10^6 bytes; CPU percentages sum over CPUs (200% is two CPUs busy); `vsocksim describe metrics` "
          "says what each metric is.\n";

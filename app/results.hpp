@@ -66,6 +66,12 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
 // points' parameters).
 std::string table_notes(const Experiment& ex, std::vector<std::vector<Effective>> effective = {});
 
+// Left-aligned columns, three spaces apart, no trailing blanks (UTF-8 aware).
+std::string render_columns(const std::vector<std::vector<std::string>>& rows);
+
+// "a,b,,c" -> {"a", "b", "c"} (metric lists, --points).
+std::vector<std::string> split_commas(const std::string& text);
+
 // Unit shown for a metric in the table header ("" when unknown).
 std::string metric_unit(const std::string& metric);
 

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "app/output.hpp"
 #include "app/results.hpp"
 #include "transports/simulate.hpp"
 
@@ -34,27 +35,7 @@ Value value_of(const json& v, const std::string& where)
   throw InputError(fmt::format("{}: error: a parameter that is not a boolean, number or text ({})", where, kAllowed));
 }
 
-Metrics numbers_of(const json& obj)
-{
-  Metrics m;
-  for (const auto& [name, v] : obj.items())
-    if (v.is_boolean())
-      m[name] = v.get<bool>() ? 1 : 0;
-    else if (v.is_number())
-      m[name] = v.get<double>();
-  return m;
-}
 
-std::vector<std::string> split_commas(const std::string& s)
-{
-  std::vector<std::string> out;
-  std::string item;
-  std::stringstream ss(s);
-  while (std::getline(ss, item, ','))
-    if (!item.empty())
-      out.push_back(item);
-  return out;
-}
 
 // The metrics to show: those asked for (each must be in the result), else
 // the run's report.metrics.
@@ -86,30 +67,6 @@ std::string cell(double v)
   return fmt::format("{:.4g}", v);
 }
 
-std::string render(const std::vector<std::vector<std::string>>& rows)
-{
-  std::vector<std::size_t> width;
-  for (const auto& row : rows)
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      width.resize(std::max(width.size(), c + 1), 0);
-      width[c] = std::max(width[c], row[c].size());
-    }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      if (c)
-        line += "   ";
-      line += row[c];
-      if (c + 1 < row.size())
-        line.append(width[c] - row[c].size(), ' ');
-    }
-    while (!line.empty() && line.back() == ' ')
-      line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
 
 std::string label_text(const Point& p)
 {
@@ -150,7 +107,7 @@ std::string compare_pair(const std::string& title_a, const Point& pa, const Poin
     const bool beyond = b.min > a.max || b.max < a.min;
     rows.push_back({m, metric_unit(m), cell(a.mean), cell(b.mean), change, spread(a), spread(b), beyond ? "yes" : "no"});
   }
-  out += render(rows);
+  out += render_columns(rows);
   if (single)
     out += "(a point with one iteration has no spread: any change is beyond it)\n";
   return out;
@@ -193,10 +150,10 @@ LoadedResult load_result(const std::string& path)
       }
     PointResult pr{pt.index, {}, {}};
     for (const json& it : p["iterations"])
-      pr.iterations.push_back(numbers_of(it));
+      pr.iterations.push_back(metrics_from_json(it));
     if (p.contains("run_length") && p["run_length"].contains("iterations"))
       for (const json& it : p["run_length"]["iterations"])
-        pr.run_length.push_back(numbers_of(it));
+        pr.run_length.push_back(metrics_from_json(it));
     pr.run_length.resize(pr.iterations.size());
     r.ex.points.push_back(std::move(pt));
     r.results.push_back(std::move(pr));
