@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <optional>
-#include <variant>
 #include <map>
 #include <filesystem>
 #include <functional>
@@ -97,14 +96,6 @@ nlohmann::ordered_json code_identity(const nlohmann::ordered_json& manifest)
 std::string params_sha256(const nlohmann::ordered_json& params)
 {
   return sha256_hex(params.dump());
-}
-
-nlohmann::ordered_json params_json(const Params& p)
-{
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (const auto& [key, value] : p.all())
-    j[key] = std::visit([](const auto& x) { return nlohmann::ordered_json(x); }, value);
-  return j;
 }
 
 // Every point file of DIR, parsed (damaged ones left out), by file name.

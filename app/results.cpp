@@ -75,6 +75,14 @@ nlohmann::ordered_json value_json(const Value& v)
   return std::visit([](const auto& x) { return nlohmann::ordered_json(x); }, v);
 }
 
+// A whole number as an integer (sizes, counts), anything else as is.
+nlohmann::ordered_json whole_or_real(double v)
+{
+  if (v == std::floor(v) && std::abs(v) < 9007199254740992.0)
+    return static_cast<std::int64_t>(v);
+  return v;
+}
+
 // Metric name -> values over the iterations that report it, in iteration order.
 std::map<std::string, std::vector<double>> metric_values(const PointResult& r)
 {
@@ -271,10 +279,8 @@ nlohmann::ordered_json run_length_json(const Point& p, const PointResult& r)
       }
       if (name == "extrapolated")
         one[name] = v != 0;
-      else if (name != "half_width" && v == std::floor(v) && std::abs(v) < 9007199254740992.0)
-        one[name] = static_cast<std::int64_t>(v);  // counts and bytes
       else
-        one[name] = v;
+        one[name] = name == "half_width" ? nlohmann::ordered_json(v) : whole_or_real(v);  // counts and bytes whole
     }
     if (auto f = info.find("reason"); f != info.end())
       one["why"] = run_end_text(static_cast<RunEnd>(static_cast<int>(f->second)));
@@ -403,20 +409,14 @@ nlohmann::ordered_json to_json(const Experiment& ex, const std::vector<PointResu
     const PointResult& r = results[i];
     json point = json::object();
     point["index"] = p.index;
-    json params = json::object();
-    for (const auto& [key, value] : p.params.all())
-      params[key] = value_json(value);
-    point["params"] = std::move(params);
+    point["params"] = params_json(p.params);
     json label = json::object();
     for (const auto& [key, text] : p.label)
       label[key] = text;
     point["label"] = std::move(label);
     json effective = json::object();  // what the transport actually uses (app/effective.hpp)
     for (const Effective& e : effective_values(p.params))
-      if (e.value == std::floor(e.value) && std::abs(e.value) < 9007199254740992.0)
-        effective[e.name] = static_cast<std::int64_t>(e.value);  // sizes and counts
-      else
-        effective[e.name] = e.value;
+      effective[e.name] = whole_or_real(e.value);
     point["effective"] = std::move(effective);
     json metrics = json::object();
     for (const auto& [name, values] : metric_values(r)) {
@@ -439,12 +439,7 @@ nlohmann::ordered_json to_json(const Experiment& ex, const std::vector<PointResu
   // The unit of every metric the points carry (MB = 10^6 bytes; CPU
   // percentages sum over CPUs).
   json units = json::object();
-  std::set<std::string> names;
-  for (const auto& r : results)
-    for (const auto& it : r.iterations)
-      for (const auto& entry : it)
-        names.insert(entry.first);
-  for (const std::string& n : names)
+  for (const std::string& n : metric_names(results))
     units[n] = metric_unit(n);
   json out = json::object();
   out["experiment"] = ex.name;
@@ -513,11 +508,7 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
   check_results(ex, results);
   std::vector<std::string> names = metrics;
   if (names.empty()) {
-    std::set<std::string> all;
-    for (const auto& r : results)
-      for (const auto& it : r.iterations)
-        for (const auto& entry : it)
-          all.insert(entry.first);
+    const std::set<std::string> all = metric_names(results);
     names.assign(all.begin(), all.end());
   }
   const std::vector<Axis> axes = sweep_axes(ex);
@@ -668,6 +659,24 @@ std::vector<std::string> split_commas(const std::string& text)
     if (!item.empty())
       out.push_back(item);
   return out;
+}
+
+nlohmann::ordered_json params_json(const Params& params)
+{
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : params.all())
+    j[key] = value_json(value);
+  return j;
+}
+
+std::set<std::string> metric_names(const std::vector<PointResult>& results)
+{
+  std::set<std::string> names;
+  for (const auto& r : results)
+    for (const auto& it : r.iterations)
+      for (const auto& entry : it)
+        names.insert(entry.first);
+  return names;
 }
 
 std::string table_notes(const Experiment& ex, std::vector<std::vector<Effective>> eff)

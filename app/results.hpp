@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,12 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
 // effective: each point's effective values (empty: computed from the
 // points' parameters).
 std::string table_notes(const Experiment& ex, std::vector<std::vector<Effective>> effective = {});
+
+// A point's resolved parameters as the JSON result has them ("params").
+nlohmann::ordered_json params_json(const Params& params);
+
+// Every metric name any iteration of the results carries, sorted.
+std::set<std::string> metric_names(const std::vector<PointResult>& results);
 
 // Left-aligned columns, three spaces apart, no trailing blanks (UTF-8 aware).
 std::string render_columns(const std::vector<std::vector<std::string>>& rows);

@@ -41,11 +41,7 @@ Value value_of(const json& v, const std::string& where)
 // the run's report.metrics.
 std::vector<std::string> chosen_metrics(const LoadedResult& r, const std::vector<std::string>& asked)
 {
-  std::set<std::string> present;
-  for (const auto& pr : r.results)
-    for (const auto& it : pr.iterations)
-      for (const auto& entry : it)
-        present.insert(entry.first);
+  const std::set<std::string> present = metric_names(r.results);
   std::vector<std::string> names = asked;
   if (names.size() == 1 && names[0] == "all")
     return {present.begin(), present.end()};

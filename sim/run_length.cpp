@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 #include <boost/math/distributions/students_t.hpp>
@@ -345,23 +346,14 @@ Figures RunLength::extrapolate() const
   for (std::size_t f = 0; f < names_.size(); ++f) {
     const double mk = k.values.at(f);
     const double mw = w.values.empty() ? 0 : w.values.at(f);
+    const Scaling scaling = kinds_[f].scaling;
     double v = mk;
-    switch (kinds_[f].scaling) {
-    case Scaling::Total:
-      v = grow(mw, mk);
-      break;
-    case Scaling::PerByte:
-      v = grow(mw * dw, mk * dk) / dt;
-      break;
-    case Scaling::PerTime:
-      v = grow(mw * tw, mk * tk) / tt;
-      break;
-    case Scaling::BytesOver:
-      if (mk > 0 && (w.values.empty() || mw > 0))
-        v = dt / grow(w.values.empty() ? 0 : dw / mw, dk / mk);
-      break;
-    case Scaling::AsIs:
-      break;
+    if (const auto xk = extensive(scaling, mk, tk, dk)) {
+      // Grown to the transfer's end, then back per byte or per time.
+      const double x = grow(*extensive(scaling, mw, tw, dw), *xk);
+      v = scaling == Scaling::PerByte ? x / dt : scaling == Scaling::PerTime ? x / tt : x;
+    } else if (scaling == Scaling::BytesOver && mk > 0 && (w.values.empty() || mw > 0)) {
+      v = dt / grow(w.values.empty() ? 0 : dw / mw, dk / mk);
     }
     out.emplace(names_[f], v);
   }

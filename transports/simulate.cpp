@@ -168,6 +168,16 @@ RunLengthConfig run_length_config(const Params& params, std::uint64_t total_byte
   return c;
 }
 
+std::unique_ptr<RunLength> run_length_monitor(const Params& params, std::uint64_t total_bytes, int connections,
+                                              std::function<std::map<std::string, double>(Time, std::uint64_t)> figures,
+                                              World& world)
+{
+  if (!run_length_auto(params))
+    return nullptr;
+  return std::make_unique<RunLength>(run_length_config(params, total_bytes, connections), std::move(figures),
+                                     metric_kind, [&world] { world.end_now(); });
+}
+
 std::map<std::string, double> finish_figures(const RunLength* monitor, std::map<std::string, double> full,
                                              std::uint64_t total_bytes)
 {

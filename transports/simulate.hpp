@@ -4,12 +4,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "sim/params.hpp"
 #include "sim/run_length.hpp"
+#include "sim/world.hpp"
 
 namespace vsim {
 
@@ -86,6 +89,12 @@ FigureKind metric_kind(const std::string& name);
 // settings for a transfer of total_bytes over `connections`.
 bool run_length_auto(const Params& params);
 RunLengthConfig run_length_config(const Params& params, std::uint64_t total_bytes, int connections);
+// The point's run-length monitor (nullptr under sim.run_length: full):
+// `figures` gives the transport's figures as if the run ended at a time
+// with so many bytes delivered; the monitor ends `world`'s run when it stops.
+std::unique_ptr<RunLength> run_length_monitor(const Params& params, std::uint64_t total_bytes, int connections,
+                                              std::function<std::map<std::string, double>(Time, std::uint64_t)> figures,
+                                              World& world);
 // The figures of a finished run: `full` as simulated, or, when the monitor
 // (nullptr under sim.run_length: full) stopped the run, extrapolated from
 // it; either way with the run_length.* entries that say how they were

@@ -120,11 +120,8 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
     return m;
   };
   const std::uint64_t total = s.knobs.total_bytes * static_cast<std::uint64_t>(conns);
-  std::optional<RunLength> monitor;
-  if (run_length_auto(p)) {
-    monitor.emplace(run_length_config(p, total, conns), figures, metric_kind, [&] { world.end_now(); });
-    s.run_length = &*monitor;
-  }
+  const std::unique_ptr<RunLength> monitor = run_length_monitor(p, total, conns, figures, world);
+  s.run_length = monitor.get();
 
   world.run();
   const bool whole = !(monitor && monitor->stopped());
@@ -156,7 +153,7 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   }
   // No CPU can have been busy longer than the whole run lasted.
   check_cpu_busy(world, elapsed);
-  return finish_figures(monitor ? &*monitor : nullptr, whole ? figures(elapsed, delivered) : Metrics{}, total);
+  return finish_figures(monitor.get(), whole ? figures(elapsed, delivered) : Metrics{}, total);
 }
 
 } // namespace vsim::hv_sock
