@@ -1,5 +1,7 @@
 #include "sim/occupancy.hpp"
 
+#include "sim/trace.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -18,6 +20,16 @@ void Occupancy::change(Time t, double delta)
     throw std::logic_error("invariant violated: occupancy changes in time order");
   advance(acc_, capacity_, t);
   acc_.level += delta;
+  if (trace_)
+    trace_->counter(trace_name_, t, acc_.level);
+}
+
+void Occupancy::trace_as(Trace* trace, std::string name)
+{
+  trace_ = trace;
+  trace_name_ = std::move(name);
+  if (trace_)
+    trace_->counter(trace_name_, acc_.cursor, acc_.level);
 }
 
 void Occupancy::advance(Acc& a, double capacity, Time t)

@@ -5,10 +5,13 @@
 #pragma once
 
 #include <array>
+#include <string>
 
 #include "sim/time.hpp"
 
 namespace vsim {
+
+class Trace;
 
 class Occupancy {
 public:
@@ -20,6 +23,8 @@ public:
 
   // The level changes by delta at time t (t >= the previous change's).
   void change(Time t, double delta);
+  // Also show every level on the timeline (sim/trace.hpp) as counter `name`.
+  void trace_as(Trace* trace, std::string name);
 
   struct Summary {
     double capacity = 0;
@@ -46,6 +51,8 @@ private:
 
   double capacity_;
   Acc acc_;
+  Trace* trace_ = nullptr;
+  std::string trace_name_;
 };
 
 }  // namespace vsim

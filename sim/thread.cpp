@@ -129,6 +129,8 @@ bool SimThread::begin_irq_step(std::coroutine_handle<> h)
     Work w{start, cycles, {}, true};
     w.own[c] = cycles;
     remember(w);
+    if (Trace* tr = trace())
+      tr->slice(*cpu_, start, start + cycles, name_, c, w.own);
     end = start + cycles;
   }
   debt_ = {};
@@ -213,10 +215,14 @@ bool SimThread::start_work(bool running)
   account_work(w, 1);
   remember(w);
   cpu_->work_started(w.start);
+  if (trace())  // it runs once the interrupts running now are done
+    traced_start_ = cpu_->finish_time(w.start, 0);
   const Time end = cpu_->finish_time(w.start, w.cycles);
   // If nothing else happens before its end, no interrupt can stretch it
   // (interrupts come from events): the thread goes on at once.
   if (running && world_->take_directly(end, *this)) {
+    if (trace())
+      trace_work(end);
     pending_ = Pending::None;
     suspended_ = {};
     if (SimThread* next = cpu_->next())
@@ -242,6 +248,9 @@ void SimThread::begin_wait(std::coroutine_handle<> h)
 void SimThread::wake_at(Time t)
 {
   wakeups_.push(t);
+  if (trace())
+    if (const SimThread* waker = world_->current())
+      wakers_.emplace(t, Waker{&waker->cpu(), world_->now()});
   // Only a wake-up earlier than the one the sleep is set for moves it;
   // later ones are found pending when the thread waits again.
   if (waiting_ && t < armed_) {
@@ -255,6 +264,8 @@ bool SimThread::take_due_wakeups()
 {
   bool any = false;
   const Time t = world_->now();
+  if (trace())
+    forget_wakers(false);
   while (!wakeups_.empty() && wakeups_.top() <= t) {
     wakeups_.pop();
     any = true;
@@ -278,11 +289,15 @@ void SimThread::on_event(std::uint64_t gen)
         schedule(end);
         return;
       }
+      if (trace())
+        trace_work(end);
       if (SimThread* next = cpu_->next())
         next->cpu_granted();
       break;
     }
     case Pending::Wait:
+      if (trace())
+        forget_wakers(true);
       waiting_ = false;
       take_due_wakeups();  // this one, and any for the same instant: one wake-up
       slept_ = true;
@@ -295,6 +310,32 @@ void SimThread::on_event(std::uint64_t gen)
   std::coroutine_handle<> h = suspended_;
   suspended_ = {};
   h.resume();
+}
+
+// --- the timeline -----------------------------------------------------------
+
+void SimThread::trace_work(Time end) const
+{
+  if (work_.cycles <= 0)
+    return;
+  Cat most = Cat::User;
+  for (Cat c : {Cat::Sys, Cat::Irq, Cat::Hypervisor})
+    if (work_.own[c] > work_.own[most])
+      most = c;
+  trace()->slice(*cpu_, traced_start_, end, name_, most, work_.own);
+}
+
+// The wake-ups due by now are taken; the earliest one woke the thread (when
+// it slept: draw its arrow, from the waker's CPU to this one).
+void SimThread::forget_wakers(bool draw)
+{
+  const Time t = world_->now();
+  auto due = wakers_.upper_bound(t);
+  if (draw && due != wakers_.begin()) {
+    const Waker& w = wakers_.begin()->second;
+    trace()->wakeup(*w.cpu, w.at, *cpu_, t, name_);
+  }
+  wakers_.erase(wakers_.begin(), due);
 }
 
 }  // namespace vsim

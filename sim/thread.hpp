@@ -23,7 +23,9 @@
 #include <functional>
 #include <utility>
 #include <queue>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/cpu.hpp"
@@ -32,6 +34,7 @@
 namespace vsim {
 
 class World;
+class Trace;
 
 class SimThread {
 public:
@@ -108,7 +111,20 @@ public:
   WaitAwait wait() { return WaitAwait{this}; }
   // Forget every pending wake-up (a thread whose wakers only wake it while
   // it sleeps calls this after waking).
-  void clear_wakeups() { wakeups_ = {}; }
+  void clear_wakeups()
+  {
+    wakeups_ = {};
+    wakers_.clear();
+  }
+
+  // --- the timeline (sim/trace.hpp) --------------------------------------
+  // The World's recorder, or nullptr. mark() puts an instant named after
+  // the kernel function the thread is in on its CPU's track, at the
+  // engine's time (the start of the work it has charged and not settled);
+  // with no recorder it is one null check.
+  Trace* trace() const;
+  void mark(std::string_view kernel_fn) const;
+  void mark(std::string_view kernel_fn, std::string_view arg, double value) const;
 
   // --- used by other threads --------------------------------------------
   // Wake this thread at time t (t >= now()).
@@ -184,6 +200,17 @@ private:
   bool irq_context_ = false;
   bool begin_irq_step(std::coroutine_handle<> h);
   std::priority_queue<Time, std::vector<Time>, std::greater<Time>> wakeups_;
+  // Traced runs only: who made each pending wake-up (its CPU and time), for
+  // the arrow from waker to woken; and where the current work really
+  // started (after the interrupts running on the CPU when it began).
+  struct Waker {
+    const Cpu* cpu;
+    Time at;
+  };
+  std::multimap<Time, Waker> wakers_;
+  Time traced_start_ = 0;
+  void trace_work(Time end) const;
+  void forget_wakers(bool draw);
   // Work started at or after the engine's time (it may start at the run's
   // very end), in start order.
   std::deque<Work> recent_;

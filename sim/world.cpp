@@ -52,6 +52,8 @@ Cpu& World::add_cpu(Side side, const std::string& name)
   // only, and a platform with hosts would make every main-loop iteration of
   // its resource models cost more.
   cpus_.push_back(std::make_unique<Cpu>(static_cast<int>(cpus_.size()), side, name));
+  if (trace_)
+    trace_->add_cpu(*cpus_.back());
   return *cpus_.back();
 }
 
@@ -158,7 +160,10 @@ void World::fire()
     events_.pop();
     if (ev.t != now_)
       throw std::logic_error(fmt::format("invariant violated: an event due at {} found at engine time {}", ev.t, now_));
-    registered_[static_cast<std::size_t>(ev.thread)]->on_event(ev.gen);
+    SimThread* t = registered_[static_cast<std::size_t>(ev.thread)];
+    if (trace_)
+      current_ = t;
+    t->on_event(ev.gen);
   }
   arm();
 }

@@ -12,6 +12,7 @@
 
 #include "sim/cpu.hpp"
 #include "sim/thread.hpp"
+#include "sim/trace.hpp"
 
 namespace simgrid::s4u {
 class Engine;
@@ -73,6 +74,18 @@ public:
   int register_thread(SimThread* t);  // returns its id
   const std::vector<SimThread*>& ordered_threads() const { return registered_; }
   const std::vector<std::unique_ptr<Cpu>>& cpus() const { return cpus_; }
+  // The timeline recorder (sim/trace.hpp), or nullptr (the normal case:
+  // every hook is then one null check). Set before the CPUs are added.
+  void set_trace(Trace* t)
+  {
+    trace_ = t;
+    if (t)
+      t->bind_clock(&now_);
+  }
+  Trace* trace() const { return trace_; }
+  // While a recorder is set: the thread whose event is being processed (the
+  // waker of the wake-ups it makes).
+  SimThread* current() const { return current_; }
   SimStats& stats() { return stats_; }
   const SimStats& stats() const { return stats_; }
 
@@ -113,8 +126,24 @@ private:
   bool stopped_ = false;
   bool direct_ = true;  // VSIM_ENGINE_TIMERS_ONLY=1: every step through the queue and a timer
   SimStats stats_;
+  Trace* trace_ = nullptr;
+  SimThread* current_ = nullptr;
   Time end_ = 0;
   std::string error_;
 };
+
+inline Trace* SimThread::trace() const { return world_->trace(); }
+
+inline void SimThread::mark(std::string_view kernel_fn) const
+{
+  if (Trace* t = trace())
+    t->instant(*cpu_, world_->now(), kernel_fn, name_);
+}
+
+inline void SimThread::mark(std::string_view kernel_fn, std::string_view arg, double value) const
+{
+  if (Trace* t = trace())
+    t->instant(*cpu_, world_->now(), kernel_fn, name_, arg, value);
+}
 
 }  // namespace vsim

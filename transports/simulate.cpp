@@ -13,7 +13,15 @@ std::map<std::string, double> simulate_iteration(const Params& params, std::uint
 {
   const std::string& transport = params.text("transport");
   if (const Transport* t = find_transport(transport))
-    return t->simulate(params, iteration);
+    return t->simulate(params, iteration, nullptr);
+  throw std::logic_error("transport '" + transport + "' is not implemented");
+}
+
+std::map<std::string, double> simulate_traced(const Params& params, std::uint32_t iteration, Trace& trace)
+{
+  const std::string& transport = params.text("transport");
+  if (const Transport* t = find_transport(transport))
+    return t->simulate(params, iteration, &trace);
   throw std::logic_error("transport '" + transport + "' is not implemented");
 }
 

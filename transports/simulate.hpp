@@ -17,6 +17,9 @@
 namespace vsim {
 
 std::map<std::string, double> simulate_iteration(const Params& params, std::uint32_t iteration);
+// The same run with the timeline recorder `trace` attached (sim/trace.hpp):
+// the same figures, and the timeline in `trace`.
+std::map<std::string, double> simulate_traced(const Params& params, std::uint32_t iteration, Trace& trace);
 
 // Cycles between the starts of successive connections (workload.start_interval
 // at the platform's clock, whole cycles): connection i's threads start i x this.

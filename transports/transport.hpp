@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/params.hpp"
+#include "sim/trace.hpp"
 #include "transports/costs.hpp"
 #include "transports/simulate.hpp"
 
@@ -41,7 +42,8 @@ struct Effective {
 struct Transport {
   std::string name;
   void (*declare_params)(ParamRegistry&);
-  std::map<std::string, double> (*simulate)(const Params&, std::uint32_t iteration);
+  // trace: the timeline recorder to attach (sim/trace.hpp), or nullptr.
+  std::map<std::string, double> (*simulate)(const Params&, std::uint32_t iteration, Trace* trace);
   PlatformPlan (*plan)(const Params&);
   std::vector<CostDecl> (*costs)();  // its own costs (the shared ones: shared_costs())
   std::vector<ThreadRole> threads;

@@ -42,7 +42,7 @@ void apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t iteratio
 
 }  // namespace
 
-Metrics simulate(const Params& p, std::uint32_t iteration)
+Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
 {
   Shared s;
   s.k = Costs::from(p);
@@ -61,6 +61,7 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   const int hcpus = static_cast<int>(p.integer("host.cpus"));
 
   World world;
+  world.set_trace(trace);
   const std::vector<Cpu*> guest = world.add_cpus(Side::Guest, "vcpu", vcpus);
   const std::vector<Cpu*> host = world.add_cpus(Side::Host, "hcpu", hcpus);
 
@@ -71,6 +72,8 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   std::vector<SimThread*> writers, readers;
   for (int i = 0; i < conns; ++i) {
     Channel& ch = channels.emplace_back(i, out_size, in_size);
+    ch.outbound.trace_as(trace, fmt::format("vmbus_ring{} guest_to_host bytes", i));
+    ch.inbound.trace_as(trace, fmt::format("vmbus_ring{} host_to_guest bytes", i));
     Cpu& gcpu = *guest[static_cast<std::size_t>(guest_cpu_of(i, vcpus))];
     Cpu& hcpu = *host[static_cast<std::size_t>(host_cpu_of(i, hcpus))];
     if (g2h) {

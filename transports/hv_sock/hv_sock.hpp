@@ -19,6 +19,7 @@
 #include <string>
 
 #include "sim/params.hpp"
+#include "sim/trace.hpp"
 
 namespace vsim::hv_sock {
 
@@ -26,6 +27,7 @@ using Metrics = std::map<std::string, double>;
 
 // Runs one iteration of one point: the whole transfer, every connection.
 // Throws std::logic_error when a model invariant is violated.
-Metrics simulate(const Params& params, std::uint32_t iteration);
+// trace: a timeline recorder to attach to the run (sim/trace.hpp), or nullptr.
+Metrics simulate(const Params& params, std::uint32_t iteration, Trace* trace = nullptr);
 
 }  // namespace vsim::hv_sock

@@ -21,6 +21,7 @@ Task<> GuestIrq::body()
       requests_.pop();
       charge(k.guest_irq_exit, Cat::Hypervisor);
       co_await run(k.guest_isr + k.guest_tasklet, Cat::Irq);
+      mark("hvs_channel_cb");
       channel_callback(ch);
     }
   }
@@ -120,6 +121,7 @@ private:
   Task<> block_for_space()
   {
     ch_.n.writer_blocks.add();
+    mark("vsock_stream_sendmsg: ring full, sleep");
     if (co_await wait())
       charge(s_.k.guest_context_switch, Cat::Sys);
   }
@@ -145,6 +147,7 @@ private:
       if (!r.written)
         throw std::logic_error("hv_sock: writer's packet refused by a ring it had checked for room");
       ch_.n.packets.add();
+      mark("hv_ringbuffer_write", "bytes", n);
       if (r.signal)
         co_await signal_host();
       written += n;
@@ -195,6 +198,7 @@ private:
       if (ring_.unconsumed_packets() > 0)
         co_return;
       ch_.n.reader_blocks.add();
+      mark("vsock_stream_recvmsg: no data, sleep");
       if (co_await wait())
         charge(s_.k.guest_context_switch, Cat::Sys);
     }
@@ -219,6 +223,7 @@ private:
       co_await settle();
       auto r = ring_.iter_next(now());
       if (r.closed) {
+        mark("hv_pkt_iter_close");
         charge(k.guest_iter_close, Cat::Sys);
         if (r.signal)
           co_await signal_host();

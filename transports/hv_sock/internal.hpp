@@ -129,6 +129,7 @@ protected:
   Task<> signal_host()
   {
     co_await run(s_.k.guest_signal_host, Cat::Hypervisor);  // with what was charged before
+    mark("vmbus_setevent");
     ch_.n.signals_to_host.add();
     ch_.host->wake_at(now() + lat_(s_.k.host_signal_latency));
   }
@@ -137,6 +138,7 @@ protected:
   Task<> signal_guest()
   {
     co_await run(s_.k.host_signal_guest, Cat::Sys);
+    mark("host_signal_guest");
     s_.irq->raise(now() + lat_(s_.k.host_interrupt_latency), ch_);
   }
 

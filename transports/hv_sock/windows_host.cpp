@@ -31,6 +31,7 @@ protected:
     while (ch_.delivered < total) {
       co_await wait();
       ch_.n.host_dpc_runs.add();
+      mark("host_dpc");
       co_await run(k.host_dpc, Cat::Sys);
       ring_.set_interrupt_mask(true);
       co_await drain();
@@ -63,7 +64,9 @@ private:
           s_.run_length->delivered(ch_.index, sizes, world().now());
         continue;
       }
-      if (ring_.iter_close(now()))
+      const bool signal = ring_.iter_close(now());
+      mark("hv_pkt_iter_close");
+      if (signal)
         co_await signal_guest();
       ring_.set_interrupt_mask(false);
       if (ring_.unconsumed_packets() == 0)
@@ -103,6 +106,7 @@ protected:
         if (!r.written)
           throw std::logic_error("hv_sock: host packet refused by a ring it had checked for room");
         ch_.n.packets.add();
+        mark("hv_ringbuffer_write", "bytes", n);
         if (r.signal)
           co_await signal_guest();
         rem -= n;
@@ -117,6 +121,7 @@ private:
     if (ring_.bytes_to_write() > need)
       co_return;
     ring_.set_pending_send_sz(need);
+    mark("ring full: pending_send_sz set, sleep", "pending_send_sz", need);
     while (ring_.bytes_to_write() <= need) {
       co_await wait();
       co_await run(s_.k.host_dpc, Cat::Sys); // woken by the guest's signal through a DPC

@@ -149,6 +149,16 @@ struct Conn {
   Time done_at = 0;
 };
 
+// The timeline's credit track of a sending end (sim/trace.hpp): what it may
+// still send (virtio_transport_get_credit), after each change (it sent, or
+// a credit update came in).
+inline void trace_credit(const SimThread& t, const Conn& c, const Sock& sk)
+{
+  if (Trace* tr = t.trace())
+    tr->counter(fmt::format("credit{} {} writer credit bytes", c.index, &sk == &c.guest ? "guest" : "host"),
+                t.world().now(), static_cast<double>(sk.credit_signed()));
+}
+
 class GuestIrq;
 class Kworker;
 class Vhost;

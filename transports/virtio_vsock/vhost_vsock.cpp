@@ -29,6 +29,7 @@ Task<> Vhost::body()
       list_.pop_front();
       queued_[w] = false;  // cleared before the item runs
       co_await run(k.virtio_host_worker_run, Cat::Sys);
+      mark(w == kTx ? "vhost_vsock_handle_tx_kick" : "vhost_transport_do_send_pkt");
       s_.n.worker_runs.add();
       if (w == kTx)
         co_await handle_tx();
@@ -41,6 +42,7 @@ Task<> Vhost::body()
 Task<> Vhost::signal_guest(VqKind vq)
 {
   co_await run(s_.k.virtio_host_signal, Cat::Sys);
+  mark(vq == kRx ? "vhost_signal: rx" : "vhost_signal: tx");
   s_.n.interrupts.add();
   s_.irq->raise(now() + lat_(s_.k.virtio_host_interrupt_latency), vq);
 }
@@ -55,6 +57,8 @@ Task<> Vhost::deliver_to_host(const Pkt& p)
   sk.space_update(p);
   co_await lock_sock(Waiter{*this, lat_, s_.k.host_wakeup_latency, s_.k.guest_context_switch}, sk);
   if (p.op == Op::CreditUpdate) {
+    mark("virtio_transport_recv_pkt: credit update", "credit", static_cast<double>(sk.credit_signed()));
+    trace_credit(*this, c, sk);
     if (sk.app->waiting() && sk.credit_signed() > 0)
       sk.app->wake_at(now());
     charge(s_.k.virtio_host_free, Cat::Sys);
@@ -126,6 +130,7 @@ Task<> Vhost::do_send_pkt()
     auto a = vq.pop();
     if (!a) {
       s_.n.rx_buffer_stalls.add();
+      mark("vhost_transport_do_send_pkt: no rx buffer");
       if (vq.enable_notify()) {
         vq.disable_notify();
         continue;

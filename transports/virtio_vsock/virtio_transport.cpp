@@ -75,6 +75,7 @@ Task<> Kworker::send_work()
   co_await run(cost, Cat::Sys);  // kick_prepare reads vhost's avail_event as of the work's end
   if (added && s_.txq->kick_prepare()) {
     co_await run(k.virtio_guest_kick, Cat::Hypervisor);  // still under tx_lock
+    mark("virtqueue_kick: tx");
     s_.n.kicks.add();
     s_.vhost->ring(now() + lat_(k.virtio_host_kick_latency), kTx);
   }
@@ -105,6 +106,7 @@ Task<> Kworker::rx_fill()
   co_await run(added * (2 * k.virtio_guest_alloc + k.virtio_guest_vq_add), Cat::Sys);
   if (s_.rxq->kick_prepare()) {
     co_await run(k.virtio_guest_kick, Cat::Hypervisor);
+    mark("virtqueue_kick: rx");
     s_.n.kicks.add();
     s_.vhost->ring(now() + lat_(k.virtio_host_kick_latency), kRx);
   }
@@ -128,6 +130,7 @@ Task<> GuestIrq::body()
           continue;
         charge(k.virtio_guest_irq_exit, Cat::Hypervisor);
         co_await run(k.virtio_guest_isr, Cat::Irq);
+        mark(vq == kRx ? "vring_interrupt: rx" : "vring_interrupt: tx");
         if (vq == kRx) {
           s_.n.rx_interrupts.add();
           queue_work(s_, GuestWork::Rx, kworker_, now());  // virtio_vsock_rx_done
@@ -208,6 +211,8 @@ Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
   sk.space_update(p);  // before the lock: a writer inside sendmsg sees it
   co_await lock_sock(Waiter{*this, lat_, k.guest_wakeup_latency, k.guest_context_switch}, sk);
   if (p.op == Op::CreditUpdate) {
+    mark("virtio_transport_recv_pkt: credit update", "credit", static_cast<double>(sk.credit_signed()));
+    trace_credit(*this, c, sk);
     if (sk.app->waiting() && sk.credit_signed() > 0)  // sk_write_space
       sk.app->wake_at(now());
     s_.n.frees.add();

@@ -135,6 +135,7 @@ Task<std::uint64_t> AppThread::send_call(std::uint64_t len, bool blocking)
       // No credit: release the lock and sleep until a credit update
       // arrives (what was queued so far goes out meanwhile).
       s_.n.credit_stalls.add();
+      mark("virtio_transport_get_credit: none, sleep");
       co_await release_sock(*this, sk_);
       co_await sleep_until_woken(waiter());
       co_await lock_sock(waiter(), sk_);
@@ -146,6 +147,8 @@ Task<std::uint64_t> AppThread::send_call(std::uint64_t len, bool blocking)
     s_.n.allocations.add(2);
     s_.n.copies.add();
     sk_.tx_cnt += n;
+    mark("virtio_transport_send_pkt_info", "bytes", n);
+    trace_credit(*this, c_, sk_);
     queue_packet(Op::Rw, n);
     s_.n.data_packets.add();
     sent += n;
@@ -243,6 +246,7 @@ Task<std::uint64_t> AppThread::recv_call(std::uint64_t len, bool user_work)
     co_await run(sc_.pkt + sc_.alloc, Cat::Sys);
     s_.n.allocations.add();
     s_.n.credit_updates.add();
+    mark("virtio_transport_send_credit_update");
     queue_packet(Op::CreditUpdate, 0);
   }
   co_await release_sock(*this, sk_);

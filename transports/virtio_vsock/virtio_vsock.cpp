@@ -102,7 +102,7 @@ std::vector<Effective> effective(const Params& p)
   };
 }
 
-Metrics simulate(const Params& p, std::uint32_t iteration)
+Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
 {
   Shared s;
   s.k = Costs::from(p);
@@ -117,11 +117,14 @@ Metrics simulate(const Params& p, std::uint32_t iteration)
   const int hcpus = static_cast<int>(p.integer("host.cpus"));
 
   World world;
+  world.set_trace(trace);
   const std::vector<Cpu*> guest = world.add_cpus(Side::Guest, "vcpu", vcpus);
   const std::vector<Cpu*> host = world.add_cpus(Side::Host, "hcpu", hcpus);
 
   s.rxq = std::make_unique<Virtqueue>(kn.queue_size, kn.event_idx, kn.indirect);
   s.txq = std::make_unique<Virtqueue>(kn.queue_size, kn.event_idx, kn.indirect);
+  s.rxq->trace_as(trace, "virtio_rx chains in flight");
+  s.txq->trace_as(trace, "virtio_tx chains in flight");
   for (Cpu* v : guest)
     s.kworkers.push_back(&world.spawn<Kworker>(*v, s));
   const auto irq_vcpu = static_cast<std::size_t>(p.integer("virtio_vsock.irq_vcpu") % vcpus);

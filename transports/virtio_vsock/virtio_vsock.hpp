@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "sim/params.hpp"
+#include "sim/trace.hpp"
 #include "transports/transport.hpp"
 
 namespace vsim::virtio_vsock {
@@ -36,7 +37,8 @@ using Metrics = std::map<std::string, double>;
 
 // Runs one iteration of one point: the whole transfer, every connection.
 // Throws std::logic_error when a model invariant is violated.
-Metrics simulate(const Params& params, std::uint32_t iteration);
+// trace: a timeline recorder to attach to the run (sim/trace.hpp), or nullptr.
+Metrics simulate(const Params& params, std::uint32_t iteration, Trace* trace = nullptr);
 
 // Bytes of struct virtio_vsock_hdr on the wire.
 inline constexpr std::uint32_t kHeaderBytes = 44;

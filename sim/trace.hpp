@@ -1,0 +1,99 @@
+// A timeline of one simulation, in the Trace Event Format that Perfetto
+// (ui.perfetto.dev) and chrome://tracing open: what ran on each CPU (the
+// engine's steps: a thread's work, or an interrupt context's), the wake-ups
+// between threads as flow arrows, named instants a transport marks at its
+// kernel functions (signals, kicks, interrupts, credit updates) and counter
+// tracks (ring and queue levels, credit). docs/trace.md says how to read it.
+//
+// The recorder only observes: it draws no random numbers and never changes
+// the order of events, so a traced run gives exactly the figures of an
+// untraced one. A World without a recorder (the normal case) pays one null
+// check per hook. It knows no transport: the names come from the callers.
+//
+// Only what happens inside the window [start, end) of simulated time is
+// kept (slices are clipped to it), and at most `cap` events: once the cap
+// is reached the recorder stops at the engine's time then (the cut), keeps
+// the slices already running (clipped to the cut) and says so in the
+// trace's metadata.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/cpu.hpp"
+#include "sim/time.hpp"
+
+namespace vsim {
+
+class Trace {
+public:
+  // start, end: the window in cycles; cycles_per_us: the platform clock.
+  Trace(Time start, Time end, double cycles_per_us, std::size_t cap);
+
+  // The engine's clock (World::set_trace binds it), for the cut at the cap.
+  void bind_clock(const Time* now) { now_ = now; }
+  // Names the tracks: one per CPU, grouped by side.
+  void add_cpu(const Cpu& cpu);
+
+  // What ran on cpu in [start, end): a thread's step (its name and the
+  // category of most of its cycles, cycles per category in args) or an
+  // interrupt context's piece.
+  void slice(const Cpu& cpu, Time start, Time end, const std::string& thread, Cat cat, const CpuTime& cycles);
+  // A named point on cpu's track: the kernel function `name` ran at t in
+  // thread `thread` (arg: a figure worth showing, e.g. bytes or credit).
+  void instant(const Cpu& cpu, Time t, std::string_view name, const std::string& thread);
+  void instant(const Cpu& cpu, Time t, std::string_view name, const std::string& thread, std::string_view arg,
+               double value);
+  // A counter track `name` (e.g. "vmbus_ring0 bytes") is at `value` from t on.
+  void counter(const std::string& name, Time t, double value);
+  // Thread `woken` woken by a thread on `from` at t0 resumes on `to` at t1.
+  void wakeup(const Cpu& from, Time t0, const Cpu& to, Time t1, const std::string& woken);
+
+  bool capped() const { return capped_; }
+  std::size_t events() const { return events_.size(); }
+  Time window_start() const { return start_; }
+  Time window_end() const { return end_; }
+
+  // The whole trace: {"traceEvents": [...], "displayTimeUnit": "ns",
+  // "metadata": {...}} with `metadata` merged into the metadata object.
+  // Events sorted by time (then longer slices first, so nested ones follow
+  // their parent), timestamps in microseconds of simulated time.
+  nlohmann::ordered_json to_json(const nlohmann::ordered_json& metadata) const;
+
+private:
+  struct Event {
+    char ph;           // X, i, C, s, f
+    Time ts, dur;      // cycles
+    int pid, tid;
+    std::string name;
+    std::string cat;
+    nlohmann::ordered_json args;
+    std::uint64_t id;  // flows
+    std::uint64_t seq;
+  };
+  bool keep(Time t) const { return t >= start_ && t < end_ && !capped_; }
+  void push(Event e);
+  static int pid_of(const Cpu& cpu) { return cpu.side() == Side::Guest ? 1 : 2; }
+  static int tid_of(const Cpu& cpu) { return cpu.index() + 1; }
+
+  Time start_, end_;
+  double per_us_;
+  std::size_t cap_;
+  const Time* now_ = nullptr;
+  bool capped_ = false;
+  Time cut_ = 0;
+  std::uint64_t seq_ = 0, flows_ = 0;
+  std::vector<Event> events_;
+  std::vector<std::pair<int, std::string>> cpus_;  // (cpu index, name) with its side
+  std::vector<Side> sides_;
+  std::map<std::string, double> before_;  // each counter's level when the window opens
+  std::map<std::string, int> counters_;   // counters seen
+};
+
+}  // namespace vsim
