@@ -36,6 +36,7 @@
 #include "app/shard.hpp"
 #include "app/stop.hpp"
 #include "app/explain.hpp"
+#include "app/timeline.hpp"
 #include "app/validate.hpp"
 #include "transports/simulate.hpp"
 
@@ -152,7 +153,7 @@ int cmd_list(const std::string& file, const std::vector<std::string>& sets)
 
 int cmd_run(const std::string& file, const std::vector<std::string>& sets, const std::string& format,
             const std::string& output, unsigned jobs, bool quiet, const std::string& shard_text,
-            bool allow_large, bool force, const std::string& command_line)
+            bool allow_large, bool force, const std::string& command_line, const std::optional<TraceOptions>& trace)
 {
   Experiment ex = load_experiment(file, sets, registry());
   if (!output.empty()) {
@@ -172,6 +173,8 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
                                  "pass --allow-large to run it anyway, or shrink it (iterations, "
                                  "workload.total_bytes, the sweep, --shard)",
                                  file, describe_estimate(e, jobs), kLargeCoreSeconds / 3600));
+  if (trace)
+    check_trace_options(*trace, ex);  // InputError before anything runs
   const std::vector<std::string>& metrics = prep.metrics;
   const std::string& measurements_file = prep.measurements_file;
   for (const std::string& w : effective_warnings(ex))  // swept values the transport clamps or ignores
@@ -190,6 +193,7 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   }
   if (!done.empty() && !quiet)
     std::cerr << fmt::format("reusing {} finished point(s) of {} from {}\n", done.size(), ex.points.size(), output);
+  const bool trace_reused = trace && done.count(static_cast<std::size_t>(trace->point));
   Experiment todo = ex;
   todo.points.clear();
   for (const Point& p : ex.points)
@@ -198,6 +202,11 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
 
   if (stop::requested())
     return stopped(done.size(), ex.points.size(), output);
+  // An explicit window is traced first: one that starts after the run's end
+  // is found before anything is written.
+  std::optional<TracedRun> traced;
+  if (trace && !trace->window.empty() && parse_trace_window(trace->window).start_us)
+    traced = trace_iteration(*trace, ex, *parse_trace_window(trace->window).start_us, "given (--trace-window)");
   auto started = std::chrono::system_clock::now();
   RunOptions opt = run_options(jobs, quiet);
   // The experiment without its points, and each point by index: writing a
@@ -225,6 +234,23 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   std::vector<PointResult> results;
   for (const Point& p : ex.points)
     results.push_back(done.at(p.index));
+  if (trace) {
+    const PointResult& r = done.at(static_cast<std::size_t>(trace->point));
+    const auto i = static_cast<std::size_t>(trace->iteration);
+    if (!traced) {
+      const Point& p = *by_index.at(r.index);
+      const double total = static_cast<double>(p.params.integer("workload.total_bytes") *
+                                               p.params.integer("workload.connections"));
+      traced = trace_iteration(*trace, ex, default_trace_start_us(r.iterations.at(i), r.run_length.at(i), total),
+                               "default: from the end of the warm-up the run-length monitor found (warmup_bytes "
+                               "at the iteration's mean rate), else from 10% of the simulated time");
+    }
+    if (stop::requested())
+      return stopped(done.size(), ex.points.size(), output);
+    // A point reused from --output was read back from JSON: its figures are
+    // compared only when simulated now.
+    finish_trace(*trace, *traced, trace_reused ? nullptr : &r.iterations.at(i), &r.run_length.at(i));
+  }
   manifest.wall_started_utc = format_utc(started);
   manifest.wall_seconds = std::chrono::duration<double>(std::chrono::system_clock::now() - started).count();
 
@@ -350,6 +376,26 @@ int main(int argc, char** argv)
   bool force = false;
   run->add_flag("--force", force, "write into an --output directory that holds another experiment's results");
   run->add_flag("--list", list, "print the expanded points with their indices and stop");
+  TraceOptions trace_opt;
+  auto* trace_path = run->add_option(
+      "--trace", trace_opt.path,
+      "also write a timeline of one iteration of one point in the Trace Event Format (open it in "
+      "ui.perfetto.dev or chrome://tracing; draw it with plot --timeline): what ran on each CPU, wake-ups, kicks, "
+      "interrupts, signals, credit updates, ring and queue levels (docs/trace.md). The results are unchanged");
+  run->add_option("--trace-window", trace_opt.window,
+                  "START:LENGTH of simulated time to trace (ns, us, ms, s; no unit: us), e.g. 500us:200us; default: "
+                  "200 us from the end of the warm-up the run-length monitor found (else from 10% of the run)")
+      ->needs(trace_path);
+  run->add_option("--point", trace_opt.point, "the point to trace (its index, as --list prints)")
+      ->needs(trace_path)
+      ->capture_default_str();
+  run->add_option("--iteration", trace_opt.iteration, "the iteration of that point to trace")
+      ->needs(trace_path)
+      ->capture_default_str();
+  run->add_option("--trace-max-events", trace_opt.max_events,
+                  "stop recording after this many events (the trace then ends early and says so)")
+      ->needs(trace_path)
+      ->capture_default_str();
 
   auto* check = app.add_subcommand("check", "validate an experiment without simulating");
   check->add_option("file", file, "experiment file (YAML)")->required();
@@ -443,7 +489,8 @@ int main(int argc, char** argv)
     if (*run && list)
       return cmd_list(file, sets);
     if (*run)
-      return cmd_run(file, sets, format, output, jobs, quiet, shard_text, allow_large, force, join_args(argc, argv));
+      return cmd_run(file, sets, format, output, jobs, quiet, shard_text, allow_large, force, join_args(argc, argv),
+                     trace_path->count() ? std::optional<TraceOptions>(trace_opt) : std::nullopt);
     if (*plot) {
       if (plot_dir.empty())
         plot_dir = (fs::path(plot_result_path).parent_path() / fs::path(plot_result_path).stem()).string() + "-plots";

@@ -44,4 +44,11 @@ struct PlotOptions {
 std::vector<std::string> plot_result(const std::string& result_path, const std::string& out_dir,
                                      const PlotOptions& opt = {});
 
+// `vsocksim plot --timeline TRACE.json`: the trace's window drawn with
+// gnuplot (one row per CPU, a box per slice coloured by thread, hatched by
+// category, the counters below on the same time axis) to OUT (.png or
+// .svg); keeps OUT's stem .dat files and .gp script beside it. Returns the
+// files written. InputError for an unreadable or malformed trace.
+std::vector<std::string> plot_timeline(const std::string& trace_path, const std::string& out);
+
 }  // namespace vsim::app

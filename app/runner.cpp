@@ -37,6 +37,8 @@ void put_u64(std::string& out, std::uint64_t v)
   out.append(b, sizeof v);
 }
 
+}  // namespace
+
 std::string encode_metrics(const Metrics& m)
 {
   std::string out(1, 'M');
@@ -73,6 +75,8 @@ bool decode_metrics(const std::string& in, Metrics& m)
   return true;
 }
 
+namespace {
+
 bool write_all(int fd, const std::string& s)
 {
   std::size_t off = 0;
@@ -100,7 +104,8 @@ std::string signal_text(int sig)
 
 // ---- child ------------------------------------------------------------------
 
-[[noreturn]] void child_main(int fd, const Params& params, std::uint32_t iteration, const IterationFn& fn)
+// fn's result, or 'E' (or 'I' for an InputError) and the message.
+[[noreturn]] void child_main(int fd, const std::function<std::string()>& fn)
 {
   // Whatever the simulation prints must not reach the parent's stdout, which
   // may carry the results.
@@ -108,7 +113,10 @@ std::string signal_text(int sig)
   std::string out;
   int code = 0;
   try {
-    out = encode_metrics(fn(params, iteration));
+    out = fn();
+  } catch (const InputError& e) {
+    out = std::string("I") + e.what();
+    code = 1;
   } catch (const std::exception& e) {
     out = std::string("E") + e.what();
     code = 1;
@@ -314,7 +322,7 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
       ::close(fds[0]);
       for (const auto& c : children.running)
         ::close(c.fd);
-      child_main(fds[1], ex.points[task.point].params, task.iteration, fn);
+      child_main(fds[1], [&] { return encode_metrics(fn(ex.points[task.point].params, task.iteration)); });
     }
     ::setpgid(pid, pid);  // as the child does: whichever runs first, the group exists from here on
     stop::track(pid);
@@ -340,7 +348,7 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
     if (!WIFEXITED(status))
       throw fail("child ended abnormally");
     if (WEXITSTATUS(status) != 0) {
-      if (!c.data.empty() && c.data[0] == 'E')
+      if (!c.data.empty() && (c.data[0] == 'E' || c.data[0] == 'I'))
         throw fail(c.data.substr(1));
       throw fail(fmt::format("child exited with status {}", WEXITSTATUS(status)));
     }
@@ -429,6 +437,57 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
     throw;
   }
   return results;
+}
+
+std::string run_in_child(const std::function<std::string()>& fn)
+{
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  std::fflush(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int err = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error(fmt::format("fork: {}", std::strerror(err)));
+  }
+  if (pid == 0) {
+    stop::enter_child(parent);
+    ::close(fds[0]);
+    child_main(fds[1], fn);
+  }
+  ::setpgid(pid, pid);
+  stop::track(pid);
+  ::close(fds[1]);
+  std::string data;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    data.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fds[0]);
+  stop::untrack(pid);
+  const int status = wait_for(pid);
+  if (status < 0)
+    throw std::runtime_error(fmt::format("waitpid: {}", std::strerror(errno)));
+  if (WIFSIGNALED(status))
+    throw std::runtime_error(signal_text(WTERMSIG(status)));
+  if (!WIFEXITED(status))
+    throw std::runtime_error("child ended abnormally");
+  if (WEXITSTATUS(status) != 0) {
+    if (!data.empty() && data[0] == 'I')
+      throw InputError(data.substr(1));
+    if (!data.empty() && data[0] == 'E')
+      throw std::runtime_error(data.substr(1));
+    throw std::runtime_error(fmt::format("child exited with status {}", WEXITSTATUS(status)));
+  }
+  return data;
 }
 
 }  // namespace vsim::app

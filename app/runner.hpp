@@ -72,4 +72,14 @@ void split_run_length(Metrics& metrics, Metrics& info);
 // "point K iteration I: <message or signal>" is thrown.
 std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn, const RunOptions& opt);
 
+// Runs fn once in a forked child, as run_points runs an iteration, and
+// returns the bytes it returned. An InputError fn throws comes back as
+// InputError (exit 2: bad input found only by simulating), any other error or
+// a dead child as std::runtime_error.
+std::string run_in_child(const std::function<std::string()>& fn);
+
+// The bit-exact wire format of metrics (what children send back).
+std::string encode_metrics(const Metrics& m);
+bool decode_metrics(const std::string& in, Metrics& m);
+
 }  // namespace vsim::app

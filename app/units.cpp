@@ -1,5 +1,6 @@
 #include "app/units.hpp"
 
+#include <algorithm>
 #include <array>
 #include <limits>
 
@@ -140,6 +141,32 @@ std::string format_size(std::int64_t bytes)
       if (bytes % u.bytes == 0 && u.bytes > best->bytes)
         best = &u;
   return fmt::format("{}{}", bytes / best->bytes, best->name);
+}
+
+std::optional<double> parse_duration_us(std::string_view text, std::string* why)
+{
+  const std::string_view t = trim(text);
+  std::size_t end = 0;
+  while (end < t.size() && (is_digit(t[end]) || t[end] == '.'))
+    ++end;
+  const std::string number(t.substr(0, end));
+  const std::string_view unit = trim(t.substr(end));
+  auto bad = [&](const std::string& what) -> std::optional<double> {
+    if (why)
+      *why = fmt::format("'{}': {} (allowed: a number of ns, us, ms or s, e.g. 50us, 1.5ms; no unit: us)", text, what);
+    return std::nullopt;
+  };
+  if (number.empty() || number == "." || std::count(number.begin(), number.end(), '.') > 1)
+    return bad("expected a non-negative number");
+  const double v = std::stod(number);
+  static constexpr std::array<std::pair<std::string_view, double>, 4> kTime = {
+      {{"ns", 1e-3}, {"us", 1}, {"ms", 1e3}, {"s", 1e6}}};
+  if (unit.empty())
+    return v;
+  for (const auto& [name, us] : kTime)
+    if (unit == name)
+      return v * us;
+  return bad(fmt::format("unknown unit '{}'", unit));
 }
 
 }  // namespace vsim::app

@@ -22,4 +22,9 @@ std::string format_size(std::int64_t bytes);
 // "B, KiB, MiB, GiB, kB, MB, GB"
 const std::string& size_units_list();
 
+// A span of simulated time in microseconds: a non-negative number,
+// optionally followed by ns, us, ms or s (none: us): "50us", "1.5ms", "200".
+// nullopt with *why set as parse_size does.
+std::optional<double> parse_duration_us(std::string_view text, std::string* why = nullptr);
+
 }  // namespace vsim::app

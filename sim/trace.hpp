@@ -55,6 +55,10 @@ public:
   // Thread `woken` woken by a thread on `from` at t0 resumes on `to` at t1.
   void wakeup(const Cpu& from, Time t0, const Cpu& to, Time t1, const std::string& woken);
 
+  // When the run ended (World::run sets it): a window starting at or after
+  // it shows nothing.
+  void set_run_end(Time t) { run_end_ = t; }
+  Time run_end() const { return run_end_; }
   bool capped() const { return capped_; }
   std::size_t events() const { return events_.size(); }
   Time window_start() const { return start_; }
@@ -88,6 +92,7 @@ private:
   const Time* now_ = nullptr;
   bool capped_ = false;
   Time cut_ = 0;
+  Time run_end_ = 0;
   std::uint64_t seq_ = 0, flows_ = 0;
   std::vector<Event> events_;
   std::vector<std::pair<int, std::string>> cpus_;  // (cpu index, name) with its side

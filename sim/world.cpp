@@ -185,6 +185,8 @@ void World::run()
     throw std::logic_error(error_);
   if (running_ > 0)  // no event left, yet threads wait: the transport reports what stalled
     end_ = now_;
+  if (trace_)
+    trace_->set_run_end(end_);
   // Work that started at the run's very end (a daemon acting at that
   // instant before the last thread finished) is not part of it.
   for (const auto& t : threads_)
