@@ -359,9 +359,17 @@ int main(int argc, char** argv)
                   "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT when set");
 
   std::string plot_result_path, plot_dir;
-  auto* plot = app.add_subcommand("plot", "draw a result's figures with gnuplot (SVG and PNG)");
-  plot->add_option("result", plot_result_path, "JSON result (run --format json, or DIR/result.json)")->required();
-  plot->add_option("--output", plot_dir, "directory for the figures (default: RESULT without .json, plus -plots)");
+  auto* plot = app.add_subcommand("plot", "draw a result's figures, or a trace's timeline, with gnuplot (SVG and PNG)");
+  auto* plot_result_opt =
+      plot->add_option("result", plot_result_path, "JSON result (run --format json, or DIR/result.json)");
+  std::string plot_timeline_path;
+  plot->add_option("--timeline", plot_timeline_path,
+                   "instead of a result, draw the trace of run --trace: one row per CPU (boxes coloured by thread, "
+                   "a strip by category), kernel functions marked, ring, queue and credit levels below (docs/trace.md)")
+      ->excludes(plot_result_opt);
+  plot->add_option("--output", plot_dir,
+                   "directory for the figures (default: RESULT without .json, plus -plots); with --timeline: the "
+                   "figure (FILE.png or FILE.svg) or the stem of both (default: TRACE without .json)");
   PlotOptions plot_opt;
   plot->add_option("--x", plot_opt.x_key, "the swept key on the x axis (default: the one with the most values)");
   plot->add_flag("--log", plot_opt.log_y, "throughput on a log scale (default: linear from 0)");
@@ -491,6 +499,15 @@ int main(int argc, char** argv)
     if (*run)
       return cmd_run(file, sets, format, output, jobs, quiet, shard_text, allow_large, force, join_args(argc, argv),
                      trace_path->count() ? std::optional<TraceOptions>(trace_opt) : std::nullopt);
+    if (*plot && !plot_timeline_path.empty()) {
+      if (plot_dir.empty())
+        plot_dir = (fs::path(plot_timeline_path).parent_path() / fs::path(plot_timeline_path).stem()).string();
+      for (const std::string& f : plot_timeline(plot_timeline_path, plot_dir))
+        std::cout << f << '\n';
+      return 0;
+    }
+    if (*plot && plot_result_path.empty())
+      throw InputError("vsocksim: error: plot needs a RESULT (or --timeline TRACE)");
     if (*plot) {
       if (plot_dir.empty())
         plot_dir = (fs::path(plot_result_path).parent_path() / fs::path(plot_result_path).stem()).string() + "-plots";

@@ -328,3 +328,221 @@ std::vector<std::string> plot_predicted_vs_measured(const std::vector<PvmFigure>
 }
 
 }  // namespace vsim::app
+
+namespace vsim::app {
+
+namespace {
+
+// The trace of `run --trace`, parsed: its CPU tracks in order, and what the
+// picture needs of its events. InputError when it is not such a trace.
+struct Timeline {
+  double start = 0, end = 0;  // the window, us
+  std::vector<std::pair<std::pair<long long, long long>, std::string>> rows;  // (pid, tid) -> "guest vcpu0"
+  struct Slice {
+    double ts, dur;
+    long long row;
+    std::string thread, cat;
+  };
+  std::vector<Slice> slices;
+  std::vector<std::pair<double, long long>> instants;  // (ts, row)
+  std::map<std::string, std::vector<std::pair<double, double>>> counters;
+  std::string title;
+};
+
+Timeline read_timeline(const std::string& path)
+{
+  std::ifstream f(path);
+  if (!f)
+    throw InputError(fmt::format("{}: error: cannot read the trace", path));
+  json t;
+  try {
+    t = json::parse(f);
+  } catch (const json::exception& e) {
+    throw InputError(fmt::format("{}: error: not a JSON trace: {}", path, e.what()));
+  }
+  const json meta = t.is_object() ? t.value("metadata", json::object()) : json::object();
+  if (!t.is_object() || !t.contains("traceEvents") || !t["traceEvents"].is_array() ||
+      !meta.contains("window_start_us") || !meta.contains("window_end_us"))
+    throw InputError(fmt::format("{}: error: not a trace of `vsocksim run --trace` (traceEvents and the window in "
+                                 "its metadata)",
+                                 path));
+  Timeline tl;
+  tl.start = meta["window_start_us"].get<double>();
+  tl.end = meta["window_end_us"].get<double>();
+  std::string label;
+  const json labels = meta.value("label", json::object());  // items() must not outlive it
+  for (const auto& [k, v] : labels.items())
+    label += (label.empty() ? "" : ", ") + k + "=" + v.get<std::string>();
+  tl.title = fmt::format("{} point {} iteration {}{}{}: {} {}, {:.1f} to {:.1f} us of simulated time",
+                         meta.value("experiment", ""), meta.value("point", 0), meta.value("iteration", 0),
+                         label.empty() ? "" : " (" + label + ")", meta.value("capped", false) ? " [capped]" : "",
+                         meta.value("transport", ""), meta.value("direction", ""), tl.start, tl.end);
+  std::map<long long, std::string> processes;
+  std::map<std::pair<long long, long long>, long long> row_of;
+  try {
+    for (const json& e : t["traceEvents"])
+      if (e.at("ph") == "M" && e.at("name") == "process_name")
+        processes[e.at("pid").get<long long>()] = e.at("args").at("name").get<std::string>();
+    for (const json& e : t["traceEvents"])
+      if (e.at("ph") == "M" && e.at("name") == "thread_name" && (e.at("pid") == 1 || e.at("pid") == 2)) {
+        const auto key = std::make_pair(e.at("pid").get<long long>(), e.at("tid").get<long long>());
+        row_of[key] = -1;
+        tl.rows.emplace_back(key, processes[key.first] + " " + e.at("args").at("name").get<std::string>());
+      }
+    // CPUs with nothing in the window are left out.
+    std::set<std::pair<long long, long long>> busy;
+    for (const json& e : t["traceEvents"])
+      if (e.at("ph") == "X" || e.at("ph") == "i")
+        busy.insert({e.at("pid").get<long long>(), e.at("tid").get<long long>()});
+    std::erase_if(tl.rows, [&](const auto& r) { return !busy.count(r.first); });
+    std::sort(tl.rows.begin(), tl.rows.end());
+    for (std::size_t i = 0; i < tl.rows.size(); ++i)  // guest on top
+      row_of[tl.rows[i].first] = static_cast<long long>(tl.rows.size() - 1 - i);
+    for (const json& e : t["traceEvents"]) {
+      const std::string ph = e.at("ph");
+      if (ph == "C") {
+        for (const auto& [k, v] : e.at("args").items())
+          tl.counters[e.at("name").get<std::string>()].emplace_back(e.at("ts").get<double>(), v.get<double>());
+        continue;
+      }
+      if (ph != "X" && ph != "i")
+        continue;
+      auto row = row_of.find({e.at("pid").get<long long>(), e.at("tid").get<long long>()});
+      if (row == row_of.end() || row->second < 0)
+        throw InputError(fmt::format("{}: error: an event on a track no thread_name names: {}", path, e.dump()));
+      if (ph == "X")
+        tl.slices.push_back({e.at("ts").get<double>(), e.at("dur").get<double>(), row->second,
+                             e.at("name").get<std::string>(), e.at("cat").get<std::string>()});
+      else
+        tl.instants.emplace_back(e.at("ts").get<double>(), row->second);
+    }
+  } catch (const json::exception& e) {
+    throw InputError(fmt::format("{}: error: malformed trace event: {}", path, e.what()));
+  }
+  if (tl.rows.empty())
+    throw InputError(fmt::format("{}: error: no CPU ran anything in the trace's window", path));
+  return tl;
+}
+
+}  // namespace
+
+std::vector<std::string> plot_timeline(const std::string& trace_path, const std::string& out)
+{
+  const Timeline tl = read_timeline(trace_path);
+  // OUT.png or OUT.svg: that figure; otherwise OUT is the stem of both.
+  std::string stem = out;
+  std::vector<std::string> exts = {"svg", "png"};
+  for (const char* ext : {".svg", ".png"})
+    if (out.ends_with(ext)) {
+      stem = out.substr(0, out.size() - 4);
+      exts = {ext + 1};
+    }
+  const fs::path dir = fs::absolute(stem).parent_path();
+  if (!fs::is_directory(dir))
+    throw InputError(fmt::format("--output '{}': error: directory '{}' does not exist", out, dir.string()));
+
+  // Threads in order of appearance, interrupt contexts last (drawn over the
+  // work they preempt); a data block per thread, one per category.
+  std::vector<std::string> threads;
+  std::set<std::string> irq_like;
+  for (const auto& s : tl.slices) {
+    if (std::find(threads.begin(), threads.end(), s.thread) == threads.end())
+      threads.push_back(s.thread);
+    if (s.cat == "irq" || s.cat == "hypervisor")
+      irq_like.insert(s.thread);
+  }
+  std::stable_partition(threads.begin(), threads.end(), [&](const std::string& t) { return !irq_like.count(t); });
+  static const std::array<std::string, 4> cats = {"user", "sys", "irq", "hypervisor"};
+  static const std::array<std::string, 4> cat_colours = {"#c8c8c8", "#555555", "#d62728", "#000000"};
+  static const std::array<std::string, 8> colours = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1",
+                                                     "#edc948", "#76b7b2", "#ff9da7", "#9c755f"};
+  // One data block per thread, category, the instants and each counter
+  // (only non-empty ones: gnuplot's `index` does not count empty blocks).
+  std::string data;
+  int blocks = 0;
+  auto block = [&](const std::string& comment, const std::string& lines) {
+    if (lines.empty())
+      return -1;
+    data += "# " + comment + "\n" + lines + "\n\n";
+    return blocks++;
+  };
+  const std::string data_path = stem + ".dat", script = stem + ".gp";
+  std::string top;
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    std::string lines;
+    for (const auto& s : tl.slices)
+      if (s.thread == threads[i])
+        lines += fmt::format("{}\t{}\t{}\t{}\n", s.ts + s.dur / 2, s.row, s.dur / 2, irq_like.count(threads[i]) ? 0.22 : 0.3);
+    const int b = block("slices of " + threads[i] + ": x centre, row, half width, half height", lines);
+    top += fmt::format("{} index {} using 1:2:3:4 with boxxyerror fs solid 0.85 noborder lc rgb '{}' title {}, ",
+                       quote(data_path), b, colours[i % colours.size()], quote(threads[i]));
+  }
+  for (std::size_t c = 0; c < cats.size(); ++c) {
+    std::string lines;
+    for (const auto& s : tl.slices)
+      if (s.cat == cats[c])
+        lines += fmt::format("{}\t{}\t{}\t{}\n", s.ts + s.dur / 2, s.row - 0.38, s.dur / 2, 0.05);
+    if (const int b = block("category " + cats[c] + ": a strip under each row", lines); b >= 0)
+      top += fmt::format("{} index {} using 1:2:3:4 with boxxyerror fs solid 1 noborder lc rgb '{}' title {}, ",
+                         quote(data_path), b, cat_colours[c], quote("category: " + cats[c]));
+  }
+  std::string lines;
+  for (const auto& [ts, row] : tl.instants)
+    lines += fmt::format("{}\t{}\n", ts, row + 0.36);
+  if (const int b = block("kernel functions marked (instants): x, row", lines); b >= 0)
+    top += fmt::format("{} index {} using 1:2 with points pt 11 ps 0.5 lc rgb '#444444' title 'kernel function "
+                       "(instant)', ",
+                       quote(data_path), b);
+  top = "plot " + top.substr(0, top.size() - 2) + "\n";
+  std::string bottom;
+  bool y2 = false;
+  std::size_t n = 0;
+  for (const auto& [name, points] : tl.counters) {
+    std::string lines;
+    for (const auto& [ts, v] : points)
+      lines += fmt::format("{}\t{}\n", ts, v);
+    lines += fmt::format("{}\t{}\n", tl.end, points.back().second);
+    const int b = block("counter " + name + ": x, level (held until the next)", lines);
+    const bool chains = name.find("chains") != std::string::npos;
+    y2 = y2 || chains;
+    bottom += fmt::format("{}{} index {} using 1:2 with steps lw 1.5 lc rgb '{}' axes {} title {}", n ? ", " : "plot ",
+                          quote(data_path), b, colours[(n + 4) % colours.size()], chains ? "x1y2" : "x1y1",
+                          quote(name + (chains ? " (right axis)" : "")));
+    ++n;
+  }
+  if (bottom.empty())
+    bottom = "plot NaN notitle";
+  write_file_atomic(data_path, data);
+  std::string ytics;
+  for (std::size_t i = 0; i < tl.rows.size(); ++i)
+    ytics += fmt::format("{}{} {}", i ? ", " : "", quote(tl.rows[i].second), tl.rows.size() - 1 - i);
+
+  std::string gp = fmt::format("# Generated by `vsocksim plot --timeline {}`; rerun with: gnuplot {}\n"
+                               "set datafile separator '\\t'\n",
+                               trace_path, script);
+  std::vector<std::string> written;
+  for (const std::string& ext : exts) {
+    const std::string file = stem + "." + ext;
+    gp += (ext == "svg" ? "set terminal svg size 1200,720 dynamic noenhanced font 'sans,10'\n"
+                        : "set terminal pngcairo size 1200,720 noenhanced font 'sans,9'\n");
+    gp += fmt::format(
+        "set output {}\nset multiplot\n"
+        "set lmargin at screen 0.11\nset rmargin at screen 0.74\nset xrange [{}:{}]\n"
+        "set key outside right top vertical font ',8'\nset grid x\n"
+        // Top: one row per CPU.
+        "set tmargin at screen 0.93\nset bmargin at screen 0.36\nset title {}\n"
+        "set yrange [-0.6:{}]\nset ytics ({})\nunset y2tics\nset format x ''\nunset xlabel\nunset ylabel\n{}"
+        // Bottom: the counters.
+        "set tmargin at screen 0.33\nset bmargin at screen 0.08\nunset title\nset yrange [*:*]\n"
+        "set ytics autofreq\nset format x '%g'\nset xlabel 'simulated time (us)'\nset ylabel 'bytes'\n{}{}\n"
+        "unset multiplot\nunset output\nunset y2tics\nunset y2label\n",
+        quote(file), tl.start, tl.end, quote(tl.title), static_cast<double>(tl.rows.size()) - 0.4, ytics, top,
+        y2 ? "set y2range [0:*]\nset y2tics\nset y2label 'chains'\n" : "", bottom);
+    written.push_back(file);
+  }
+  write_file_atomic(script, gp);
+  run_gnuplot(script);
+  return written;
+}
+
+}  // namespace vsim::app
