@@ -373,10 +373,10 @@ Timeline read_timeline(const std::string& path)
   const json labels = meta.value("label", json::object());  // items() must not outlive it
   for (const auto& [k, v] : labels.items())
     label += (label.empty() ? "" : ", ") + k + "=" + v.get<std::string>();
-  tl.title = fmt::format("{} point {} iteration {}{}{}: {} {}, {:.1f} to {:.1f} us of simulated time",
+  tl.title = fmt::format("{} point {} iteration {}{}: {} {}, {:.1f} to {:.1f} us of simulated time\\n{}",
                          meta.value("experiment", ""), meta.value("point", 0), meta.value("iteration", 0),
-                         label.empty() ? "" : " (" + label + ")", meta.value("capped", false) ? " [capped]" : "",
-                         meta.value("transport", ""), meta.value("direction", ""), tl.start, tl.end);
+                         meta.value("capped", false) ? " [capped]" : "", meta.value("transport", ""),
+                         meta.value("direction", ""), tl.start, tl.end, label);
   std::map<long long, std::string> processes;
   std::map<std::pair<long long, long long>, long long> row_of;
   try {

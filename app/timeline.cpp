@@ -153,7 +153,8 @@ TracedRun trace_iteration(const TraceOptions& opt, const Experiment& ex, double 
     if (trace.run_end() <= start)
       throw InputError(fmt::format("--trace-window '{}': error: starts at {} us, at or after the end of the run: point "
                                    "{} iteration {} ends at {:.3f} us of simulated time (allowed: START below that)",
-                                   opt.window, start_us, p.index, iteration, trace.run_end() / per_us));
+                                   opt.window.empty() ? "(default)" : opt.window, start_us, p.index, iteration,
+                                   trace.run_end() / per_us));
     nlohmann::ordered_json info = meta;
     info["run_end_us"] = trace.run_end() / per_us;
     const std::string json = trace.to_json(info).dump() + "\n";
