@@ -2142,3 +2142,51 @@ TEST_CASE("trace: the event cap stops the recording, and says so", "[cli][trace]
   CHECK(events <= 100 + 8);
   CHECK(events >= 90);
 }
+
+TEST_CASE("trace: plot --timeline draws a trace; the pictures of docs/trace.md are its drawings of the shipped traces",
+          "[cli][trace][plot]")
+{
+  TempDir dir;
+  const ojson t = traced(dir, {"run", kTinyVirtio, "--point", "1"}, "t.json");
+  const Run p = run_cli(dir, {"plot", "--timeline", "t.json", "--output", "fig.png"});
+  INFO("plot stderr: " << p.err);
+  REQUIRE(p.status == 0);
+  CHECK(p.out == "fig.png\n");
+  CHECK(read_file(dir.in_ws("fig.png")).substr(1, 3) == "PNG");
+  CHECK(!fs::exists(dir.in_ws("fig.svg")));
+  // A row per busy CPU, a block per thread, the counters below.
+  const std::string gp = read_file(dir.in_ws("fig.gp"));
+  for (const char* part : {"\"guest vcpu0\"", "\"host hcpu0\"", "title \"vhost\"", "title \"guest_reader0\"",
+                           "title \"category: hypervisor\"", "credit0 host writer credit bytes", "with steps"})
+    CHECK_THAT(gp, Catch::Contains(part));
+  const Run both = run_cli(dir, {"plot", "--timeline", "t.json"});
+  REQUIRE(both.status == 0);
+  CHECK(both.out == "t.svg\nt.png\n");
+
+  // Bad input: exit 2, one line, nothing drawn.
+  write_file(dir.in_ws("bad.json"), "{\"traceEvents\": 3}");
+  CHECK_THAT(bad_input_message(run_cli(dir, {"plot", "--timeline", "bad.json"})),
+             Catch::Contains("bad.json: error: not a trace of `vsocksim run --trace`"));
+  CHECK_THAT(bad_input_message(run_cli(dir, {"plot", "--timeline", "nosuch.json"})),
+             Catch::Contains("nosuch.json: error: cannot read the trace"));
+  CHECK_THAT(bad_input_message(run_cli(dir, {"plot", "--timeline", "t.json", "--output", "nodir/f.png"})),
+             Catch::Contains("does not exist"));
+  CHECK(!fs::exists(dir.in_ws("bad.svg")));
+
+  // docs/figures/trace-*: drawn by plot --timeline from the traces in
+  // docs/trace (the commands in docs/trace.md): the same data and script.
+  fs::create_directories(dir.in_ws("docs/trace"));
+  fs::create_directories(dir.in_ws("docs/figures"));
+  for (const std::string& name : {"hvsock-4KiB-host_to_guest", "vsock-128B-guest_to_host"}) {
+    INFO(name);
+    fs::copy_file(kSource + "/docs/trace/" + name + ".json", dir.in_ws("docs/trace/" + name + ".json"));
+    const ojson shipped = parse_json(read_file(dir.in_ws("docs/trace/" + name + ".json")));
+    CHECK(trace_problems(shipped).empty());
+    const Run d = run_cli(dir, {"plot", "--timeline", "docs/trace/" + name + ".json", "--output",
+                                "docs/figures/trace-" + name});
+    REQUIRE(d.status == 0);
+    for (const char* ext : {".dat", ".gp"})
+      CHECK(read_file(dir.in_ws("docs/figures/trace-" + name + ext)) ==
+            read_file(kSource + "/docs/figures/trace-" + name + ext));
+  }
+}
