@@ -2075,7 +2075,7 @@ TEST_CASE("trace: tracing changes no result, and the same traced run gives the s
   }
 }
 
-TEST_CASE("trace: an explicit window is the one traced; units are accepted", "[cli][trace]")
+TEST_CASE("trace: an explicit window is the one traced, with units", "[cli][trace]")
 {
   TempDir dir;
   const ojson t = traced(dir, {"run", kTiny, "--set", "iterations=1", "--trace-window", "0.1ms:50us"}, "t.json");
@@ -2143,7 +2143,7 @@ TEST_CASE("trace: the event cap stops the recording, and says so", "[cli][trace]
   CHECK(events >= 90);
 }
 
-TEST_CASE("trace: plot --timeline draws a trace; the pictures of docs/trace.md are its drawings of the shipped traces",
+TEST_CASE("trace: plot --timeline draws a trace, and the pictures of docs/trace.md are its drawings of the shipped traces",
           "[cli][trace][plot]")
 {
   TempDir dir;
