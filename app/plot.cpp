@@ -345,6 +345,8 @@ struct Timeline {
   };
   std::vector<Slice> slices;
   std::vector<std::pair<double, long long>> instants;  // (ts, row)
+  // Wake-up arrows by bind_id: (ts, row) of the waker's end, then the woken's.
+  std::map<long long, std::array<std::pair<double, long long>, 2>> wakeups;
   std::map<std::string, std::vector<std::pair<double, double>>> counters;
   std::string title;
 };
@@ -410,7 +412,10 @@ Timeline read_timeline(const std::string& path)
       auto row = row_of.find({e.at("pid").get<long long>(), e.at("tid").get<long long>()});
       if (row == row_of.end() || row->second < 0)
         throw InputError(fmt::format("{}: error: an event on a track no thread_name names: {}", path, e.dump()));
-      if (ph == "X")
+      if (ph == "X" && e.contains("bind_id"))
+        tl.wakeups[e.at("bind_id").get<long long>()][e.value("flow_out", false) ? 0 : 1] = {e.at("ts").get<double>(),
+                                                                                             row->second};
+      else if (ph == "X")
         tl.slices.push_back({e.at("ts").get<double>(), e.at("dur").get<double>(), row->second,
                              e.at("name").get<std::string>(), e.at("cat").get<std::string>()});
       else
@@ -492,6 +497,18 @@ std::vector<std::string> plot_timeline(const std::string& trace_path, const std:
   if (const int b = block("kernel functions marked (instants): x, row", lines); b >= 0)
     top += fmt::format("{} index {} using 1:2 with points pt 11 ps 0.5 lc rgb '#444444' title 'kernel function "
                        "(instant)', ",
+                       quote(data_path), b);
+  lines.clear();
+  for (const auto& [id, ends] : tl.wakeups) {
+    // From the edge of the waker's row facing the woken's to the facing edge
+    // of the woken's (above the boxes when both are on one CPU).
+    const double from = static_cast<double>(ends[0].second), to = static_cast<double>(ends[1].second);
+    const double y0 = to < from ? from - 0.3 : from + 0.3, y1 = to > from ? to - 0.3 : to + 0.3;
+    lines += fmt::format("{}\t{}\t{}\t{}\n", ends[0].first, y0, ends[1].first - ends[0].first, y1 - y0);
+  }
+  if (const int b = block("wake-ups: x, row of the waker; dx, drow to the woken", lines); b >= 0)
+    top += fmt::format("{} index {} using 1:2:3:4 with vectors head size 0.6,20 lw 0.6 lc rgb '#888888' title "
+                       "'wake-up (waker to woken)', ",
                        quote(data_path), b);
   top = "plot " + top.substr(0, top.size() - 2) + "\n";
   std::string bottom;

@@ -81,7 +81,11 @@ void Trace::wakeup(const Cpu& from, Time t0, const Cpu& to, Time t1, const std::
   if (!keep(t0) || !keep(t1))
     return;
   const std::uint64_t id = ++flows_;
-  // try_to_wake_up: the arrow from the waker's CPU to where the woken runs.
+  // try_to_wake_up: the arrow from the waker's CPU to where the woken runs,
+  // between two zero-length slices that carry it (bind_id, flow_out and
+  // flow_in: each end bound to its own slice, so viewers never have to
+  // guess which slice an arrow belongs to; a waker usually acts just as
+  // its step ends, where a flow event would find no enclosing slice).
   push(Event{'s', t0, 0, pid_of(from), tid_of(from), "wake_up", "wakeup", {{"woken", woken}}, id, 0});
   push(Event{'f', t1, 0, pid_of(to), tid_of(to), "wake_up", "wakeup", {{"woken", woken}}, id, 0});
 }
@@ -142,7 +146,12 @@ nlohmann::ordered_json Trace::to_json(const nlohmann::ordered_json& metadata) co
     return a->seq < b->seq;
   });
   for (const Event* e : order) {
-    json j = {{"ph", std::string(1, e->ph)}, {"name", e->name}, {"cat", e->cat}, {"pid", e->pid}, {"tid", e->tid}};
+    const bool flow = e->ph == 's' || e->ph == 'f';
+    json j = {{"ph", flow ? std::string("X") : std::string(1, e->ph)},
+              {"name", e->name},
+              {"cat", e->cat},
+              {"pid", e->pid},
+              {"tid", e->tid}};
     if (e->ph == 'X') {
       const Time s = std::max(e->ts, start_), end = std::min(e->ts + e->dur, last);
       j["ts"] = us(s);
@@ -152,10 +161,12 @@ nlohmann::ordered_json Trace::to_json(const nlohmann::ordered_json& metadata) co
     }
     if (e->ph == 'i')
       j["s"] = "t";
-    if (e->ph == 's' || e->ph == 'f')
-      j["id"] = e->id;
-    if (e->ph == 'f')
-      j["bp"] = "e";
+    if (flow) {
+      j["ts"] = us(e->ts);
+      j["dur"] = 0.0;
+      j["bind_id"] = e->id;
+      j[e->ph == 's' ? "flow_out" : "flow_in"] = true;
+    }
     j["args"] = e->args;
     events.push_back(std::move(j));
   }

@@ -52,7 +52,8 @@ public:
                double value);
   // A counter track `name` (e.g. "vmbus_ring0 bytes") is at `value` from t on.
   void counter(const std::string& name, Time t, double value);
-  // Thread `woken` woken by a thread on `from` at t0 resumes on `to` at t1.
+  // Thread `woken` woken by a thread on `from` at t0 resumes on `to` at t1:
+  // a flow arrow between zero-length `wake_up` slices at both ends.
   void wakeup(const Cpu& from, Time t0, const Cpu& to, Time t1, const std::string& woken);
 
   // When the run ended (World::run sets it): a window starting at or after

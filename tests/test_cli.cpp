@@ -1831,9 +1831,9 @@ long long ns_of(const ojson& ts) { return std::llround(ts.get<double>() * 1000);
 // What is wrong with a trace, against the Trace Event Format and what
 // docs/trace.md promises (empty: nothing). Every event well formed for its
 // ph; every track and process named by metadata; events in time order per
-// track; slices on a track disjoint or properly nested; every flow start
-// with one finish, not earlier; counters numeric; everything inside the
-// window the metadata states.
+// track; slices on a track disjoint or properly nested; every flow (a
+// bind_id on a flow_out slice) with exactly one flow_in slice, not earlier;
+// counters numeric; everything inside the window the metadata states.
 std::vector<std::string> trace_problems(const ojson& t)
 {
   std::vector<std::string> bad;
@@ -1893,8 +1893,24 @@ std::vector<std::string> trace_problems(const ojson& t)
         add("slice ending past the window", e);
       else
         slices[track].emplace_back(ts, ts + ns_of(e["dur"]));
-      if (!cats.count(e.value("cat", "")))
+      if (e.contains("bind_id")) {
+        // A wake-up arrow's end: a zero-length wake_up slice.
+        if (!e["bind_id"].is_number_integer() || e.value("cat", "") != "wakeup" || e["name"] != "wake_up" ||
+            e.value("dur", -1.0) != 0 || e.value("flow_out", false) == e.value("flow_in", false)) {
+          add("malformed flow slice", e);
+          continue;
+        }
+        const long long id = e["bind_id"];
+        if (e.value("flow_out", false)) {
+          ++starts[id];
+          flow_start[id] = ts;
+        } else {
+          ++ends[id];
+          flow_end[id] = ts;
+        }
+      } else if (!cats.count(e.value("cat", ""))) {
         add("slice category not user, sys, irq or hypervisor", e);
+      }
     } else if (ph == "i") {
       if (e.value("s", "") != "t" || !e.contains("args") || !e["args"].contains("thread"))
         add("instant without thread scope or thread", e);
@@ -1905,21 +1921,6 @@ std::vector<std::string> trace_problems(const ojson& t)
         for (const auto& [k, v] : e["args"].items())
           if (!v.is_number())
             add("counter value not a number", e);
-    } else if (ph == "s" || ph == "f") {
-      if (!e.contains("id") || !e["id"].is_number_integer()) {
-        add("flow without an id", e);
-        continue;
-      }
-      const long long id = e["id"];
-      if (ph == "s") {
-        ++starts[id];
-        flow_start[id] = ts;
-      } else {
-        if (e.value("bp", "") != "e")
-          add("flow finish not bound to its enclosing slice (bp e)", e);
-        ++ends[id];
-        flow_end[id] = ts;
-      }
     } else {
       add("unknown ph", e);
     }
@@ -1980,8 +1981,8 @@ TEST_CASE("trace: the validator finds what is wrong in a trace", "[cli][trace]")
     {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "vcpu0"}},
     {"ph": "X", "name": "w", "cat": "sys", "pid": 1, "tid": 1, "ts": 1.0, "dur": 2.0, "args": {}},
     {"ph": "X", "name": "i", "cat": "irq", "pid": 1, "tid": 1, "ts": 1.5, "dur": 0.5, "args": {}},
-    {"ph": "s", "name": "wake_up", "pid": 1, "tid": 1, "ts": 2.0, "id": 1},
-    {"ph": "f", "name": "wake_up", "pid": 1, "tid": 1, "ts": 2.5, "id": 1, "bp": "e"},
+    {"ph": "X", "name": "wake_up", "cat": "wakeup", "pid": 1, "tid": 1, "ts": 2.0, "dur": 0, "bind_id": 1, "flow_out": true},
+    {"ph": "X", "name": "wake_up", "cat": "wakeup", "pid": 1, "tid": 1, "ts": 2.5, "dur": 0, "bind_id": 1, "flow_in": true},
     {"ph": "i", "name": "k", "pid": 1, "tid": 1, "ts": 2.6, "s": "t", "args": {"thread": "w"}}],
     "displayTimeUnit": "ns", "metadata": {"window_start_us": 0, "window_end_us": 10}})");
   CHECK(trace_problems(good).empty());
@@ -1992,7 +1993,8 @@ TEST_CASE("trace: the validator finds what is wrong in a trace", "[cli][trace]")
   };
   CHECK(broken([](ojson& ev) { ev[3]["dur"] = 2.0; }) > 0);            // overlaps its parent's end
   CHECK(broken([](ojson& ev) { ev.erase(5); }) > 0);                  // a flow without its finish
-  CHECK(broken([](ojson& ev) { ev[5]["ts"] = 1.9; ev[6]["ts"] = 1.9; }) > 0);  // finish before start (and order)
+  CHECK(broken([](ojson& ev) { ev[5]["ts"] = 1.9; }) > 0);            // finish before start (and out of order)
+  CHECK(broken([](ojson& ev) { ev[5]["flow_out"] = true; }) > 0);     // both ends flow_out
   CHECK(broken([](ojson& ev) { ev.erase(1); }) > 0);                  // an unnamed track
   CHECK(broken([](ojson& ev) { ev[6]["ts"] = 20.0; }) > 0);           // outside the window
   CHECK(broken([](ojson& ev) { ev[2]["cat"] = "busy"; }) > 0);        // unknown category
@@ -2039,7 +2041,13 @@ TEST_CASE("trace: a traced run of each transport and direction is a well-formed 
     const std::set<std::string> instants = names_of(t, "i");
     for (const std::string& fn : c.kernel_fns)
       CHECK(instants.count(fn) == 1);
-    CHECK(names_of(t, "s") == std::set<std::string>{"wake_up"});
+    std::size_t outs = 0, ins = 0;
+    for (const ojson& e : t["traceEvents"]) {
+      outs += e.value("flow_out", false);
+      ins += e.value("flow_in", false);
+    }
+    CHECK(outs > 0);
+    CHECK(ins == outs);
     CHECK(names_of(t, "C").count(c.counter) == 1);
     CHECK(t["metadata"]["capped"] == false);
     CHECK(t["metadata"]["window_end_us"].get<double>() - t["metadata"]["window_start_us"].get<double>() ==

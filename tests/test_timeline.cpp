@@ -68,18 +68,28 @@ TEST_CASE("trace: the engine records steps, interrupts nested in the work they s
     w.run();
     const json j = tr.to_json(json::object());
     std::vector<double> out;
+    std::vector<json> flows;
     for (const json& e : of_phase(j, "X")) {
+      if (e.contains("bind_id")) {
+        flows.push_back(e);
+        continue;
+      }
       out.push_back(e["tid"].get<double>());
       out.push_back(e["ts"].get<double>());
       out.push_back(e["dur"].get<double>());
       out.push_back(e["cat"] == "sys" ? 1 : e["cat"] == "irq" ? 2 : e["cat"] == "hypervisor" ? 3 : 0);
     }
     out.push_back(-1);
-    for (const char* ph : {"s", "f", "i"})
-      for (const json& e : of_phase(j, ph)) {
-        out.push_back(e["tid"].get<double>());
-        out.push_back(e["ts"].get<double>());
-      }
+    for (const json& e : flows) {  // out, then in
+      out.push_back(e["tid"].get<double>());
+      out.push_back(e["ts"].get<double>());
+      out.push_back(e["bind_id"].get<double>());
+      out.push_back(e.value("flow_out", false) ? 1 : 0);
+    }
+    for (const json& e : of_phase(j, "i")) {
+      out.push_back(e["tid"].get<double>());
+      out.push_back(e["ts"].get<double>());
+    }
     return out;
   });
   CHECK(o == std::vector<double>{1, 0,   160, 1,  // w1, with the interrupts inside
@@ -90,8 +100,8 @@ TEST_CASE("trace: the engine records steps, interrupts nested in the work they s
                                  2, 300, 10,  0,  // waker
                                  1, 315, 10,  1,  // sleeper, woken
                                  -1,              //
-                                 2, 310,          // the arrow from the waker's CPU when it woke the sleeper
-                                 1, 315,          // to the sleeper's CPU when it runs
+                                 2, 310, 1, 1,    // the arrow from the waker's CPU when it woke the sleeper
+                                 1, 315, 1, 0,    // to the sleeper's CPU when it runs
                                  2, 310});        // the instant the waker marked
 }
 

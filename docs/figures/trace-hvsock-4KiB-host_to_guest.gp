@@ -17,7 +17,7 @@ unset y2tics
 set format x ''
 unset xlabel
 unset ylabel
-plot "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 0 using 1:2:3:4 with boxxyerror fs solid 0.85 noborder lc rgb '#4e79a7' title "host_writer0", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 1 using 1:2:3:4 with boxxyerror fs solid 0.85 noborder lc rgb '#f28e2b' title "vmbus_isr", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 2 using 1:2:3:4 with boxxyerror fs solid 0.85 noborder lc rgb '#59a14f' title "linux_reader0", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 3 using 1:2:3:4 with boxxyerror fs solid 1 noborder lc rgb '#555555' title "category: sys", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 4 using 1:2:3:4 with boxxyerror fs solid 1 noborder lc rgb '#d62728' title "category: irq", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 5 using 1:2:3:4 with boxxyerror fs solid 1 noborder lc rgb '#000000' title "category: hypervisor", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 6 using 1:2 with points pt 11 ps 0.5 lc rgb '#444444' title 'kernel function (instant)'
+plot "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 0 using 1:2:3:4 with boxxyerror fs solid 0.85 noborder lc rgb '#4e79a7' title "host_writer0", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 1 using 1:2:3:4 with boxxyerror fs solid 0.85 noborder lc rgb '#f28e2b' title "vmbus_isr", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 2 using 1:2:3:4 with boxxyerror fs solid 0.85 noborder lc rgb '#59a14f' title "linux_reader0", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 3 using 1:2:3:4 with boxxyerror fs solid 1 noborder lc rgb '#555555' title "category: sys", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 4 using 1:2:3:4 with boxxyerror fs solid 1 noborder lc rgb '#d62728' title "category: irq", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 5 using 1:2:3:4 with boxxyerror fs solid 1 noborder lc rgb '#000000' title "category: hypervisor", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 6 using 1:2 with points pt 11 ps 0.5 lc rgb '#444444' title 'kernel function (instant)', "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 7 using 1:2:3:4 with vectors head size 0.6,20 lw 0.6 lc rgb '#888888' title 'wake-up (waker to woken)'
 set tmargin at screen 0.33
 set bmargin at screen 0.08
 unset title
@@ -26,7 +26,7 @@ set ytics autofreq
 set format x '%g'
 set xlabel 'simulated time (us)'
 set ylabel 'bytes'
-plot "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 7 using 1:2 with steps lw 1.5 lc rgb '#edc948' axes x1y1 title "vmbus_ring0 guest_to_host bytes", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 8 using 1:2 with steps lw 1.5 lc rgb '#76b7b2' axes x1y1 title "vmbus_ring0 host_to_guest bytes"
+plot "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 8 using 1:2 with steps lw 1.5 lc rgb '#edc948' axes x1y1 title "vmbus_ring0 guest_to_host bytes", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 9 using 1:2 with steps lw 1.5 lc rgb '#76b7b2' axes x1y1 title "vmbus_ring0 host_to_guest bytes"
 unset multiplot
 unset output
 unset y2tics
@@ -48,7 +48,7 @@ unset y2tics
 set format x ''
 unset xlabel
 unset ylabel
-plot "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 0 using 1:2:3:4 with boxxyerror fs solid 0.85 noborder lc rgb '#4e79a7' title "host_writer0", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 1 using 1:2:3:4 with boxxyerror fs solid 0.85 noborder lc rgb '#f28e2b' title "vmbus_isr", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 2 using 1:2:3:4 with boxxyerror fs solid 0.85 noborder lc rgb '#59a14f' title "linux_reader0", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 3 using 1:2:3:4 with boxxyerror fs solid 1 noborder lc rgb '#555555' title "category: sys", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 4 using 1:2:3:4 with boxxyerror fs solid 1 noborder lc rgb '#d62728' title "category: irq", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 5 using 1:2:3:4 with boxxyerror fs solid 1 noborder lc rgb '#000000' title "category: hypervisor", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 6 using 1:2 with points pt 11 ps 0.5 lc rgb '#444444' title 'kernel function (instant)'
+plot "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 0 using 1:2:3:4 with boxxyerror fs solid 0.85 noborder lc rgb '#4e79a7' title "host_writer0", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 1 using 1:2:3:4 with boxxyerror fs solid 0.85 noborder lc rgb '#f28e2b' title "vmbus_isr", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 2 using 1:2:3:4 with boxxyerror fs solid 0.85 noborder lc rgb '#59a14f' title "linux_reader0", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 3 using 1:2:3:4 with boxxyerror fs solid 1 noborder lc rgb '#555555' title "category: sys", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 4 using 1:2:3:4 with boxxyerror fs solid 1 noborder lc rgb '#d62728' title "category: irq", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 5 using 1:2:3:4 with boxxyerror fs solid 1 noborder lc rgb '#000000' title "category: hypervisor", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 6 using 1:2 with points pt 11 ps 0.5 lc rgb '#444444' title 'kernel function (instant)', "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 7 using 1:2:3:4 with vectors head size 0.6,20 lw 0.6 lc rgb '#888888' title 'wake-up (waker to woken)'
 set tmargin at screen 0.33
 set bmargin at screen 0.08
 unset title
@@ -57,7 +57,7 @@ set ytics autofreq
 set format x '%g'
 set xlabel 'simulated time (us)'
 set ylabel 'bytes'
-plot "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 7 using 1:2 with steps lw 1.5 lc rgb '#edc948' axes x1y1 title "vmbus_ring0 guest_to_host bytes", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 8 using 1:2 with steps lw 1.5 lc rgb '#76b7b2' axes x1y1 title "vmbus_ring0 host_to_guest bytes"
+plot "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 8 using 1:2 with steps lw 1.5 lc rgb '#edc948' axes x1y1 title "vmbus_ring0 guest_to_host bytes", "docs/figures/trace-hvsock-4KiB-host_to_guest.dat" index 9 using 1:2 with steps lw 1.5 lc rgb '#76b7b2' axes x1y1 title "vmbus_ring0 host_to_guest bytes"
 unset multiplot
 unset output
 unset y2tics
