@@ -205,8 +205,12 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   // An explicit window is traced first: one that starts after the run's end
   // is found before anything is written.
   std::optional<TracedRun> traced;
-  if (trace && !trace->window.empty() && parse_trace_window(trace->window).start_us)
-    traced = trace_iteration(*trace, ex, *parse_trace_window(trace->window).start_us, "given (--trace-window)");
+  try {
+    if (trace && !trace->window.empty() && parse_trace_window(trace->window).start_us)
+      traced = trace_iteration(*trace, ex, *parse_trace_window(trace->window).start_us, "given (--trace-window)");
+  } catch (const Interrupted&) {
+    return stopped(done.size(), ex.points.size(), output);
+  }
   auto started = std::chrono::system_clock::now();
   RunOptions opt = run_options(jobs, quiet);
   // The experiment without its points, and each point by index: writing a
@@ -241,9 +245,13 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
       const Point& p = *by_index.at(r.index);
       const double total = static_cast<double>(p.params.integer("workload.total_bytes") *
                                                p.params.integer("workload.connections"));
-      traced = trace_iteration(*trace, ex, default_trace_start_us(r.iterations.at(i), r.run_length.at(i), total),
-                               "default: from the end of the warm-up the run-length monitor found (warmup_bytes "
-                               "at the iteration's mean rate), else from 10% of the simulated time");
+      try {
+        traced = trace_iteration(*trace, ex, default_trace_start_us(r.iterations.at(i), r.run_length.at(i), total),
+                                 "default: from the end of the warm-up the run-length monitor found (warmup_bytes "
+                                 "at the iteration's mean rate), else from 10% of the simulated time");
+      } catch (const Interrupted&) {
+        return stopped(done.size(), ex.points.size(), output);
+      }
     }
     if (stop::requested())
       return stopped(done.size(), ex.points.size(), output);

@@ -464,6 +464,19 @@ std::string run_in_child(const std::function<std::string()>& fn)
   std::string data;
   char buf[65536];
   for (;;) {
+    // A stop request ends the child at once (as run_points does).
+    pollfd pfds[2] = {{fds[0], POLLIN, 0}, {stop::wake_fd(), POLLIN, 0}};
+    const int ready = ::poll(pfds, stop::wake_fd() >= 0 ? 2 : 1, -1);
+    if (stop::requested()) {
+      ::kill(-pid, SIGKILL);
+      ::kill(pid, SIGKILL);
+      ::close(fds[0]);
+      stop::untrack(pid);
+      wait_for(pid);
+      throw Interrupted("interrupted");
+    }
+    if (ready < 0 && errno == EINTR)
+      continue;
     const ssize_t n = ::read(fds[0], buf, sizeof buf);
     if (n < 0 && errno == EINTR)
       continue;

@@ -75,7 +75,8 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
 // Runs fn once in a forked child, as run_points runs an iteration, and
 // returns the bytes it returned. An InputError fn throws comes back as
 // InputError (exit 2: bad input found only by simulating), any other error or
-// a dead child as std::runtime_error.
+// a dead child as std::runtime_error. A stop request (app/stop.hpp) kills the
+// child and throws Interrupted.
 std::string run_in_child(const std::function<std::string()>& fn);
 
 // The bit-exact wire format of metrics (what children send back).
