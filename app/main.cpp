@@ -375,7 +375,7 @@ int main(int argc, char** argv)
                    "instead of a result, draw the trace of run --trace: one row per CPU (boxes coloured by thread, "
                    "a strip by category), kernel functions marked, ring, queue and credit levels below (docs/trace.md)")
       ->excludes(plot_result_opt);
-  plot->add_option("--output", plot_dir,
+  plot->add_option("--output,-o", plot_dir,
                    "directory for the figures (default: RESULT without .json, plus -plots); with --timeline: the "
                    "figure (FILE.png or FILE.svg) or the stem of both (default: TRACE without .json)");
   PlotOptions plot_opt;

@@ -2198,3 +2198,20 @@ TEST_CASE("trace: plot --timeline draws a trace, and the pictures of docs/trace.
             read_file(kSource + "/docs/figures/trace-" + name + ext));
   }
 }
+
+TEST_CASE("trace: a stop request during the traced run ends it at once and writes no trace", "[cli][trace][stop]")
+{
+  TempDir dir;
+  // An explicit window is traced before the sweep: a long full-length
+  // iteration, interrupted while it runs.
+  const auto started = std::chrono::steady_clock::now();
+  const Run r = run_cli(
+      dir,
+      {"run", kTiny, "-q", "--allow-large", "--set", "workload.total_bytes=20GB", "--set", "sim.run_length=full",
+       "--set", "iterations=1", "--trace", "t.json", "--trace-window", "10us:10us"},
+      [&] { return std::chrono::steady_clock::now() - started > std::chrono::milliseconds(300); }, SIGINT);
+  CHECK(r.status == 130);
+  CHECK(r.gone_ms < 2000);
+  CHECK_THAT(r.err, Catch::Contains("interrupted by SIGINT"));
+  CHECK(snapshot(dir.ws).empty());
+}
