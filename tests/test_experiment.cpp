@@ -187,7 +187,7 @@ TEST_CASE("error: unknown keys list the keys allowed at that level", "[experimen
   const std::string costs_error = error_of("costs:\n  clock: 3");
   CHECK(costs_error.rfind("t.yaml:2:3: error: costs.clock: unknown key (allowed: clock_ghz, ", 0) == 0);
   CHECK(error_of("hv_sock: {sndbuf: 4KiB, bogus: 1}") ==
-        "t.yaml:1:25: error: hv_sock.bogus: unknown key (allowed: host_packet_size, pending_send_size, rcvbuf, "
+        "t.yaml:1:25: error: hv_sock.bogus: unknown key (allowed: host_fill, host_packet_size, pending_send_size, rcvbuf, "
         "ring_sizing, send_loop, sndbuf, sysctl_rmem_max, sysctl_wmem_max)");
 }
 

@@ -117,6 +117,37 @@ TEST_CASE("hv_sock tiny runs are pinned to exact figures", "[hv_sock][determinis
   CHECK(metric(r[0], "writer_sys_seconds") == 0.00095564160000000001);
 }
 
+TEST_CASE("hv_sock host-to-guest tiny runs are pinned to exact figures", "[hv_sock][determinism]")
+{
+  // As above, for the Windows writer and the Linux reader.
+  auto r = run("direction: host_to_guest\n", {"workload.total_bytes=1MB", "workload.message_size=4KiB"});
+  CHECK(metric(r[0], "elapsed_seconds") == 0.0018692412000000001);
+  CHECK(metric(r[0], "throughput_MBps", 1) == 536.01426226749049);
+  CHECK(metric(r[0], "reader_sys_seconds") == 0.00049187999999999999);
+}
+
+TEST_CASE("the Windows writer cuts a packet to what fits (host_fill) or waits for room for all of it",
+          "[hv_sock][mechanism]")
+{
+  // 64 KiB messages in 16 KiB host packets through a 24 KiB ring: one whole
+  // packet fits beside another only once the reader has drained the ring.
+  const char* dir = "direction: host_to_guest\n";
+  auto whole = run(dir, {"hv_sock.host_fill=false"});
+  auto fill = run(dir, {"hv_sock.host_fill=true"});
+  // Whole packets: four per 64 KiB message; 2 MB is 30 of them and 33920
+  // bytes (three packets): 123 packets.
+  CHECK(metric(whole[0], "packets_per_MB") == Approx(123 / 2.0));
+  // Cut packets: more of them, the ring holds more bytes per fill-drain
+  // round trip, and the throughput rises.
+  CHECK(metric(fill[0], "packets_per_MB") > 1.2 * metric(whole[0], "packets_per_MB"));
+  CHECK(metric(fill[0], "throughput_MBps") > 1.1 * metric(whole[0], "throughput_MBps"));
+  // With a ring that holds several whole packets the choice matters less.
+  auto whole_big = run(dir, {"hv_sock.host_fill=false", "hv_sock.rcvbuf=64KiB"});
+  auto fill_big = run(dir, {"hv_sock.host_fill=true", "hv_sock.rcvbuf=64KiB"});
+  CHECK(metric(fill_big[0], "throughput_MBps") / metric(whole_big[0], "throughput_MBps") <
+        metric(fill[0], "throughput_MBps") / metric(whole[0], "throughput_MBps"));
+}
+
 TEST_CASE("hv_sock: steps taken directly give the figures of stepping every event through a SimGrid timer",
           "[hv_sock][engine]")
 {

@@ -188,6 +188,22 @@ TEST_CASE("virtio_vsock packetization: every knob combination cuts and reassembl
   }
 }
 
+TEST_CASE("virtio_vsock mergeable rx: the header sits in the first page-sized buffer", "[virtio][packets]")
+{
+  // 1e6 bytes host to guest in 4 KiB packets: 244 whole ones and one of
+  // 576 bytes. Without mergeable rx each packet takes one 4 KiB buffer (its
+  // header has a descriptor of its own); with it a page holds the header and
+  // 4096 - 46 bytes, so each whole packet spills 46 bytes into a second one.
+  for (const char* mergeable : {"false", "true"}) {
+    INFO("mergeable_rx=" << mergeable);
+    auto r = run({"direction=host_to_guest", "virtio_vsock.max_pkt_size=4KiB", "virtio_vsock.rx_buf_size=4KiB",
+                  std::string("virtio_vsock.mergeable_rx=") + mergeable, "virtio_vsock.buf_alloc=16MiB",
+                  "workload.message_size=4KiB"});
+    CHECK(metric(r[0], "packets_per_MB") == Approx(245));
+    CHECK(metric(r[0], "rx_buffers_per_MB") == Approx(std::string(mergeable) == "true" ? 2 * 244 + 1 : 245));
+  }
+}
+
 TEST_CASE("virtio_vsock credit: a small window stalls the writer but never goes negative", "[virtio][credit]")
 {
   for (const char* dir : {"guest_to_host", "host_to_guest"}) {

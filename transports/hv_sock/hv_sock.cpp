@@ -55,6 +55,7 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
   s.knobs.total_bytes = static_cast<std::uint64_t>(p.integer("workload.total_bytes"));
   s.knobs.start_interval = connection_start_interval(p);
   s.knobs.host_packet = static_cast<std::uint32_t>(p.integer("hv_sock.host_packet_size"));
+  s.knobs.host_fill = p.boolean("hv_sock.host_fill");
   const bool g2h = p.text("direction") == "guest_to_host";
   const int conns = static_cast<int>(p.integer("workload.connections"));
   const int vcpus = static_cast<int>(p.integer("guest.vcpus"));

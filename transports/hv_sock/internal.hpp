@@ -40,6 +40,7 @@ struct Counters {
 struct Knobs {
   bool send_loop;
   bool per_check; // pending_send_sz protocol before June 2019
+  bool host_fill; // the Windows writer writes what fits (else only whole packets)
   std::uint64_t message_size;
   std::uint64_t total_bytes;
   std::uint32_t host_packet;

@@ -37,11 +37,14 @@ void declare_params(ParamRegistry& registry)
                "true: one hvs_stream_enqueue call writes packets until the message is done or the ring is full"});
   reg.declare({"hv_sock.pending_send_size", ParamKind::Choice, "", "per_check", 0, 0, {"per_check", "once"},
                "pending_send_sz protocol: set/clear on every space check (before June 2019) or set once at connect"});
-  ParamSpec host_pkt{"hv_sock.host_packet_size", ParamKind::Size, "bytes", "4088"};
+  ParamSpec host_pkt{"hv_sock.host_packet_size", ParamKind::Size, "bytes", "16384"};
   host_pkt.min = 8;
   host_pkt.max = 16 * 1024;
-  host_pkt.doc = "largest payload the Windows host puts in one VMBus packet (host MTU is 16 KiB; the real value is not public: 4088, like Linux, fits the 2019 figures best)";
+  host_pkt.doc = "largest payload the Windows host puts in one VMBus packet (the real value is not public; default: the host MTU, 16 KiB)";
   reg.declare(host_pkt);
+  reg.declare({"hv_sock.host_fill", ParamKind::Boolean, "", "true", 0, 0, {},
+               "true: the Windows writer puts what fits of its next packet into the ring, as Linux's "
+               "hvs_stream_enqueue does; false: it waits until a whole packet fits (not public either way)"});
   ParamSpec wmem{"hv_sock.sysctl_wmem_max", ParamKind::Size, "bytes", "212992"};
   wmem.min = 4096;
   wmem.max = 1ll << 30;

@@ -77,8 +77,12 @@ private:
 };
 
 // Windows side, host-to-guest: the application's send() cut into packets of
-// up to hv_sock.host_packet_size; when a packet does not fit, the writer
-// advertises pending_send_sz and sleeps until the guest's signal.
+// up to hv_sock.host_packet_size. With hv_sock.host_fill (default) a packet
+// that does not fit is cut to what does, as Linux's hvs_stream_enqueue()
+// cuts its own (min(left, hvs_channel_writable_bytes, packet)); otherwise
+// the writer waits for room for the whole packet. With no room at all it
+// advertises pending_send_sz (room for the whole packet) and sleeps until
+// the guest's signal.
 class HostWriter : public ChannelThread {
 public:
   HostWriter(World& w, Cpu& cpu, Shared& s, Channel& ch)
@@ -99,8 +103,8 @@ protected:
       std::uint64_t msg = std::min(left, kn.message_size);
       co_await run(k.host_send_call, Cat::Sys);
       for (std::uint64_t rem = msg; rem > 0;) {
-        std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(rem, max_pkt));
-        co_await wait_for_room(models::hvs_packet_len(n));
+        const auto want = static_cast<std::uint32_t>(std::min<std::uint64_t>(rem, max_pkt));
+        const std::uint32_t n = co_await room_for(want);
         co_await run(k.host_tx_packet + k.host_tx_copy(n), Cat::Sys);
         auto r = ring_.write(now(), n);
         if (!r.written)
@@ -116,17 +120,30 @@ protected:
   }
 
 private:
-  Task<> wait_for_room(std::uint32_t need)
+  // Payload of the packet that can go into the ring now (0: none).
+  std::uint32_t fits(std::uint32_t want) const
   {
-    if (ring_.bytes_to_write() > need)
-      co_return;
-    ring_.set_pending_send_sz(need);
-    mark("ring full: pending_send_sz set, sleep", "pending_send_sz", need);
-    while (ring_.bytes_to_write() <= need) {
+    if (s_.knobs.host_fill)
+      return std::min(want, writable_bytes(ring_.bytes_to_write()));
+    return ring_.bytes_to_write() > models::hvs_packet_len(want) ? want : 0;
+  }
+
+  Task<std::uint32_t> room_for(std::uint32_t want)
+  {
+    std::uint32_t n = fits(want);
+    if (n > 0)
+      co_return n;
+    ring_.set_pending_send_sz(models::hvs_packet_len(want));
+    mark("ring full: pending_send_sz set, sleep", "pending_send_sz", models::hvs_packet_len(want));
+    for (;;) {
+      n = fits(want);
+      if (n > 0)
+        break;
       co_await wait();
       co_await run(s_.k.host_dpc, Cat::Sys); // woken by the guest's signal through a DPC
     }
     ring_.set_pending_send_sz(0);
+    co_return n;
   }
 };
 

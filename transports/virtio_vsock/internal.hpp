@@ -30,6 +30,7 @@ namespace vsim::virtio_vsock::detail {
 
 using models::Virtqueue;
 using virtio_vsock::kHeaderBytes;
+using virtio_vsock::kMrgHeaderBytes;
 
 struct Knobs {
   std::uint64_t message_size, total_bytes;

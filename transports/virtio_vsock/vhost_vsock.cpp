@@ -139,18 +139,23 @@ Task<> Vhost::do_send_pkt()
     }
     Queued& q = s_.host_send.front();  // stays put: host threads only append
     const Pkt p = s_.slab[q.id];  // a copy: the slab may grow while this thread waits for its CPU
-    const std::uint32_t n = std::min(p.len - q.off, kn.rx_buf_size);
     const bool header = !(kn.mergeable_rx && q.off > 0);
+    // Without mergeable rx the header has a descriptor of its own; with it
+    // the first buffer of a packet carries the header (kMrgHeaderBytes), so
+    // a 4 KiB packet spans two page-sized buffers.
+    const std::uint32_t cap = kn.mergeable_rx && header ? kn.rx_buf_size - kMrgHeaderBytes : kn.rx_buf_size;
+    const std::uint32_t n = std::min(p.len - q.off, cap);
     Pkt b = p;
     b.len = n;
     b.cont = !header;
     b.more = kn.mergeable_rx && q.off + n < p.len;
     s_.slab[a->token] = b;
-    co_await run(k.virtio_host_rx_buf + k.vhost_copy(n + (header ? kHeaderBytes : 0)), Cat::Sys);  // copy_to_iter
+    const std::uint32_t hdr = header ? (kn.mergeable_rx ? kMrgHeaderBytes : kHeaderBytes) : 0;
+    co_await run(k.virtio_host_rx_buf + k.vhost_copy(n + hdr), Cat::Sys);  // copy_to_iter
     if (n > 0)
       s_.n.copies.add();
     s_.n.rx_buffers.add();
-    vq.push_used(a->head, (header ? kHeaderBytes : 0) + n);
+    vq.push_used(a->head, hdr + n);
     if (!kn.batch_used && vq.signal_needed())
       co_await signal_guest(kRx);  // vhost_add_used_and_signal per buffer
     added = true;

@@ -42,5 +42,10 @@ Metrics simulate(const Params& params, std::uint32_t iteration, Trace* trace = n
 
 // Bytes of struct virtio_vsock_hdr on the wire.
 inline constexpr std::uint32_t kHeaderBytes = 44;
+// The 2018 mergeable-rx proposal ("VSOCK: support fill mergeable rx buffer
+// in guest": "it will fill a page everytime") puts the packet header and
+// struct virtio_vsock_mrg_rxbuf_hdr (__le16 num_buffers) at the start of the
+// first page-sized buffer: that buffer holds this much less payload.
+inline constexpr std::uint32_t kMrgHeaderBytes = kHeaderBytes + 2;
 
 }  // namespace vsim::virtio_vsock
