@@ -5,12 +5,12 @@ set output "docs/figures/trace-hvsock-4KiB-host_to_guest.svg"
 set multiplot
 set lmargin at screen 0.11
 set rmargin at screen 0.74
-set xrange [200.594:400.594]
+set xrange [953.738:1153.738]
 set key outside right top vertical font ',8'
 set grid x
 set tmargin at screen 0.93
 set bmargin at screen 0.36
-set title "hvsock-sndbuf-2019 point 18 iteration 0: hv_sock host_to_guest, 200.6 to 400.6 us of simulated time\ndirection=host_to_guest, hv_sock.sndbuf=default, hv_sock.rcvbuf=default, workload.message_size=4KiB"
+set title "hvsock-sndbuf-2019 point 18 iteration 0: hv_sock host_to_guest, 953.7 to 1153.7 us of simulated time\ndirection=host_to_guest, hv_sock.sndbuf=default, hv_sock.rcvbuf=default, workload.message_size=4KiB"
 set yrange [-0.6:2.6]
 set ytics ("guest vcpu0" 2, "guest vcpu1" 1, "host hcpu0" 0)
 unset y2tics
@@ -36,12 +36,12 @@ set output "docs/figures/trace-hvsock-4KiB-host_to_guest.png"
 set multiplot
 set lmargin at screen 0.11
 set rmargin at screen 0.74
-set xrange [200.594:400.594]
+set xrange [953.738:1153.738]
 set key outside right top vertical font ',8'
 set grid x
 set tmargin at screen 0.93
 set bmargin at screen 0.36
-set title "hvsock-sndbuf-2019 point 18 iteration 0: hv_sock host_to_guest, 200.6 to 400.6 us of simulated time\ndirection=host_to_guest, hv_sock.sndbuf=default, hv_sock.rcvbuf=default, workload.message_size=4KiB"
+set title "hvsock-sndbuf-2019 point 18 iteration 0: hv_sock host_to_guest, 953.7 to 1153.7 us of simulated time\ndirection=host_to_guest, hv_sock.sndbuf=default, hv_sock.rcvbuf=default, workload.message_size=4KiB"
 set yrange [-0.6:2.6]
 set ytics ("guest vcpu0" 2, "guest vcpu1" 1, "host hcpu0" 0)
 unset y2tics
