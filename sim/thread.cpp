@@ -55,7 +55,8 @@ void FramePool::release(void* p, std::size_t n) noexcept
 
 // --- the thread ------------------------------------------------------------
 
-SimThread::SimThread(World& world, std::string name, Cpu& cpu) : world_(&world), name_(std::move(name)), cpu_(&cpu)
+SimThread::SimThread(World& world, std::string name, Cpu& cpu)
+    : world_(&world), trace_(world.trace()), name_(std::move(name)), cpu_(&cpu)
 {
   id_ = world.register_thread(this);
 }
@@ -129,7 +130,7 @@ bool SimThread::begin_irq_step(std::coroutine_handle<> h)
     Work w{start, cycles, {}, true};
     w.own[c] = cycles;
     remember(w);
-    if (Trace* tr = trace())
+    if (Trace* tr = trace_) [[unlikely]]
       tr->slice(*cpu_, start, start + cycles, name_, c, w.own);
     end = start + cycles;
   }
@@ -215,13 +216,11 @@ bool SimThread::start_work(bool running)
   account_work(w, 1);
   remember(w);
   cpu_->work_started(w.start);
-  if (trace())  // it runs once the interrupts running now are done
-    traced_start_ = cpu_->finish_time(w.start, 0);
   const Time end = cpu_->finish_time(w.start, w.cycles);
   // If nothing else happens before its end, no interrupt can stretch it
   // (interrupts come from events): the thread goes on at once.
   if (running && world_->take_directly(end, *this)) {
-    if (trace())
+    if (trace_) [[unlikely]]
       trace_work(end);
     pending_ = Pending::None;
     suspended_ = {};
@@ -248,7 +247,7 @@ void SimThread::begin_wait(std::coroutine_handle<> h)
 void SimThread::wake_at(Time t)
 {
   wakeups_.push(t);
-  if (trace())
+  if (trace_) [[unlikely]]
     if (const SimThread* waker = world_->current())
       wakers_.emplace(t, Waker{&waker->cpu(), world_->now()});
   // Only a wake-up earlier than the one the sleep is set for moves it;
@@ -264,7 +263,7 @@ bool SimThread::take_due_wakeups()
 {
   bool any = false;
   const Time t = world_->now();
-  if (trace())
+  if (trace_) [[unlikely]]
     forget_wakers(false);
   while (!wakeups_.empty() && wakeups_.top() <= t) {
     wakeups_.pop();
@@ -289,14 +288,14 @@ void SimThread::on_event(std::uint64_t gen)
         schedule(end);
         return;
       }
-      if (trace())
+      if (trace_) [[unlikely]]
         trace_work(end);
       if (SimThread* next = cpu_->next())
         next->cpu_granted();
       break;
     }
     case Pending::Wait:
-      if (trace())
+      if (trace_) [[unlikely]]
         forget_wakers(true);
       waiting_ = false;
       take_due_wakeups();  // this one, and any for the same instant: one wake-up
@@ -318,11 +317,15 @@ void SimThread::trace_work(Time end) const
 {
   if (work_.cycles <= 0)
     return;
+  // It ran once the interrupts running when it started were done (those
+  // are still the CPU's: it keeps every interrupt that can touch the
+  // holder's work).
+  const Time start = cpu_->finish_time(work_.start, 0);
   Cat most = Cat::User;
   for (Cat c : {Cat::Sys, Cat::Irq, Cat::Hypervisor})
     if (work_.own[c] > work_.own[most])
       most = c;
-  trace()->slice(*cpu_, traced_start_, end, name_, most, work_.own);
+  trace()->slice(*cpu_, start, end, name_, most, work_.own);
 }
 
 // The wake-ups due by now are taken; the earliest one woke the thread (when

@@ -122,7 +122,7 @@ public:
   // the kernel function the thread is in on its CPU's track, at the
   // engine's time (the start of the work it has charged and not settled);
   // with no recorder it is one null check.
-  Trace* trace() const;
+  Trace* trace() const { return trace_; }
   void mark(std::string_view kernel_fn) const;
   void mark(std::string_view kernel_fn, std::string_view arg, double value) const;
 
@@ -172,6 +172,7 @@ private:
   enum class Pending { None, Resume, Work, Wait };
 
   World* world_;
+  Trace* trace_;  // the World's recorder when the thread was made (World::set_trace comes first)
   std::string name_;
   Cpu* cpu_;
   int id_;
@@ -201,16 +202,15 @@ private:
   bool begin_irq_step(std::coroutine_handle<> h);
   std::priority_queue<Time, std::vector<Time>, std::greater<Time>> wakeups_;
   // Traced runs only: who made each pending wake-up (its CPU and time), for
-  // the arrow from waker to woken; and where the current work really
-  // started (after the interrupts running on the CPU when it began).
+  // the arrow from waker to woken.
   struct Waker {
     const Cpu* cpu;
     Time at;
   };
   std::multimap<Time, Waker> wakers_;
-  Time traced_start_ = 0;
-  void trace_work(Time end) const;
-  void forget_wakers(bool draw);
+  // Out of the hot paths: only traced runs call these.
+  [[gnu::cold, gnu::noinline]] void trace_work(Time end) const;
+  [[gnu::cold, gnu::noinline]] void forget_wakers(bool draw);
   // Work started at or after the engine's time (it may start at the run's
   // very end), in start order.
   std::deque<Work> recent_;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <queue>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -75,9 +76,12 @@ public:
   const std::vector<SimThread*>& ordered_threads() const { return registered_; }
   const std::vector<std::unique_ptr<Cpu>>& cpus() const { return cpus_; }
   // The timeline recorder (sim/trace.hpp), or nullptr (the normal case:
-  // every hook is then one null check). Set before the CPUs are added.
+  // every hook is then one null check). Set before the CPUs are added and
+  // the threads made (each thread keeps it).
   void set_trace(Trace* t)
   {
+    if (!cpus_.empty() || !registered_.empty())
+      throw std::logic_error("invariant violated: World::set_trace after CPUs or threads were made");
     trace_ = t;
     if (t)
       t->bind_clock(&now_);
@@ -131,8 +135,6 @@ private:
   Time end_ = 0;
   std::string error_;
 };
-
-inline Trace* SimThread::trace() const { return world_->trace(); }
 
 inline void SimThread::mark(std::string_view kernel_fn) const
 {
