@@ -373,8 +373,18 @@ Timeline read_timeline(const std::string& path)
   tl.end = meta["window_end_us"].get<double>();
   std::string label;
   const json labels = meta.value("label", json::object());  // items() must not outlive it
-  for (const auto& [k, v] : labels.items())
-    label += (label.empty() ? "" : ", ") + k + "=" + v.get<std::string>();
+  std::size_t line = 0;  // the swept values, in lines of about 110 characters
+  for (const auto& [k, v] : labels.items()) {
+    const std::string item = k + "=" + v.get<std::string>();
+    if (line > 0 && line + item.size() > 110) {
+      label += ",\\n";
+      line = 0;
+    } else if (line > 0) {
+      label += ", ";
+    }
+    label += item;
+    line += item.size() + 2;
+  }
   tl.title = fmt::format("{} point {} iteration {}{}: {} {}, {:.1f} to {:.1f} us of simulated time\\n{}",
                          meta.value("experiment", ""), meta.value("point", 0), meta.value("iteration", 0),
                          meta.value("capped", false) ? " [capped]" : "", meta.value("transport", ""),
@@ -402,9 +412,10 @@ Timeline read_timeline(const std::string& path)
       row_of[tl.rows[i].first] = static_cast<long long>(tl.rows.size() - 1 - i);
     for (const json& e : t["traceEvents"]) {
       const std::string ph = e.at("ph");
-      if (ph == "C") {
+      if (ph == "C") {  // a series per argument, "<name> <key>" as Perfetto names it
         for (const auto& [k, v] : e.at("args").items())
-          tl.counters[e.at("name").get<std::string>()].emplace_back(e.at("ts").get<double>(), v.get<double>());
+          tl.counters[e.at("name").get<std::string>() + " " + k].emplace_back(e.at("ts").get<double>(),
+                                                                             v.get<double>());
         continue;
       }
       if (ph != "X" && ph != "i")
@@ -520,7 +531,7 @@ std::vector<std::string> plot_timeline(const std::string& trace_path, const std:
       lines += fmt::format("{}\t{}\n", ts, v);
     lines += fmt::format("{}\t{}\n", tl.end, points.back().second);
     const int b = block("counter " + name + ": x, level (held until the next)", lines);
-    const bool chains = name.find("chains") != std::string::npos;
+    const bool chains = name.ends_with(" chains");
     y2 = y2 || chains;
     bottom += fmt::format("{}{} index {} using 1:2 with steps lw 1.5 lc rgb '{}' axes {} title {}", n ? ", " : "plot ",
                           quote(data_path), b, colours[(n + 4) % colours.size()], chains ? "x1y2" : "x1y1",
@@ -547,7 +558,7 @@ std::vector<std::string> plot_timeline(const std::string& trace_path, const std:
         "set lmargin at screen 0.11\nset rmargin at screen 0.74\nset xrange [{}:{}]\n"
         "set key outside right top vertical font ',8'\nset grid x\n"
         // Top: one row per CPU.
-        "set tmargin at screen 0.93\nset bmargin at screen 0.36\nset title {}\n"
+        "set tmargin at screen 0.9\nset bmargin at screen 0.36\nset title {}\n"
         "set yrange [-0.6:{}]\nset ytics ({})\nunset y2tics\nset format x ''\nunset xlabel\nunset ylabel\n{}"
         // Bottom: the counters.
         "set tmargin at screen 0.33\nset bmargin at screen 0.08\nunset title\nset yrange [*:*]\n"

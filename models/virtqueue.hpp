@@ -85,8 +85,11 @@ public:
   // of two buffers (a vsock header and its payload) the queue holds, i.e.
   // size() / descriptors_for(2).
   const Occupancy& occupancy() const { return occupancy_; }
-  // Show that level on the timeline as counter `name` (sim/trace.hpp; nullptr: not traced).
-  void trace_as(Trace* trace, std::string name) { occupancy_.trace_as(trace, std::move(name)); }
+  // Show that level on the timeline as counter `name` in `unit` (sim/trace.hpp; nullptr: not traced).
+  void trace_as(Trace* trace, std::string name, std::string unit)
+  {
+    occupancy_.trace_as(trace, std::move(name), std::move(unit));
+  }
 
   // ---- device (vhost) -----------------------------------------------------
   // vhost_get_vq_desc(): the next available chain visible at t.

@@ -171,8 +171,11 @@ public:
   // time-weighted: the writer's publications and the reader's iter_close
   // are its two update streams. Capacity: data_size().
   const Occupancy& occupancy() const { return occupancy_; }
-  // Show that level on the timeline as counter `name` (sim/trace.hpp; nullptr: not traced).
-  void trace_as(Trace* trace, std::string name) { occupancy_.trace_as(trace, std::move(name)); }
+  // Show that level on the timeline as counter `name` in `unit` (sim/trace.hpp; nullptr: not traced).
+  void trace_as(Trace* trace, std::string name, std::string unit)
+  {
+    occupancy_.trace_as(trace, std::move(name), std::move(unit));
+  }
 
 
   // Full check (O(queued packets)): throws std::logic_error naming the violated

@@ -21,15 +21,16 @@ void Occupancy::change(Time t, double delta)
   advance(acc_, capacity_, t);
   acc_.level += delta;
   if (trace_)
-    trace_->counter(trace_name_, t, acc_.level);
+    trace_->counter(trace_name_, trace_unit_, t, acc_.level);
 }
 
-void Occupancy::trace_as(Trace* trace, std::string name)
+void Occupancy::trace_as(Trace* trace, std::string name, std::string unit)
 {
   trace_ = trace;
   trace_name_ = std::move(name);
+  trace_unit_ = std::move(unit);
   if (trace_)
-    trace_->counter(trace_name_, acc_.cursor, acc_.level);
+    trace_->counter(trace_name_, trace_unit_, acc_.cursor, acc_.level);
 }
 
 void Occupancy::advance(Acc& a, double capacity, Time t)

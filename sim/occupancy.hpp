@@ -23,8 +23,9 @@ public:
 
   // The level changes by delta at time t (t >= the previous change's).
   void change(Time t, double delta);
-  // Also show every level on the timeline (sim/trace.hpp) as counter `name`.
-  void trace_as(Trace* trace, std::string name);
+  // Also show every level on the timeline (sim/trace.hpp) as counter `name`
+  // in `unit`.
+  void trace_as(Trace* trace, std::string name, std::string unit);
 
   struct Summary {
     double capacity = 0;
@@ -52,7 +53,7 @@ private:
   double capacity_;
   Acc acc_;
   Trace* trace_ = nullptr;
-  std::string trace_name_;
+  std::string trace_name_, trace_unit_;
 };
 
 }  // namespace vsim

@@ -64,16 +64,15 @@ void Trace::instant(const Cpu& cpu, Time t, std::string_view name, const std::st
              {{"thread", thread}, {std::string(arg), value}}, 0, 0});
 }
 
-void Trace::counter(const std::string& name, Time t, double value)
+void Trace::counter(const std::string& name, const std::string& unit, Time t, double value)
 {
-  counters_.emplace(name, 0);
   if (t < start_) {
-    before_[name] = value;
+    before_[name] = {unit, value};
     return;
   }
   if (!keep(t))
     return;
-  push(Event{'C', t, 0, kQueuesPid, 0, name, "queue", {{"value", value}}, 0, 0});
+  push(Event{'C', t, 0, kQueuesPid, 0, name, "queue", {{unit, value}}, 0, 0});
 }
 
 void Trace::wakeup(const Cpu& from, Time t0, const Cpu& to, Time t1, const std::string& woken)
@@ -122,9 +121,9 @@ nlohmann::ordered_json Trace::to_json(const nlohmann::ordered_json& metadata) co
                     {"args", {{"name", "levels"}}}});
 
   // Each counter's level as the window opens.
-  for (const auto& [name, value] : before_)
+  for (const auto& [name, level] : before_)
     events.push_back({{"ph", "C"}, {"name", name}, {"cat", "queue"}, {"pid", kQueuesPid}, {"tid", 0},
-                      {"ts", us(start_)}, {"args", {{"value", value}}}});
+                      {"ts", us(start_)}, {"args", {{level.first, level.second}}}});
 
   // Flows whose end falls past the cut go, with their start.
   std::set<std::uint64_t> dropped;

@@ -50,8 +50,10 @@ public:
   void instant(const Cpu& cpu, Time t, std::string_view name, const std::string& thread);
   void instant(const Cpu& cpu, Time t, std::string_view name, const std::string& thread, std::string_view arg,
                double value);
-  // A counter track `name` (e.g. "vmbus_ring0 bytes") is at `value` from t on.
-  void counter(const std::string& name, Time t, double value);
+  // Counter `name` (e.g. "vmbus_ring0 guest_to_host") is at `value`, in
+  // `unit` (its series: "bytes", "chains"), from t on. Perfetto names the
+  // track "<name> <unit>".
+  void counter(const std::string& name, const std::string& unit, Time t, double value);
   // Thread `woken` woken by a thread on `from` at t0 resumes on `to` at t1:
   // a flow arrow between zero-length `wake_up` slices at both ends.
   void wakeup(const Cpu& from, Time t0, const Cpu& to, Time t1, const std::string& woken);
@@ -98,8 +100,7 @@ private:
   std::vector<Event> events_;
   std::vector<std::pair<int, std::string>> cpus_;  // (cpu index, name) with its side
   std::vector<Side> sides_;
-  std::map<std::string, double> before_;  // each counter's level when the window opens
-  std::map<std::string, int> counters_;   // counters seen
+  std::map<std::string, std::pair<std::string, double>> before_;  // each counter's unit and level as the window opens
 };
 
 }  // namespace vsim

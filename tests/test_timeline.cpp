@@ -110,14 +110,14 @@ TEST_CASE("trace: the window clips slices and keeps the counters' levels at its 
   Cpu cpu(0, Side::Guest, "vcpu0");
   Trace tr(100, 200, 1, 1000);
   tr.add_cpu(cpu);
-  tr.counter("ring", 50, 3);
+  tr.counter("ring", "bytes", 50, 3);
   tr.slice(cpu, 0, 90, "before", Cat::Sys, {});
   tr.slice(cpu, 50, 150, "across_start", Cat::Sys, {});
   tr.slice(cpu, 150, 250, "across_end", Cat::User, {});
   tr.instant(cpu, 99, "early", "t");
   tr.instant(cpu, 100, "first", "t");
   tr.instant(cpu, 200, "late", "t");
-  tr.counter("ring", 120, 4);
+  tr.counter("ring", "bytes", 120, 4);
   const json j = tr.to_json({{"k", "v"}});
   const std::vector<json> x = of_phase(j, "X"), i = of_phase(j, "i"), c = of_phase(j, "C");
   REQUIRE(x.size() == 2);
@@ -130,8 +130,8 @@ TEST_CASE("trace: the window clips slices and keeps the counters' levels at its 
   CHECK(i[0]["name"] == "first");
   REQUIRE(c.size() == 2);
   CHECK(c[0]["ts"] == 100.0);
-  CHECK(c[0]["args"]["value"] == 3.0);
-  CHECK(c[1]["args"]["value"] == 4.0);
+  CHECK(c[0]["args"]["bytes"] == 3.0);
+  CHECK(c[1]["args"]["bytes"] == 4.0);
   CHECK(j["metadata"]["k"] == "v");
   CHECK(j["metadata"]["capped"] == false);
   CHECK(j["displayTimeUnit"] == "ns");

@@ -8,7 +8,7 @@ set rmargin at screen 0.74
 set xrange [953.738:1153.738]
 set key outside right top vertical font ',8'
 set grid x
-set tmargin at screen 0.93
+set tmargin at screen 0.9
 set bmargin at screen 0.36
 set title "hvsock-sndbuf-2019 point 18 iteration 0: hv_sock host_to_guest, 953.7 to 1153.7 us of simulated time\ndirection=host_to_guest, hv_sock.sndbuf=default, hv_sock.rcvbuf=default, workload.message_size=4KiB"
 set yrange [-0.6:2.6]
@@ -39,7 +39,7 @@ set rmargin at screen 0.74
 set xrange [953.738:1153.738]
 set key outside right top vertical font ',8'
 set grid x
-set tmargin at screen 0.93
+set tmargin at screen 0.9
 set bmargin at screen 0.36
 set title "hvsock-sndbuf-2019 point 18 iteration 0: hv_sock host_to_guest, 953.7 to 1153.7 us of simulated time\ndirection=host_to_guest, hv_sock.sndbuf=default, hv_sock.rcvbuf=default, workload.message_size=4KiB"
 set yrange [-0.6:2.6]

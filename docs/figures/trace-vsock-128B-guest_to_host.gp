@@ -8,9 +8,9 @@ set rmargin at screen 0.74
 set xrange [8412.758:8612.758]
 set key outside right top vertical font ',8'
 set grid x
-set tmargin at screen 0.93
+set tmargin at screen 0.9
 set bmargin at screen 0.36
-set title "vsock-throughput-2019 point 4 iteration 0: virtio_vsock guest_to_host, 8412.8 to 8612.8 us of simulated time\nvirtio_vsock.small_pkt_copy=false, virtio_vsock.credit_update=every_read, virtio_vsock.max_pkt_size=4KiB, virtio_vsock.host_split=false, workload.message_size=128, workload.total_bytes=1920000, direction=guest_to_host"
+set title "vsock-throughput-2019 point 4 iteration 0: virtio_vsock guest_to_host, 8412.8 to 8612.8 us of simulated time\nvirtio_vsock.small_pkt_copy=false, virtio_vsock.credit_update=every_read, virtio_vsock.max_pkt_size=4KiB,\nvirtio_vsock.host_split=false, workload.message_size=128, workload.total_bytes=1920000,\ndirection=guest_to_host"
 set yrange [-0.6:3.6]
 set ytics ("guest vcpu0" 3, "guest vcpu1" 2, "host hcpu0" 1, "host hcpu1" 0)
 unset y2tics
@@ -29,7 +29,7 @@ set ylabel 'bytes'
 set y2range [0:*]
 set y2tics
 set y2label 'chains'
-plot "docs/figures/trace-vsock-128B-guest_to_host.dat" index 12 using 1:2 with steps lw 1.5 lc rgb '#edc948' axes x1y1 title "credit0 guest writer credit bytes", "docs/figures/trace-vsock-128B-guest_to_host.dat" index 13 using 1:2 with steps lw 1.5 lc rgb '#76b7b2' axes x1y2 title "virtio_rx chains in flight (right axis)", "docs/figures/trace-vsock-128B-guest_to_host.dat" index 14 using 1:2 with steps lw 1.5 lc rgb '#ff9da7' axes x1y2 title "virtio_tx chains in flight (right axis)"
+plot "docs/figures/trace-vsock-128B-guest_to_host.dat" index 12 using 1:2 with steps lw 1.5 lc rgb '#edc948' axes x1y1 title "credit0 guest writer bytes", "docs/figures/trace-vsock-128B-guest_to_host.dat" index 13 using 1:2 with steps lw 1.5 lc rgb '#76b7b2' axes x1y2 title "virtio_rx in flight chains (right axis)", "docs/figures/trace-vsock-128B-guest_to_host.dat" index 14 using 1:2 with steps lw 1.5 lc rgb '#ff9da7' axes x1y2 title "virtio_tx in flight chains (right axis)"
 unset multiplot
 unset output
 unset y2tics
@@ -42,9 +42,9 @@ set rmargin at screen 0.74
 set xrange [8412.758:8612.758]
 set key outside right top vertical font ',8'
 set grid x
-set tmargin at screen 0.93
+set tmargin at screen 0.9
 set bmargin at screen 0.36
-set title "vsock-throughput-2019 point 4 iteration 0: virtio_vsock guest_to_host, 8412.8 to 8612.8 us of simulated time\nvirtio_vsock.small_pkt_copy=false, virtio_vsock.credit_update=every_read, virtio_vsock.max_pkt_size=4KiB, virtio_vsock.host_split=false, workload.message_size=128, workload.total_bytes=1920000, direction=guest_to_host"
+set title "vsock-throughput-2019 point 4 iteration 0: virtio_vsock guest_to_host, 8412.8 to 8612.8 us of simulated time\nvirtio_vsock.small_pkt_copy=false, virtio_vsock.credit_update=every_read, virtio_vsock.max_pkt_size=4KiB,\nvirtio_vsock.host_split=false, workload.message_size=128, workload.total_bytes=1920000,\ndirection=guest_to_host"
 set yrange [-0.6:3.6]
 set ytics ("guest vcpu0" 3, "guest vcpu1" 2, "host hcpu0" 1, "host hcpu1" 0)
 unset y2tics
@@ -63,7 +63,7 @@ set ylabel 'bytes'
 set y2range [0:*]
 set y2tics
 set y2label 'chains'
-plot "docs/figures/trace-vsock-128B-guest_to_host.dat" index 12 using 1:2 with steps lw 1.5 lc rgb '#edc948' axes x1y1 title "credit0 guest writer credit bytes", "docs/figures/trace-vsock-128B-guest_to_host.dat" index 13 using 1:2 with steps lw 1.5 lc rgb '#76b7b2' axes x1y2 title "virtio_rx chains in flight (right axis)", "docs/figures/trace-vsock-128B-guest_to_host.dat" index 14 using 1:2 with steps lw 1.5 lc rgb '#ff9da7' axes x1y2 title "virtio_tx chains in flight (right axis)"
+plot "docs/figures/trace-vsock-128B-guest_to_host.dat" index 12 using 1:2 with steps lw 1.5 lc rgb '#edc948' axes x1y1 title "credit0 guest writer bytes", "docs/figures/trace-vsock-128B-guest_to_host.dat" index 13 using 1:2 with steps lw 1.5 lc rgb '#76b7b2' axes x1y2 title "virtio_rx in flight chains (right axis)", "docs/figures/trace-vsock-128B-guest_to_host.dat" index 14 using 1:2 with steps lw 1.5 lc rgb '#ff9da7' axes x1y2 title "virtio_tx in flight chains (right axis)"
 unset multiplot
 unset output
 unset y2tics

@@ -73,8 +73,8 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
   std::vector<SimThread*> writers, readers;
   for (int i = 0; i < conns; ++i) {
     Channel& ch = channels.emplace_back(i, out_size, in_size);
-    ch.outbound.trace_as(trace, fmt::format("vmbus_ring{} guest_to_host bytes", i));
-    ch.inbound.trace_as(trace, fmt::format("vmbus_ring{} host_to_guest bytes", i));
+    ch.outbound.trace_as(trace, fmt::format("vmbus_ring{} guest_to_host", i), "bytes");
+    ch.inbound.trace_as(trace, fmt::format("vmbus_ring{} host_to_guest", i), "bytes");
     Cpu& gcpu = *guest[static_cast<std::size_t>(guest_cpu_of(i, vcpus))];
     Cpu& hcpu = *host[static_cast<std::size_t>(host_cpu_of(i, hcpus))];
     if (g2h) {

@@ -156,7 +156,7 @@ struct Conn {
 inline void trace_credit(const SimThread& t, const Conn& c, const Sock& sk)
 {
   if (Trace* tr = t.trace())
-    tr->counter(fmt::format("credit{} {} writer credit bytes", c.index, &sk == &c.guest ? "guest" : "host"),
+    tr->counter(fmt::format("credit{} {} writer", c.index, &sk == &c.guest ? "guest" : "host"), "bytes",
                 t.world().now(), static_cast<double>(sk.credit_signed()));
 }
 

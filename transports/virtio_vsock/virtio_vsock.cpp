@@ -123,8 +123,8 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
 
   s.rxq = std::make_unique<Virtqueue>(kn.queue_size, kn.event_idx, kn.indirect);
   s.txq = std::make_unique<Virtqueue>(kn.queue_size, kn.event_idx, kn.indirect);
-  s.rxq->trace_as(trace, "virtio_rx chains in flight");
-  s.txq->trace_as(trace, "virtio_tx chains in flight");
+  s.rxq->trace_as(trace, "virtio_rx in flight", "chains");
+  s.txq->trace_as(trace, "virtio_tx in flight", "chains");
   for (Cpu* v : guest)
     s.kworkers.push_back(&world.spawn<Kworker>(*v, s));
   const auto irq_vcpu = static_cast<std::size_t>(p.integer("virtio_vsock.irq_vcpu") % vcpus);
