@@ -19,7 +19,6 @@
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,9 +62,6 @@ public:
   void set_run_end(Time t) { run_end_ = t; }
   Time run_end() const { return run_end_; }
   bool capped() const { return capped_; }
-  std::size_t events() const { return events_.size(); }
-  Time window_start() const { return start_; }
-  Time window_end() const { return end_; }
 
   // The whole trace: {"traceEvents": [...], "displayTimeUnit": "ns",
   // "metadata": {...}} with `metadata` merged into the metadata object.
