@@ -9,6 +9,9 @@ namespace vsim {
 
 namespace {
 constexpr int kQueuesPid = 3;  // counter tracks: rings, queues, credit (shared by both sides)
+// Their events' tid: Perfetto reads tid 0 as "the pid", and a CPU track's tid
+// (its index + 1) must not be taken by another process.
+constexpr int kQueuesTid = 9999;
 }
 
 Trace::Trace(Time start, Time end, double cycles_per_us, std::size_t cap)
@@ -72,7 +75,7 @@ void Trace::counter(const std::string& name, const std::string& unit, Time t, do
   }
   if (!keep(t))
     return;
-  push(Event{'C', t, 0, kQueuesPid, 0, name, "queue", {{unit, value}}, 0, 0});
+  push(Event{'C', t, 0, kQueuesPid, kQueuesTid, name, "queue", {{unit, value}}, 0, 0});
 }
 
 void Trace::wakeup(const Cpu& from, Time t0, const Cpu& to, Time t1, const std::string& woken)
@@ -99,16 +102,24 @@ nlohmann::ordered_json Trace::to_json(const nlohmann::ordered_json& metadata) co
   auto us = [&](Time t) { return static_cast<double>(ns(t)) / 1e3; };
 
   json events = json::array();
+  // Process metadata on a track of that process (Perfetto reads tid 0 as
+  // the pid, which may be another process's CPU track).
   const char* sides[] = {"guest", "host"};
   for (int pid : {1, 2}) {
-    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", 0},
+    int tid = kQueuesTid + pid;  // a side without CPUs
+    for (std::size_t i = 0; i < cpus_.size(); ++i)
+      if ((sides_[i] == Side::Guest ? 1 : 2) == pid) {
+        tid = cpus_[i].first + 1;
+        break;
+      }
+    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", tid},
                       {"args", {{"name", sides[pid - 1]}}}});
-    events.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"tid", 0},
+    events.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"tid", tid},
                       {"args", {{"sort_index", pid}}}});
   }
-  events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", kQueuesPid}, {"tid", 0},
+  events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", kQueuesPid}, {"tid", kQueuesTid},
                     {"args", {{"name", "rings, queues and credit"}}}});
-  events.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", kQueuesPid}, {"tid", 0},
+  events.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", kQueuesPid}, {"tid", kQueuesTid},
                     {"args", {{"sort_index", kQueuesPid}}}});
   for (std::size_t i = 0; i < cpus_.size(); ++i) {
     const int pid = sides_[i] == Side::Guest ? 1 : 2, tid = cpus_[i].first + 1;
@@ -117,12 +128,12 @@ nlohmann::ordered_json Trace::to_json(const nlohmann::ordered_json& metadata) co
     events.push_back({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", pid}, {"tid", tid},
                       {"args", {{"sort_index", tid}}}});
   }
-  events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", kQueuesPid}, {"tid", 0},
+  events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", kQueuesPid}, {"tid", kQueuesTid},
                     {"args", {{"name", "levels"}}}});
 
   // Each counter's level as the window opens.
   for (const auto& [name, level] : before_)
-    events.push_back({{"ph", "C"}, {"name", name}, {"cat", "queue"}, {"pid", kQueuesPid}, {"tid", 0},
+    events.push_back({{"ph", "C"}, {"name", name}, {"cat", "queue"}, {"pid", kQueuesPid}, {"tid", kQueuesTid},
                       {"ts", us(start_)}, {"args", {{level.first, level.second}}}});
 
   // Flows whose end falls past the cut go, with their start.

@@ -1847,6 +1847,7 @@ std::vector<std::string> trace_problems(const ojson& t)
     return {"metadata without the window"};
   const long long w0 = ns_of(meta["window_start_us"]), w1 = ns_of(meta["window_end_us"]);
   std::set<long long> named_pids;
+  std::map<long long, long long> pid_of_tid;
   std::set<std::pair<long long, long long>> named_tracks, used_tracks;
   std::map<std::pair<long long, long long>, long long> last_ts;
   std::map<std::pair<long long, long long>, std::vector<std::pair<long long, long long>>> slices;
@@ -1862,6 +1863,12 @@ std::vector<std::string> trace_problems(const ojson& t)
     }
     const std::string ph = e["ph"];
     const auto track = std::make_pair(e["pid"].get<long long>(), e["tid"].get<long long>());
+    // Perfetto reads tid 0 as the pid, and keys threads by tid: a tid
+    // must belong to one process.
+    if (track.second == 0)
+      add("tid 0 (Perfetto would take the pid for it)", e);
+    if (auto [it, fresh] = pid_of_tid.emplace(track.second, track.first); !fresh && it->second != track.first)
+      add("a tid used by two processes", e);
     if (ph == "M") {
       const std::string n = e["name"];
       const ojson a = e.value("args", ojson::object());
@@ -1977,7 +1984,7 @@ TEST_CASE("trace: the validator finds what is wrong in a trace", "[cli][trace]")
 {
   // A valid little trace, then one fault at a time: the checks below can fail.
   const ojson good = ojson::parse(R"({"traceEvents": [
-    {"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": "guest"}},
+    {"ph": "M", "name": "process_name", "pid": 1, "tid": 1, "args": {"name": "guest"}},
     {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "vcpu0"}},
     {"ph": "X", "name": "w", "cat": "sys", "pid": 1, "tid": 1, "ts": 1.0, "dur": 2.0, "args": {}},
     {"ph": "X", "name": "i", "cat": "irq", "pid": 1, "tid": 1, "ts": 1.5, "dur": 0.5, "args": {}},
@@ -1998,6 +2005,8 @@ TEST_CASE("trace: the validator finds what is wrong in a trace", "[cli][trace]")
   CHECK(broken([](ojson& ev) { ev.erase(1); }) > 0);                  // an unnamed track
   CHECK(broken([](ojson& ev) { ev[6]["ts"] = 20.0; }) > 0);           // outside the window
   CHECK(broken([](ojson& ev) { ev[2]["cat"] = "busy"; }) > 0);        // unknown category
+  CHECK(broken([](ojson& ev) { ev[0]["tid"] = 0; }) > 0);             // tid 0
+  CHECK(broken([](ojson& ev) { ev[6]["pid"] = 2; }) > 0);             // tid 1 in two processes
   CHECK(broken([](ojson& ev) { ev.push_back({{"ph", "C"}, {"name", "c"}, {"pid", 1}, {"tid", 1}, {"ts", 3.0},
                                             {"args", {{"value", "x"}}}}); }) > 0);
 }
