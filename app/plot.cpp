@@ -120,20 +120,25 @@ void run_gnuplot(const std::string& script)
     throw std::runtime_error("gnuplot failed on " + script);
 }
 
+// The JSON document at path (`what`: result or trace, for the messages).
+json read_json(const std::string& path, const char* what)
+{
+  std::ifstream f(path);
+  if (!f)
+    throw InputError(fmt::format("{}: error: cannot read the {}", path, what));
+  try {
+    return json::parse(f);
+  } catch (const json::exception& e) {
+    throw InputError(fmt::format("{}: error: not a JSON {}: {}", path, what, e.what()));
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> plot_result(const std::string& result_path, const std::string& out_dir,
                                      const PlotOptions& opt)
 {
-  std::ifstream f(result_path);
-  if (!f)
-    throw InputError(fmt::format("{}: error: cannot read the result", result_path));
-  json r;
-  try {
-    r = json::parse(f);
-  } catch (const json::exception& e) {
-    throw InputError(fmt::format("{}: error: not a JSON result: {}", result_path, e.what()));
-  }
+  const json r = read_json(result_path, "result");
   if (!r.contains("points") || !r["points"].is_array() || r["points"].empty())
     throw InputError(fmt::format("{}: error: not a result of `vsocksim run` (no points)", result_path));
   const std::string name = r.value("experiment", std::string("result"));
@@ -353,15 +358,7 @@ struct Timeline {
 
 Timeline read_timeline(const std::string& path)
 {
-  std::ifstream f(path);
-  if (!f)
-    throw InputError(fmt::format("{}: error: cannot read the trace", path));
-  json t;
-  try {
-    t = json::parse(f);
-  } catch (const json::exception& e) {
-    throw InputError(fmt::format("{}: error: not a JSON trace: {}", path, e.what()));
-  }
+  const json t = read_json(path, "trace");
   const json meta = t.is_object() ? t.value("metadata", json::object()) : json::object();
   if (!t.is_object() || !t.contains("traceEvents") || !t["traceEvents"].is_array() ||
       !meta.contains("window_start_us") || !meta.contains("window_end_us"))

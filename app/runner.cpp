@@ -7,9 +7,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <stdexcept>
+#include <utility>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -134,6 +136,36 @@ std::string signal_text(int sig)
   __lsan_do_leak_check();
 #endif
   ::_exit(code);  // never the parent's atexit handlers or static destructors
+}
+
+// A child process in its own process group, tracked for stop requests,
+// writing to a pipe: it runs `in_child` with the pipe's write end (which
+// must not return: child_main exits). The parent gets its pid and the
+// pipe's read end.
+std::pair<pid_t, int> fork_child(const std::function<void(int)>& in_child)
+{
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  std::fflush(nullptr);  // the child must not inherit (and later repeat) buffered output
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int err = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error(fmt::format("fork: {}", std::strerror(err)));
+  }
+  if (pid == 0) {
+    stop::enter_child(parent);
+    ::close(fds[0]);
+    in_child(fds[1]);
+    std::_Exit(1);  // in_child does not return
+  }
+  ::setpgid(pid, pid);  // as the child does: whichever runs first, the group exists from here on
+  stop::track(pid);
+  ::close(fds[1]);
+  return {pid, fds[0]};
 }
 
 // ---- parent -----------------------------------------------------------------
@@ -305,29 +337,12 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
   auto stopped = [&] { return opt.stop && opt.stop(); };
 
   auto spawn = [&](const Task& task) {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0)
-      throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
-    std::fflush(nullptr);  // the child must not inherit (and later repeat) buffered output
-    const pid_t parent = ::getpid();
-    pid_t pid = ::fork();
-    if (pid < 0) {
-      int err = errno;
-      ::close(fds[0]);
-      ::close(fds[1]);
-      throw std::runtime_error(fmt::format("fork: {}", std::strerror(err)));
-    }
-    if (pid == 0) {
-      stop::enter_child(parent);
-      ::close(fds[0]);
+    const auto [pid, fd] = fork_child([&](int out) {
       for (const auto& c : children.running)
         ::close(c.fd);
-      child_main(fds[1], [&] { return encode_metrics(fn(ex.points[task.point].params, task.iteration)); });
-    }
-    ::setpgid(pid, pid);  // as the child does: whichever runs first, the group exists from here on
-    stop::track(pid);
-    ::close(fds[1]);
-    children.running.push_back(Child{pid, fds[0], task, {}});
+      child_main(out, [&] { return encode_metrics(fn(ex.points[task.point].params, task.iteration)); });
+    });
+    children.running.push_back(Child{pid, fd, task, {}});
   };
 
   // Reaps a child whose pipe reached end of file and files its result.
@@ -441,50 +456,31 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
 
 std::string run_in_child(const std::function<std::string()>& fn)
 {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0)
-    throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
-  std::fflush(nullptr);
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    const int err = errno;
-    ::close(fds[0]);
-    ::close(fds[1]);
-    throw std::runtime_error(fmt::format("fork: {}", std::strerror(err)));
-  }
-  if (pid == 0) {
-    stop::enter_child(parent);
-    ::close(fds[0]);
-    child_main(fds[1], fn);
-  }
-  ::setpgid(pid, pid);
-  stop::track(pid);
-  ::close(fds[1]);
+  const auto [pid, fd] = fork_child([&](int out) { child_main(out, fn); });
   std::string data;
   char buf[65536];
   for (;;) {
     // A stop request ends the child at once (as run_points does).
-    pollfd pfds[2] = {{fds[0], POLLIN, 0}, {stop::wake_fd(), POLLIN, 0}};
+    pollfd pfds[2] = {{fd, POLLIN, 0}, {stop::wake_fd(), POLLIN, 0}};
     const int ready = ::poll(pfds, stop::wake_fd() >= 0 ? 2 : 1, -1);
     if (stop::requested()) {
       ::kill(-pid, SIGKILL);
       ::kill(pid, SIGKILL);
-      ::close(fds[0]);
+      ::close(fd);
       stop::untrack(pid);
       wait_for(pid);
       throw Interrupted("interrupted");
     }
     if (ready < 0 && errno == EINTR)
       continue;
-    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
       break;
     data.append(buf, static_cast<std::size_t>(n));
   }
-  ::close(fds[0]);
+  ::close(fd);
   stop::untrack(pid);
   const int status = wait_for(pid);
   if (status < 0)
