@@ -206,8 +206,9 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   // is found before anything is written.
   std::optional<TracedRun> traced;
   try {
-    if (trace && !trace->window.empty() && parse_trace_window(trace->window).start_us)
-      traced = trace_iteration(*trace, ex, *parse_trace_window(trace->window).start_us, "given (--trace-window)");
+    if (trace && !trace->window.empty())
+      if (const std::optional<double> start = parse_trace_window(trace->window).start_us)
+        traced = trace_iteration(*trace, ex, *start, "given (--trace-window)");
   } catch (const Interrupted&) {
     return stopped(done.size(), ex.points.size(), output);
   }

@@ -23,8 +23,7 @@ Trace::Trace(Time start, Time end, double cycles_per_us, std::size_t cap)
 
 void Trace::add_cpu(const Cpu& cpu)
 {
-  cpus_.emplace_back(cpu.index(), cpu.name());
-  sides_.push_back(cpu.side());
+  cpus_.push_back(Track{pid_of(cpu), tid_of(cpu), cpu.name()});
 }
 
 void Trace::push(Event e)
@@ -107,9 +106,9 @@ nlohmann::ordered_json Trace::to_json(const nlohmann::ordered_json& metadata) co
   const char* sides[] = {"guest", "host"};
   for (int pid : {1, 2}) {
     int tid = kQueuesTid + pid;  // a side without CPUs
-    for (std::size_t i = 0; i < cpus_.size(); ++i)
-      if ((sides_[i] == Side::Guest ? 1 : 2) == pid) {
-        tid = cpus_[i].first + 1;
+    for (const Track& c : cpus_)
+      if (c.pid == pid) {
+        tid = c.tid;
         break;
       }
     events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", tid},
@@ -121,12 +120,11 @@ nlohmann::ordered_json Trace::to_json(const nlohmann::ordered_json& metadata) co
                     {"args", {{"name", "rings, queues and credit"}}}});
   events.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", kQueuesPid}, {"tid", kQueuesTid},
                     {"args", {{"sort_index", kQueuesPid}}}});
-  for (std::size_t i = 0; i < cpus_.size(); ++i) {
-    const int pid = sides_[i] == Side::Guest ? 1 : 2, tid = cpus_[i].first + 1;
-    events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", tid},
-                      {"args", {{"name", cpus_[i].second}}}});
-    events.push_back({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", pid}, {"tid", tid},
-                      {"args", {{"sort_index", tid}}}});
+  for (const Track& c : cpus_) {
+    events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", c.pid}, {"tid", c.tid},
+                      {"args", {{"name", c.name}}}});
+    events.push_back({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", c.pid}, {"tid", c.tid},
+                      {"args", {{"sort_index", c.tid}}}});
   }
   events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", kQueuesPid}, {"tid", kQueuesTid},
                     {"args", {{"name", "levels"}}}});

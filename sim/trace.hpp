@@ -94,8 +94,11 @@ private:
   Time run_end_ = 0;
   std::uint64_t seq_ = 0, flows_ = 0;
   std::vector<Event> events_;
-  std::vector<std::pair<int, std::string>> cpus_;  // (cpu index, name) with its side
-  std::vector<Side> sides_;
+  struct Track {
+    int pid, tid;
+    std::string name;
+  };
+  std::vector<Track> cpus_;  // one per CPU, in the order added
   std::map<std::string, std::pair<std::string, double>> before_;  // each counter's unit and level as the window opens
 };
 

@@ -9,20 +9,27 @@
 
 namespace vsim {
 
-std::map<std::string, double> simulate_iteration(const Params& params, std::uint32_t iteration)
+namespace {
+
+// The point's transport (experiment loading has checked it exists).
+const Transport& transport_of(const Params& params)
 {
   const std::string& transport = params.text("transport");
   if (const Transport* t = find_transport(transport))
-    return t->simulate(params, iteration, nullptr);
+    return *t;
   throw std::logic_error("transport '" + transport + "' is not implemented");
+}
+
+}  // namespace
+
+std::map<std::string, double> simulate_iteration(const Params& params, std::uint32_t iteration)
+{
+  return transport_of(params).simulate(params, iteration, nullptr);
 }
 
 std::map<std::string, double> simulate_traced(const Params& params, std::uint32_t iteration, Trace& trace)
 {
-  const std::string& transport = params.text("transport");
-  if (const Transport* t = find_transport(transport))
-    return t->simulate(params, iteration, &trace);
-  throw std::logic_error("transport '" + transport + "' is not implemented");
+  return transport_of(params).simulate(params, iteration, &trace);
 }
 
 double connection_start_interval(const Params& params)
@@ -30,13 +37,7 @@ double connection_start_interval(const Params& params)
   return std::round(params.number("workload.start_interval") * 1e3 * params.number("costs.clock_ghz"));
 }
 
-PlatformPlan platform_plan(const Params& params)
-{
-  const std::string& transport = params.text("transport");
-  if (const Transport* t = find_transport(transport))
-    return t->plan(params);
-  throw std::logic_error("transport '" + transport + "' is not implemented");
-}
+PlatformPlan platform_plan(const Params& params) { return transport_of(params).plan(params); }
 
 const std::vector<MetricDoc>& metric_docs()
 {

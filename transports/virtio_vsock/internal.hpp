@@ -160,6 +160,17 @@ inline void trace_credit(const SimThread& t, const Conn& c, const Sock& sk)
                 t.world().now(), static_cast<double>(sk.credit_signed()));
 }
 
+// virtio_transport_recv_pkt() of a CREDIT_UPDATE at either end, under the
+// socket lock: the timeline's mark and credit level, and sk_write_space
+// (a writer waiting for credit is woken once there is some).
+inline void credit_update_received(SimThread& t, const Conn& c, Sock& sk)
+{
+  t.mark("virtio_transport_recv_pkt: credit update", "credit", static_cast<double>(sk.credit_signed()));
+  trace_credit(t, c, sk);
+  if (sk.app->waiting() && sk.credit_signed() > 0)
+    sk.app->wake_at(t.world().now());
+}
+
 class GuestIrq;
 class Kworker;
 class Vhost;

@@ -57,10 +57,7 @@ Task<> Vhost::deliver_to_host(const Pkt& p)
   sk.space_update(p);
   co_await lock_sock(Waiter{*this, lat_, s_.k.host_wakeup_latency, s_.k.guest_context_switch}, sk);
   if (p.op == Op::CreditUpdate) {
-    mark("virtio_transport_recv_pkt: credit update", "credit", static_cast<double>(sk.credit_signed()));
-    trace_credit(*this, c, sk);
-    if (sk.app->waiting() && sk.credit_signed() > 0)
-      sk.app->wake_at(now());
+    credit_update_received(*this, c, sk);
     charge(s_.k.virtio_host_free, Cat::Sys);
     co_await release_sock(*this, sk);
     co_return;

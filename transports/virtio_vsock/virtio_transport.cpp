@@ -211,10 +211,7 @@ Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
   sk.space_update(p);  // before the lock: a writer inside sendmsg sees it
   co_await lock_sock(Waiter{*this, lat_, k.guest_wakeup_latency, k.guest_context_switch}, sk);
   if (p.op == Op::CreditUpdate) {
-    mark("virtio_transport_recv_pkt: credit update", "credit", static_cast<double>(sk.credit_signed()));
-    trace_credit(*this, c, sk);
-    if (sk.app->waiting() && sk.credit_signed() > 0)  // sk_write_space
-      sk.app->wake_at(now());
+    credit_update_received(*this, c, sk);
     s_.n.frees.add();
     charge(k.virtio_guest_free, Cat::Sys);
     co_await release_sock(*this, sk);
