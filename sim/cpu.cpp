@@ -21,17 +21,21 @@ Cpu::Cpu(int index, Side side, std::string name) : index_(index), side_(side), n
 {
 }
 
-void Cpu::add_irq(Time start, double cycles, Cat c)
+void Cpu::add_irq(Time now, Time start, double cycles, Cat c)
 {
+  if (now > start)
+    throw std::logic_error("Cpu " + name_ + ": an interrupt registered after its start");
   if (start < irq_busy_until_)
     throw std::logic_error("Cpu " + name_ + ": interrupts registered out of time order");
   const Time end = start + cycles;
   irq_busy_until_ = end;
   time_[c] += cycles;
   irq_time_[c] += cycles;
-  // Only the work on the CPU now, or work starting later, can be stretched:
-  // what ended before either is forgotten (memory stays flat).
-  const Time keep_from = holder_ ? work_start_ : start;
+  // Only the work on the CPU now, or work starting from now on, can be
+  // stretched: what ended before either is forgotten (memory stays flat).
+  // (Not before `start`: work may start between now and a piece queued
+  // behind earlier ones, inside them.)
+  const Time keep_from = holder_ ? work_start_ : now;
   while (!irqs_.empty() && irqs_.front().second <= keep_from)
     irqs_.pop_front();
   irqs_.emplace_back(start, end);

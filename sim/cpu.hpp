@@ -61,7 +61,11 @@ public:
   Time irq_start(Time t) const { return t > irq_busy_until_ ? t : irq_busy_until_; }
   // Record that interrupt work (category c: Irq, or Hypervisor for the exit
   // that delivers it) runs in [start, start + cycles).
-  void add_irq(Time start, double cycles, Cat c = Cat::Irq);
+  // `now` is the engine's time when it is registered (<= start: a piece can
+  // be queued behind earlier ones); work starting from now on can still be
+  // stretched by any interrupt that ends after now.
+  void add_irq(Time start, double cycles, Cat c = Cat::Irq) { add_irq(start, start, cycles, c); }
+  void add_irq(Time now, Time start, double cycles, Cat c);
 
   // --- thread work ------------------------------------------------------
   // When thread work of `cycles` started at `start` completes, given the

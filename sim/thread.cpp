@@ -124,7 +124,7 @@ bool SimThread::begin_irq_step(std::coroutine_handle<> h)
     if (cycles <= 0)
       continue;
     const Time start = cpu_->irq_start(world_->now());
-    cpu_->add_irq(start, cycles, c);
+    cpu_->add_irq(world_->now(), start, cycles, c);
     if (SimThread* h = cpu_->holder(); h && h != this)
       h->interrupted_[c] += cycles;  // it stretches the holder's step
     Work w{start, cycles, {}, true};

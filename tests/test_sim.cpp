@@ -76,6 +76,19 @@ TEST_CASE("a CPU keeps only the interrupt intervals that can still stretch work 
   CHECK(cpu.finish_time(100000, 1000) == 1000 + 100000 + 10 * 10);
 }
 
+TEST_CASE("an interrupt piece queued ahead of time keeps the one it is queued behind", "[sim][cpu]")
+{
+  // At 100, with no work on the CPU, an interrupt step registers two pieces:
+  // [100, 120) and [120, 130). Work starting at 110 runs after both.
+  Cpu cpu(0, Side::Guest, "vcpu0");
+  cpu.add_irq(100, 100, 20, Cat::Hypervisor);
+  cpu.add_irq(100, cpu.irq_start(100), 10, Cat::Irq);
+  CHECK(cpu.irq_intervals() == 2);
+  CHECK(cpu.finish_time(110, 5) == 135);
+  CHECK(cpu.finish_time(110, 0) == 120);  // starts once the piece it found running ends
+  CHECK_THROWS_AS(cpu.add_irq(140, 135, 1, Cat::Irq), std::logic_error);  // registered after its start
+}
+
 TEST_CASE("a count adds its increments", "[sim][count]")
 {
   Count c;
