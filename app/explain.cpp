@@ -212,6 +212,8 @@ std::string explain_point(const json& point, std::size_t position)
       {"signals_to_host_per_MB", "guest signals to the host"},
       {"kicks_per_MB", "guest kicks (VM exits)"},
       {"interrupts_to_guest_per_MB", "interrupts to the guest"},
+      {"guest_wake_ipis_per_MB", "guest wake-ups across vCPUs (IPI, a VM exit each)"},
+      {"host_wake_ipis_per_MB", "host wake-ups across CPUs (IPI)"},
       {"credit_updates_per_MB", "CREDIT_UPDATE packets"},
       {"host_dpc_runs_per_MB", "host DPC runs"},
   };

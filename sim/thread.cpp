@@ -238,6 +238,7 @@ void SimThread::begin_wait(std::coroutine_handle<> h)
   suspended_ = h;
   pending_ = Pending::Wait;
   waiting_ = true;
+  woken_ = false;
   ++gen_;
   armed_ = wakeups_.empty() ? kNever : wakeups_.top();
   if (armed_ != kNever)
@@ -246,6 +247,10 @@ void SimThread::begin_wait(std::coroutine_handle<> h)
 
 void SimThread::wake_at(Time t)
 {
+  if (waiting_ && !woken_) {  // try_to_wake_up() of a sleeping task: the first one wakes it
+    woken_ = true;
+    world_->wake_ipi_to(*this);
+  }
   wakeups_.push(t);
   if (trace_) [[unlikely]]
     if (const SimThread* waker = world_->current())

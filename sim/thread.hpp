@@ -178,6 +178,7 @@ private:
   int id_;
   bool daemon_ = false;
   bool waiting_ = false;
+  bool woken_ = false;  // a wake-up came while it waits (World::wake_ipi_to charged once)
   bool slept_ = false;
   Time finished_at_ = 0;
   Task<> root_;

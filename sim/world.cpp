@@ -161,11 +161,23 @@ void World::fire()
     if (ev.t != now_)
       throw std::logic_error(fmt::format("invariant violated: an event due at {} found at engine time {}", ev.t, now_));
     SimThread* t = registered_[static_cast<std::size_t>(ev.thread)];
-    if (trace_)
-      current_ = t;
+    current_ = t;
     t->on_event(ev.gen);
   }
   arm();
+}
+
+void World::wake_ipi_to(const SimThread& wakee)
+{
+  const SimThread* waker = current_;
+  if (!waker || &waker->cpu() == &wakee.cpu() || waker->cpu().side() != wakee.cpu().side())
+    return;
+  const auto side = static_cast<std::size_t>(wakee.cpu().side());
+  const WakeIpi& ipi = wake_ipi_[side];
+  if (ipi.cycles <= 0)
+    return;
+  const_cast<SimThread*>(waker)->charge(ipi.cycles, ipi.cat);
+  wake_ipis_[side].add();
 }
 
 void World::run()

@@ -4,6 +4,7 @@
 // driver forks a process per iteration).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <queue>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/count.hpp"
 #include "sim/cpu.hpp"
 #include "sim/thread.hpp"
 #include "sim/trace.hpp"
@@ -87,11 +89,26 @@ public:
       t->bind_clock(&now_);
   }
   Trace* trace() const { return trace_; }
-  // While a recorder is set: the thread whose event is being processed (the
-  // waker of the wake-ups it makes).
+  // The thread whose event is being processed (the waker of the wake-ups it
+  // makes).
   SimThread* current() const { return current_; }
   SimStats& stats() { return stats_; }
   const SimStats& stats() const { return stats_; }
+
+  // Waking a sleeping thread on another CPU of the same side sends it an
+  // inter-processor interrupt (try_to_wake_up -> ttwu_queue ->
+  // smp_send_reschedule): `cycles` of category `cat` charged to the waker.
+  // In a guest the ICR write is a VM exit (Hypervisor time). Zero (the
+  // default) leaves wake-ups free.
+  struct WakeIpi {
+    double cycles = 0;
+    Cat cat = Cat::Sys;
+  };
+  void set_wake_ipi(Side s, WakeIpi ipi) { wake_ipi_[static_cast<std::size_t>(s)] = ipi; }
+  // Called by a thread that is woken while it sleeps (once per sleep).
+  void wake_ipi_to(const SimThread& wakee);
+  // The IPIs charged so far, per side.
+  std::uint64_t wake_ipis(Side s) const { return wake_ipis_[static_cast<std::size_t>(s)].value(); }
 
 private:
   // One event: thread `thread`'s suspension `gen` is due at t. Events are
@@ -132,6 +149,8 @@ private:
   SimStats stats_;
   Trace* trace_ = nullptr;
   SimThread* current_ = nullptr;
+  std::array<WakeIpi, 2> wake_ipi_{};
+  std::array<Count, 2> wake_ipis_{};
   Time end_ = 0;
   std::string error_;
 };

@@ -41,7 +41,7 @@ TEST_CASE("every cost declares a plausible range inside its allowed range, with 
          ++it)
       cited.insert((*it)[0]);
   }
-  CHECK(costs == 63);
+  CHECK(costs == 65);
   // Every reference cited is listed in docs/cost-sources.md.
   std::ifstream f(std::string(VSIM_SOURCE_DIR) + "/docs/cost-sources.md");
   std::stringstream doc;
@@ -59,9 +59,10 @@ TEST_CASE("the profile values outside their plausible ranges are exactly the lis
   // the list shrinks as mechanisms replace them.
   const std::map<std::string, std::set<std::string>> expected = {
       {"hyperv-2019", {}},
-      // Its two own fits: a vhost far slower than any 2017-19 Xeon in the
-      // ranges allows (the 2018 study's CPU is not published).
-      {"kvm-2018", {"virtio_host_tx_pkt", "virtio_host_guest_copy_bytes_per_cycle"}},
+      // Its own fit of vhost's work per guest tx chain: far slower than any
+      // 2017-19 Xeon in the range allows (the 2018 study's CPU is not
+      // published); its copy from guest memory (1.3 B/cycle) is inside.
+      {"kvm-2018", {"virtio_host_tx_pkt"}},
       {"kvm-2019", {}},
   };
   for (const auto& p : platform_profiles()) {
@@ -80,10 +81,10 @@ TEST_CASE("describe prints the plausible range and flags a profile value outside
 {
   const std::string one = describe_text(registry(), "costs.virtio_host_tx_pkt");
   CHECK(one.find("plausible: 500 .. 5000 cycles") != std::string::npos);
-  CHECK(one.find("kvm-2018: 16560 cycles  (outside the plausible range)") != std::string::npos);
-  CHECK(one.find("kvm-2019: 500 cycles\n") != std::string::npos);
+  CHECK(one.find("kvm-2018: 16000 cycles  (outside the plausible range)") != std::string::npos);
+  CHECK(one.find("kvm-2019: 824.4 cycles\n") != std::string::npos);
   CHECK(one.find("sources: [R33], [R26]") != std::string::npos);
   const std::string platforms = describe_text(registry(), "platforms");
-  CHECK(platforms.find("costs.virtio_host_tx_pkt             16560 cycles (plausible 500 .. 5000)") !=
+  CHECK(platforms.find("costs.virtio_host_tx_pkt             16000 cycles (plausible 500 .. 5000)") !=
         std::string::npos);
 }

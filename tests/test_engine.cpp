@@ -158,6 +158,57 @@ TEST_CASE("engine: interrupts stretch CPU work, threads sharing a CPU take turns
   CHECK(o == std::vector<double>{160, 260, 40, 60, 260, 40, 60, 20, 0});
 }
 
+TEST_CASE("engine: waking a sleeping thread on another CPU of the same side costs the waker an IPI, once per sleep", "[sim][engine][cpu]")
+{
+  auto o = in_child([] {
+    World w;
+    Cpu& g0 = w.add_cpu(Side::Guest, "g0");
+    Cpu& g1 = w.add_cpu(Side::Guest, "g1");
+    Cpu& h0 = w.add_cpu(Side::Host, "h0");
+    w.set_wake_ipi(Side::Guest, {100, Cat::Hypervisor});
+    std::vector<double> out;
+    auto& far = w.spawn<Scripted>("far", g1, [&](Scripted& t) -> Task<> {
+      for (int i = 0; i < 2; ++i) {
+        co_await t.wait();
+        t.clear_wakeups();
+      }
+      co_await t.run(1000, Cat::Sys);  // running, not asleep: no IPI to wake it
+    });
+    auto& near = w.spawn<Scripted>("near", g0, [&](Scripted& t) -> Task<> {
+      co_await t.wait();
+    });
+    w.spawn<Scripted>("waker", g0, [&](Scripted& t) -> Task<> {
+      co_await t.run(10, Cat::Sys);
+      const Time at = t.now();  // (the IPI's cycles are owed from the first wake-up on)
+      far.wake_at(at);   // asleep on another vCPU: an IPI
+      far.wake_at(at);   // already woken: none
+      near.wake_at(at);  // same vCPU: none
+      co_await t.run(10, Cat::Sys);  // settles the 100 cycles of the exit: ends at 120
+      out.push_back(t.now());
+      far.wake_at(t.now());  // asleep again: an IPI
+      co_await t.run(10, Cat::Sys);
+      far.wake_at(t.now());  // running: none
+      co_await t.run(10, Cat::Sys);
+      out.push_back(t.cpu_time()[Cat::Hypervisor]);
+    });
+    auto& host = w.spawn<Scripted>("host", h0, [&](Scripted& t) -> Task<> {
+      co_await t.wait();
+    });
+    host.set_daemon();
+    w.spawn<Scripted>("cross", g1, [&](Scripted& t) -> Task<> {
+      co_await t.run(5, Cat::Sys);
+      host.wake_at(t.now());  // the other side (a host thread): no guest IPI, and the host's costs 0
+      co_await t.run(5, Cat::Sys);
+      out.push_back(t.cpu_time()[Cat::Hypervisor]);
+    });
+    w.run();
+    out.push_back(static_cast<double>(w.wake_ipis(Side::Guest)));
+    out.push_back(static_cast<double>(w.wake_ipis(Side::Host)));
+    return out;
+  });
+  CHECK(o == std::vector<double>{0, 120, 200, 2, 0});
+}
+
 TEST_CASE("engine: charged work settles as one step at the time the steps one by one would give", "[sim][engine][cpu]")
 {
   auto times = [](bool together) {

@@ -15,6 +15,7 @@ Task<> Vhost::body()
   for (;;) {
     // Asleep in vhost_worker's schedule(): the wake-up (from a kick's
     // eventfd or vhost_work_queue) takes the scheduler's latency.
+    co_await settle();  // the IPI of a wake-up its last work made
     if (co_await wait()) {
       co_await sleep(lat_(k.host_wakeup_latency));
       s_.n.worker_wakeups.add();

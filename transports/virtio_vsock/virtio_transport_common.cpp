@@ -16,6 +16,7 @@ namespace {
 // wakes (a thread whose wakers only wake it while it sleeps).
 Task<> woken(Waiter w, bool forget_others)
 {
+  co_await w.t.settle();  // what it owes (an IPI of a wake-up it just made) before it sleeps
   const bool slept = co_await w.t.wait();
   if (forget_others)
     w.t.clear_wakeups();

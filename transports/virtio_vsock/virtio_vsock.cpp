@@ -120,6 +120,8 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
   world.set_trace(trace);
   const std::vector<Cpu*> guest = world.add_cpus(Side::Guest, "vcpu", vcpus);
   const std::vector<Cpu*> host = world.add_cpus(Side::Host, "hcpu", hcpus);
+  world.set_wake_ipi(Side::Guest, {s.k.virtio_guest_wake_ipi, Cat::Hypervisor});
+  world.set_wake_ipi(Side::Host, {s.k.virtio_host_wake_ipi, Cat::Sys});
 
   s.rxq = std::make_unique<Virtqueue>(kn.queue_size, kn.event_idx, kn.indirect);
   s.txq = std::make_unique<Virtqueue>(kn.queue_size, kn.event_idx, kn.indirect);
@@ -192,6 +194,9 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
     per_mb("kicks", n.kicks);
     per_mb("interrupts_to_guest", n.interrupts);
     per_mb("vm_exits", n.kicks, &n.interrupts);
+    m["vm_exits_per_MB"] += static_cast<double>(world.wake_ipis(Side::Guest)) / mb;
+    m["guest_wake_ipis_per_MB"] = static_cast<double>(world.wake_ipis(Side::Guest)) / mb;
+    m["host_wake_ipis_per_MB"] = static_cast<double>(world.wake_ipis(Side::Host)) / mb;
     per_mb("credit_updates", n.credit_updates);
     per_mb("worker_wakeups", n.worker_wakeups);
     per_mb("worker_runs", n.worker_runs);
