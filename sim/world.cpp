@@ -169,14 +169,14 @@ void World::fire()
 
 void World::wake_ipi_to(const SimThread& wakee)
 {
-  const SimThread* waker = current_;
+  SimThread* waker = current_;
   if (!waker || &waker->cpu() == &wakee.cpu() || waker->cpu().side() != wakee.cpu().side())
     return;
   const auto side = static_cast<std::size_t>(wakee.cpu().side());
   const WakeIpi& ipi = wake_ipi_[side];
   if (ipi.cycles <= 0)
     return;
-  const_cast<SimThread*>(waker)->charge(ipi.cycles, ipi.cat);
+  waker->charge(ipi.cycles, ipi.cat);
   wake_ipis_[side].add();
 }
 

@@ -108,7 +108,7 @@ public:
   // Called by a thread that is woken while it sleeps (once per sleep).
   void wake_ipi_to(const SimThread& wakee);
   // The IPIs charged so far, per side.
-  std::uint64_t wake_ipis(Side s) const { return wake_ipis_[static_cast<std::size_t>(s)].value(); }
+  const Count& wake_ipis(Side s) const { return wake_ipis_[static_cast<std::size_t>(s)]; }
 
 private:
   // One event: thread `thread`'s suspension `gen` is due at t. Events are

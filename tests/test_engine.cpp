@@ -202,8 +202,8 @@ TEST_CASE("engine: waking a sleeping thread on another CPU of the same side cost
       out.push_back(t.cpu_time()[Cat::Hypervisor]);
     });
     w.run();
-    out.push_back(static_cast<double>(w.wake_ipis(Side::Guest)));
-    out.push_back(static_cast<double>(w.wake_ipis(Side::Host)));
+    out.push_back(static_cast<double>(w.wake_ipis(Side::Guest).value()));
+    out.push_back(static_cast<double>(w.wake_ipis(Side::Host).value()));
     return out;
   });
   CHECK(o == std::vector<double>{0, 120, 200, 2, 0});

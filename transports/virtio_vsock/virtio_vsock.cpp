@@ -193,10 +193,10 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
     per_mb("copies", n.copies);
     per_mb("kicks", n.kicks);
     per_mb("interrupts_to_guest", n.interrupts);
+    per_mb("guest_wake_ipis", world.wake_ipis(Side::Guest));
+    per_mb("host_wake_ipis", world.wake_ipis(Side::Host));
     per_mb("vm_exits", n.kicks, &n.interrupts);
-    m["vm_exits_per_MB"] += static_cast<double>(world.wake_ipis(Side::Guest)) / mb;
-    m["guest_wake_ipis_per_MB"] = static_cast<double>(world.wake_ipis(Side::Guest)) / mb;
-    m["host_wake_ipis_per_MB"] = static_cast<double>(world.wake_ipis(Side::Host)) / mb;
+    m["vm_exits_per_MB"] += m["guest_wake_ipis_per_MB"];
     per_mb("credit_updates", n.credit_updates);
     per_mb("worker_wakeups", n.worker_wakeups);
     per_mb("worker_runs", n.worker_runs);
