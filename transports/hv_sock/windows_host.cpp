@@ -133,15 +133,13 @@ private:
     std::uint32_t n = fits(want);
     if (n > 0)
       co_return n;
-    ring_.set_pending_send_sz(models::hvs_packet_len(want));
-    mark("ring full: pending_send_sz set, sleep", "pending_send_sz", models::hvs_packet_len(want));
-    for (;;) {
-      n = fits(want);
-      if (n > 0)
-        break;
+    const std::uint32_t need = models::hvs_packet_len(want);
+    ring_.set_pending_send_sz(need);
+    mark("ring full: pending_send_sz set, sleep", "pending_send_sz", need);
+    do {
       co_await wait();
       co_await run(s_.k.host_dpc, Cat::Sys); // woken by the guest's signal through a DPC
-    }
+    } while ((n = fits(want)) == 0);
     ring_.set_pending_send_sz(0);
     co_return n;
   }
