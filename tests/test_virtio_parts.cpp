@@ -8,6 +8,7 @@
 #include <functional>
 #include <vector>
 
+#include "sim/rng.hpp"
 #include "tests/sim_support.hpp"
 #include "transports/virtio_vsock/internal.hpp"
 
@@ -461,4 +462,39 @@ TEST_CASE("virtio_transport_common: fwd_cnt counts a packet once it is wholly re
     return seen;
   });
   CHECK(o == std::vector<double>{0, 1000, 1000, 2});
+}
+
+TEST_CASE("virtio_vsock: the iteration jitter scales every host CPU cost, and no latency or guest cost",
+          "[virtio][parts][jitter]")
+{
+  using namespace vsim::virtio_vsock::detail;
+  Costs k{};
+  for (const auto& f : Costs::fields())
+    k.*(f.field) = 1000;
+  k.iteration_jitter = 0.5;
+  // An iteration whose factor (drawn as the model draws it) is not 1.
+  std::uint32_t it = 0;
+  double f = 1;
+  for (; it < 100 && f == 1; ++it)
+    f = vsim::Rng(7, it, "host_speed").factor(0.5);
+  REQUIRE(f != 1);
+  --it;
+  Costs j = k;
+  apply_iteration_jitter(j, 7, it);
+  int scaled = 0;
+  for (const auto& c : Costs::fields()) {
+    const std::string name = c.decl.name;
+    const std::string unit = c.decl.unit;
+    const double v = j.*(c.field);
+    INFO(name << " (" << unit << "): " << v);
+    if (name.rfind("virtio_host_", 0) == 0 && unit == "cycles") {
+      CHECK(v == std::round(1000 * f));
+      ++scaled;
+    } else if (name.rfind("virtio_host_", 0) == 0 && unit == "bytes/cycle") {
+      CHECK(v == 1000 / f);
+    } else {
+      CHECK(v == 1000);
+    }
+  }
+  CHECK(scaled == 14);
 }

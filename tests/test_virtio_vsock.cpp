@@ -117,10 +117,11 @@ TEST_CASE("virtio_vsock tiny runs are pinned to exact figures", "[virtio][determ
   CHECK(r[0].iterations == again[0].iterations);
   // Since the socket lock, per-CPU kworkers and vhost's FIFO work list
   // (issue 11): the writer shares its vCPU with the send work's kworker;
-  // since wake-up IPIs and the December refit, 7 kicks.
-  CHECK(metric(r[0], "elapsed_seconds") == 0.0003745632);
-  CHECK(metric(r[0], "kicks_per_MB") == 7 / 0.524288);  // 7 kicks in 512 KiB
-  CHECK(metric(r[0], "writer_sys_seconds") == 0.0001939008);
+  // since wake-up IPIs and the December refit, 7 kicks; since the host's
+  // iteration jitter scales its wake-up IPI too, 6.
+  CHECK(metric(r[0], "elapsed_seconds") == 0.0003795868);
+  CHECK(metric(r[0], "kicks_per_MB") == 6 / 0.524288);  // 6 kicks in 512 KiB
+  CHECK(metric(r[0], "writer_sys_seconds") == 0.0001951008);
 }
 
 // Every other metric of `a` equals b's (sim_*: the simulator's own costs).

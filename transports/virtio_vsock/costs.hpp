@@ -28,6 +28,8 @@ struct Costs : SharedCosts {
   // The declarations of virtio-vsock's own costs (the shared ones:
   // transports/costs.hpp).
   static std::vector<CostDecl> decls();
+  // The same with the field each fills.
+  static const std::vector<CostField<Costs>>& fields();
 
   // Whole cycles, so that sums of costs stay exact.
   double guest_copy(double bytes) const

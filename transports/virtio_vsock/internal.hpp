@@ -307,6 +307,11 @@ struct Waiter {
 };
 // Sleep until woken (virtio_transport_common.cpp), forgetting the other
 // wake-ups pending by then.
+// Per-iteration variability: every host CPU cost (virtio_host_*, in cycles
+// of CPU; not the latencies) scaled by one factor drawn from the iteration's
+// own stream, the host's copy bandwidths divided by it.
+void apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t iteration);
+
 Task<> sleep_until_woken(Waiter w);
 // lock_sock(): settle, then take the socket lock, sleeping while another
 // thread holds it (virtio_transport_common.cpp).
