@@ -498,3 +498,44 @@ TEST_CASE("virtio_vsock: the iteration jitter scales every host CPU cost, and no
   }
   CHECK(scaled == 14);
 }
+
+TEST_CASE("lock_sock: a thread woken on a halted vCPU waits the halted vCPU's wake-up too, on a busy one not",
+          "[virtio][parts][lock]")
+{
+  // A reader on vCPU 1 holds the socket lock for 10000 cycles; the rx work
+  // on vCPU 0 sleeps in lock_sock and is woken by the release: wake-up
+  // latency 1000, and 5000 more if vCPU 0 had halted meanwhile.
+  auto taken_at = [](bool vcpu0_busy) {
+    return in_child([=] {
+      World w;
+      Cpu& v0 = w.add_cpu(Side::Guest, "vcpu0");
+      Cpu& v1 = w.add_cpu(Side::Guest, "vcpu1");
+      Sock sk;
+      Latency lat(1, 0, "test", 0);
+      std::vector<double> out;
+      w.spawn<Scripted>("reader", v1, [&](Scripted& t) -> Task<> {
+        co_await lock_sock(Waiter{t, lat, 0, 0, 0}, sk);
+        co_await t.run(10000, Cat::Sys);
+        co_await release_sock(t, sk);
+      });
+      w.spawn<Scripted>("kworker", v0, [&](Scripted& t) -> Task<> {
+        co_await t.run(10, Cat::Sys);  // the lock is held by now
+        co_await lock_sock(Waiter{t, lat, 1000, 0, 5000}, sk);
+        out.push_back(t.now());
+        out.push_back(static_cast<double>(sk.lock_waits));
+        co_await release_sock(t, sk);
+      });
+      if (vcpu0_busy) {
+        auto& other = w.spawn<Scripted>("other", v0, [&](Scripted& t) -> Task<> {
+          for (int i = 0; i < 300; ++i)
+            co_await t.run(100, Cat::User);  // [0, 30000) in steps, taking turns
+        });
+        other.set_daemon();
+      }
+      w.run();
+      return out;
+    });
+  };
+  CHECK(taken_at(false) == std::vector<double>{16000, 1});
+  CHECK(taken_at(true) == std::vector<double>{11000, 1});
+}

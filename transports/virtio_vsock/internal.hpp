@@ -304,14 +304,17 @@ struct Waiter {
   SimThread& t;
   Latency& lat;
   double wakeup_latency, context_switch;
+  // Added when the sleeper's vCPU is halted when the wake-up comes (a guest
+  // thread whose vCPU runs nothing else); 0 on the host.
+  double halted_wakeup = 0;
 };
-// Sleep until woken (virtio_transport_common.cpp), forgetting the other
-// wake-ups pending by then.
 // Per-iteration variability: every host CPU cost (virtio_host_*, in cycles
 // of CPU; not the latencies) scaled by one factor drawn from the iteration's
 // own stream, the host's copy bandwidths divided by it.
 void apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t iteration);
 
+// Sleep until woken (virtio_transport_common.cpp), forgetting the other
+// wake-ups pending by then.
 Task<> sleep_until_woken(Waiter w);
 // lock_sock(): settle, then take the socket lock, sleeping while another
 // thread holds it (virtio_transport_common.cpp).
@@ -406,19 +409,20 @@ private:
 // The costs of one end's socket layer.
 struct StackCosts {
   double user_per_call, send_syscall, recv_syscall, poll_syscall, alloc, free, pkt, dequeue_pkt, wakeup_latency,
-      context_switch;
+      context_switch, halted_wakeup;
   double copy_fixed, copy_bpc;
   double copy(double bytes) const { return copy_fixed + std::ceil(bytes / copy_bpc); }
 
   static StackCosts guest(const Costs& k)
   {
     return {k.guest_user_per_call, k.virtio_guest_send_syscall, k.virtio_guest_recv_syscall, k.virtio_guest_poll_syscall, k.virtio_guest_alloc, k.virtio_guest_free, k.virtio_guest_pkt, k.virtio_guest_dequeue_pkt,
-            k.guest_wakeup_latency, k.guest_context_switch, k.guest_copy_fixed, k.guest_copy_bytes_per_cycle};
+            k.guest_wakeup_latency, k.guest_context_switch, k.virtio_guest_halted_wakeup, k.guest_copy_fixed,
+            k.guest_copy_bytes_per_cycle};
   }
   static StackCosts host(const Costs& k)
   {
     return {k.virtio_host_user_per_call, k.virtio_host_send_syscall, k.virtio_host_recv_syscall, k.virtio_host_poll_syscall, k.virtio_host_alloc, k.virtio_host_free, k.virtio_host_pkt, k.virtio_host_dequeue_pkt,
-            k.host_wakeup_latency, k.guest_context_switch, k.virtio_host_copy_fixed, k.virtio_host_copy_bytes_per_cycle};
+            k.host_wakeup_latency, k.guest_context_switch, 0, k.virtio_host_copy_fixed, k.virtio_host_copy_bytes_per_cycle};
   }
 };
 
@@ -436,7 +440,7 @@ protected:
 
   // How a packet this end built reaches the other side (called settled).
   virtual void queue_packet(Op op, std::uint32_t len) = 0;
-  Waiter waiter() { return Waiter{*this, lat_, sc_.wakeup_latency, sc_.context_switch}; }
+  Waiter waiter() { return Waiter{*this, lat_, sc_.wakeup_latency, sc_.context_switch, sc_.halted_wakeup}; }
 
   Task<> body() override;
 

@@ -209,7 +209,7 @@ Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
   Sock& sk = c.guest;
   co_await run(k.virtio_guest_rx_pkt, Cat::Sys);
   sk.space_update(p);  // before the lock: a writer inside sendmsg sees it
-  co_await lock_sock(Waiter{*this, lat_, k.guest_wakeup_latency, k.guest_context_switch}, sk);
+  co_await lock_sock(Waiter{*this, lat_, k.guest_wakeup_latency, k.guest_context_switch, k.virtio_guest_halted_wakeup}, sk);
   if (p.op == Op::CreditUpdate) {
     credit_update_received(*this, c, sk);
     s_.n.frees.add();

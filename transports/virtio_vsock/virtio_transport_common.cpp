@@ -21,7 +21,14 @@ Task<> woken(Waiter w, bool forget_others)
   if (forget_others)
     w.t.clear_wakeups();
   if (slept) {
-    co_await w.t.sleep(w.lat(w.wakeup_latency));
+    // A vCPU with nothing to run has halted (HLT exits to KVM, which polls,
+    // then schedules the vCPU thread out: kvm_vcpu_block); the wake-up's
+    // IPI must get it back in (kvm_vcpu_kick, the host scheduler, C-state
+    // exit, VM entry) before the woken thread runs: halted_wakeup more.
+    const Cpu& cpu = w.t.cpu();
+    const Time t = w.t.now();
+    const bool halted = cpu.holder() == nullptr && cpu.irq_start(t) == t;
+    co_await w.t.sleep(w.lat(w.wakeup_latency + (halted ? w.halted_wakeup : 0)));
     w.t.charge(w.context_switch, Cat::Sys);  // settled by the caller's next look at shared state
   }
 }
