@@ -6,7 +6,9 @@
 // (transports/costs.cpp); each transport declares its own in its costs.cpp.
 #pragma once
 
+#include <cmath>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/params.hpp"
@@ -59,6 +61,25 @@ C fill_costs(const Params& p, const std::vector<CostField<C>>& own)
   for (const auto& f : own)
     k.*(f.field) = p.number(std::string("costs.") + f.decl.name);
   return k;
+}
+
+// Per-iteration variability of one side: every cost of `table` whose name
+// starts with `prefix` scaled by f, CPU costs ("cycles") rounded to whole
+// cycles and copy bandwidths ("bytes/cycle") divided by it; latencies are
+// left alone. Derived from the declarations, so a cost added to the side is
+// scaled without a list to keep.
+template <typename C>
+void scale_side_costs(C& k, const std::vector<CostField<C>>& table, std::string_view prefix, double f)
+{
+  for (const auto& e : table) {
+    if (std::string_view(e.decl.name).substr(0, prefix.size()) != prefix)
+      continue;
+    const std::string_view unit = e.decl.unit;
+    if (unit == "cycles")
+      k.*(e.field) = std::round(k.*(e.field) * f);
+    else if (unit == "bytes/cycle")
+      k.*(e.field) /= f;
+  }
 }
 
 template <typename C>

@@ -2,9 +2,7 @@
 
 namespace vsim::hv_sock {
 
-namespace {
-
-const std::vector<CostField<Costs>>& table()
+const std::vector<CostField<Costs>>& Costs::fields()
 {
   using CostsType = Costs;
   static const std::vector<CostField<Costs>> t = {
@@ -82,10 +80,8 @@ const std::vector<CostField<Costs>>& table()
   return t;
 }
 
-}  // namespace
+Costs Costs::from(const Params& p) { return fill_costs(p, fields()); }
 
-Costs Costs::from(const Params& p) { return fill_costs(p, table()); }
-
-std::vector<CostDecl> Costs::decls() { return decls_of(table()); }
+std::vector<CostDecl> Costs::decls() { return decls_of(fields()); }
 
 }  // namespace vsim::hv_sock

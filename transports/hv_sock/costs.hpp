@@ -20,6 +20,8 @@ struct Costs : SharedCosts {
   static Costs from(const Params& p);
   // The declarations of hv_sock's own costs (the shared ones: transports/costs.hpp).
   static std::vector<CostDecl> decls();
+  // The same with the field each fills.
+  static const std::vector<CostField<Costs>>& fields();
 
   // Whole cycles, so that sums of costs stay exact.
   double guest_copy(double bytes) const { return guest_copy_fixed + std::ceil(bytes / guest_copy_bytes_per_cycle); }

@@ -27,17 +27,13 @@ using namespace detail;
 
 namespace {
 
-// Per-iteration variability: the host's costs scaled by one factor drawn
-// from the iteration's own stream.
+// Per-iteration variability: the Windows host's CPU costs (host_*, in
+// cycles) scaled by one factor drawn from the iteration's own stream, its
+// copy bandwidths divided by it.
 void apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t iteration)
 {
   Rng rng(seed, iteration, "host_speed");
-  double f = rng.factor(k.iteration_jitter);
-  for (double* c :
-       {&k.host_dpc, &k.host_rx_packet, &k.host_recv_call, &k.host_send_call, &k.host_tx_packet, &k.host_signal_guest})
-    *c = std::round(*c * f);
-  k.host_rx_copy_bytes_per_cycle /= f;
-  k.host_tx_copy_bytes_per_cycle /= f;
+  scale_side_costs(k, Costs::fields(), "host_", rng.factor(k.iteration_jitter));
 }
 
 }  // namespace

@@ -28,13 +28,7 @@ using namespace detail;
 void detail::apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t iteration)
 {
   Rng rng(seed, iteration, "host_speed");
-  double f = rng.factor(k.iteration_jitter);
-  for (double* c : {&k.virtio_host_user_per_call, &k.virtio_host_send_syscall, &k.virtio_host_recv_syscall, &k.virtio_host_alloc, &k.virtio_host_free, &k.virtio_host_pkt,
-                    &k.virtio_host_copy_fixed, &k.virtio_host_dequeue_pkt, &k.virtio_host_worker_run, &k.virtio_host_tx_pkt, &k.virtio_host_rx_buf, &k.virtio_host_signal, &k.virtio_host_poll_syscall,
-                    &k.virtio_host_wake_ipi})
-    *c = std::round(*c * f);
-  k.virtio_host_copy_bytes_per_cycle /= f;
-  k.virtio_host_guest_copy_bytes_per_cycle /= f;
+  scale_side_costs(k, Costs::fields(), "virtio_host_", rng.factor(k.iteration_jitter));
 }
 
 Knobs detail::read_knobs(const Params& p)
