@@ -1,5 +1,6 @@
 #include "sim/cpu.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "sim/thread.hpp"
@@ -57,6 +58,15 @@ Time Cpu::finish_time(Time start, double cycles) const
     t = e;  // preempted until the interrupt ends
   }
   return t + remaining;
+}
+
+double Cpu::work_done(Time start, Time until) const
+{
+  double irq = 0;
+  for (const auto& [s, e] : irqs_)
+    if (e > start && s < until)
+      irq += std::min(e, until) - std::max(s, start);
+  return std::max(0.0, (until - start) - irq);
 }
 
 void Cpu::work_started(Time t)

@@ -73,6 +73,12 @@ public:
   // after the time they are registered, so once the engine reaches this
   // time without a new one before it, the answer is final.
   Time finish_time(Time start, double cycles) const;
+  // Cycles of thread work done in [start, until] by work that has held the
+  // CPU since `start`: the time less the interrupts inside it. Exact for
+  // the holder's current work (the interrupts from its start are kept); for
+  // earlier work, whose interrupts may be forgotten, it is at least the
+  // work's own cycles once that work has ended.
+  double work_done(Time start, Time until) const;
 
   // Threads sharing the CPU take turns: the one holding it, and those
   // waiting for it in arrival order.

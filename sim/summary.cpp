@@ -29,13 +29,11 @@ void check_cpu_busy(const World& world, Time elapsed)
   Time end = elapsed;
   for (const auto& t : world.ordered_threads())
     end = std::max(end, t->finished_at());
-  // Work running across the end is taken back only approximately (spread
-  // evenly over its cycles, not around the interrupts that stretched it:
-  // SimThread::drop_work_from), so a CPU busy up to the end may show a
-  // few hundred cycles more than the run; double counting would show far
-  // more.
+  // Work running across the end is taken back up to the end exactly
+  // (SimThread::drop_work_from), so only rounding may remain: a CPU busy
+  // longer than the run is double counting.
   for (const auto& c : world.cpus())
-    if (c->time().busy() > end * (1 + 1e-5))
+    if (c->time().busy() > end * (1 + 1e-9))
       throw std::logic_error(fmt::format("invariant violated: CPU {} busy for {} cycles in a run of {} cycles",
                                          c->name(), c->time().busy(), end));
 }

@@ -170,19 +170,20 @@ void SimThread::account_work(const Work& w, double sign)
 
 void SimThread::drop_work_from(Time end)
 {
-  // Work that started at or after the end is not part of the run; work
-  // running across it only up to the end (its CPU time taken as spread
-  // evenly over `cycles` from its start).
+  // Work that started at or after the end is not part of the run; of work
+  // running across it, the part past it. Interrupt work runs unstretched;
+  // thread work is stretched by the CPU's interrupts, so what it did by the
+  // end is the time since its start less those interrupts (Cpu::work_done),
+  // and its CPU time past the end is taken back in proportion.
   for (const Work& w : recent_) {
-    if (w.start >= end) {
-      account_work(w, -1);
-    } else if (w.start + w.cycles > end) {
-      Work past = w;
-      const double f = (w.start + w.cycles - end) / w.cycles;
-      for (int c = 0; c < kCats; ++c)
-        past.own.cycles[static_cast<std::size_t>(c)] *= f;
-      account_work(past, -1);
-    }
+    const double done = w.start >= end ? 0.0 : w.irq ? end - w.start : cpu_->work_done(w.start, end);
+    if (done >= w.cycles)
+      continue;
+    Work past = w;
+    const double f = (w.cycles - done) / w.cycles;
+    for (int c = 0; c < kCats; ++c)
+      past.own.cycles[static_cast<std::size_t>(c)] *= f;
+    account_work(past, -1);
   }
   recent_.clear();
 }

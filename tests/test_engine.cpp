@@ -324,3 +324,36 @@ TEST_CASE("engine: daemon work running across the run's end counts only up to th
   });
   CHECK(o == std::vector<double>{700, 100, 100});
 }
+
+TEST_CASE("engine: daemon work stretched by an interrupt across the run's end counts only what it did by the end",
+          "[sim][engine][cpu]")
+{
+  // The daemon's 300 cycles from 500 would end at 800, before the run's end
+  // at 900; an interrupt of 200 cycles at 600 stretches them to 1000, so by
+  // the end the daemon has done 200 of them (500-600 and 800-900). Counting
+  // from the unstretched length (the former rule) kept all 300, and the CPU
+  // showed 1000 busy cycles in a run of 900.
+  auto o = in_child([] {
+    World w;
+    Cpu& a = w.add_cpu(Side::Guest, "a");
+    Cpu& b = w.add_cpu(Side::Host, "b");
+    auto& daemon = w.spawn<Scripted>("daemon", a, [&](Scripted& t) -> Task<> {
+      co_await t.wait();
+      co_await t.run(300, Cat::Sys);
+    });
+    daemon.set_daemon();
+    auto& irq = w.spawn<Scripted>("irq", a, [&](Scripted& t) -> Task<> {
+      co_await t.sleep(600);
+      co_await t.run(200, Cat::Irq);  // [600, 800)
+    });
+    irq.set_daemon();
+    irq.become_interrupt_context();
+    w.spawn<Scripted>("app", b, [&](Scripted& t) -> Task<> {
+      daemon.wake_at(500);
+      co_await t.run(900, Cat::Sys);
+    });
+    w.run();
+    return std::vector<double>{w.end(), daemon.cpu_time().busy(), a.irq_time().busy(), a.time().busy()};
+  });
+  CHECK(o == std::vector<double>{900, 200, 200, 400});
+}
