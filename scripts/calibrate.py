@@ -49,8 +49,8 @@ def load_rows(path):
     return list(csv.DictReader(lines))
 
 
-def run(experiment, costs, extra_sets, nbytes, jobs):
-    cmd = [BIN, "run", experiment, "--format", "json", "-q", "--jobs", str(jobs), "--set", "iterations=1"]
+def run(experiment, costs, extra_sets, nbytes, jobs, iterations=1):
+    cmd = [BIN, "run", experiment, "--format", "json", "-q", "--jobs", str(jobs), "--set", f"iterations={iterations}"]
     if nbytes:
         cmd += ["--set", f"workload.total_bytes={nbytes}"]
     for k, v in sorted(costs.items()):
@@ -110,6 +110,8 @@ def main():
     ap.add_argument("--step", type=float, default=0.5,
                     help="first round's step in log space (halved each round); smaller to refine a fit")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--iterations", type=int, default=1,
+                    help="iterations per evaluation (1: fast; the experiment's own, e.g. 3, to compare with validate)")
     ap.add_argument("--extra", default="", help="CSV of extra rows (with scale_bytes column)")
     ap.add_argument("--hold-out", action="append", default=[],
                     help="KEY=VALUE[,KEY=VALUE...]: rows matching all pairs are not fitted, their error is reported")
@@ -136,7 +138,7 @@ def main():
         costs[k] = float(v)
 
     def objective(c):
-        res = run(exp, c, args.set, 0 if args.keep_bytes else args.bytes, args.jobs)
+        res = run(exp, c, args.set, 0 if args.keep_bytes else args.bytes, args.jobs, args.iterations)
         e = errors(res, rows, args.bytes, extra_rows)
         return sum(abs(x) for x in e) / len(e), e
 
@@ -195,7 +197,7 @@ def main():
     print(f"best MAE {best*100:.2f}% on the {len(rows)} fitted row(s)")
     print("per-row errors: " + " ".join(f"{x*100:+.0f}%" for x in errs))
     if held:
-        res = run(exp, costs, args.set, 0 if args.keep_bytes else args.bytes, args.jobs)
+        res = run(exp, costs, args.set, 0 if args.keep_bytes else args.bytes, args.jobs, args.iterations)
         h = errors(res, held, args.bytes, [])
         print(f"held-out MAE {sum(abs(x) for x in h) / len(h) * 100:.2f}% on {len(h)} row(s): "
               + " ".join(f"{x*100:+.0f}%" for x in h))
