@@ -25,7 +25,7 @@ const std::vector<PlatformProfile>& platform_profiles()
   // plausible ranges (docs/calibration.md; the ones at a bound are listed there).
   static const std::map<std::string, double> kvm_2019 = {
       {"clock_ghz", 2.5},
-      {"guest_user_per_call", 5000},
+      {"guest_user_per_call", 4756},
       {"guest_copy_fixed", 60},
       {"guest_copy_bytes_per_cycle", 19.41},
       {"guest_wakeup_latency", 2473},
@@ -37,7 +37,7 @@ const std::vector<PlatformProfile>& platform_profiles()
       {"virtio_guest_recv_syscall", 3000},
       {"virtio_guest_alloc", 116.8},
       {"virtio_guest_free", 271.8},
-      {"virtio_guest_pkt", 3000},
+      {"virtio_guest_pkt", 2854},
       {"virtio_guest_vq_add", 407.7},
       {"virtio_guest_kick", 6000},
       {"virtio_guest_work_run", 1649},
@@ -51,7 +51,7 @@ const std::vector<PlatformProfile>& platform_profiles()
       {"virtio_guest_wake_ipi", 3000},
       {"virtio_guest_halted_wakeup", 20000},
       {"virtio_host_user_per_call", 1116},
-      {"virtio_host_send_syscall", 3000},
+      {"virtio_host_send_syscall", 2854},
       {"virtio_host_recv_syscall", 1298},
       {"virtio_host_alloc", 150},
       {"virtio_host_free", 211.7},
