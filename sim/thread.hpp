@@ -130,6 +130,9 @@ public:
   // Wake this thread at time t (t >= now()).
   void wake_at(Time t);
   bool waiting() const { return waiting_; }
+  // Waiting and not yet woken: a wake-up now would be try_to_wake_up() of a
+  // sleeping task (the one that pays the remote enqueue and IPI).
+  bool asleep() const { return waiting_ && !woken_; }
 
   // Per-thread CPU time (what `time` would report for it).
   const CpuTime& cpu_time() const { return time_; }

@@ -119,8 +119,9 @@ TEST_CASE("virtio_vsock tiny runs are pinned to exact figures", "[virtio][determ
   // (issue 11): the writer shares its vCPU with the send work's kworker;
   // since wake-up IPIs and the December refit, 7 kicks; since the host's
   // iteration jitter scales its wake-up IPI too, 6; since halted vCPUs and
-  // the refit with them, 2.
-  CHECK(metric(r[0], "elapsed_seconds") == 0.0003502188);
+  // the refit with them, 2; since a kick that wakes vhost pays its IPI (the
+  // profile's virtio_host_wake_ipi, not set here), a longer run.
+  CHECK(metric(r[0], "elapsed_seconds") == 0.0003614016);
   CHECK(metric(r[0], "kicks_per_MB") == 2 / 0.524288);  // 2 kicks in 512 KiB
   CHECK(metric(r[0], "writer_sys_seconds") == 0.0001419008);
 }

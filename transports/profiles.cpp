@@ -29,8 +29,8 @@ const std::vector<PlatformProfile>& platform_profiles()
       {"guest_copy_fixed", 60},
       {"guest_copy_bytes_per_cycle", 19.41},
       {"guest_wakeup_latency", 2473},
-      {"guest_context_switch", 1558},
-      {"host_wakeup_latency", 8244},
+      {"guest_context_switch", 1638},
+      {"host_wakeup_latency", 7459},
       {"latency_jitter", 0.2},
       {"iteration_jitter", 0.03},
       {"virtio_guest_send_syscall", 815.5},
@@ -40,7 +40,7 @@ const std::vector<PlatformProfile>& platform_profiles()
       {"virtio_guest_pkt", 2854},
       {"virtio_guest_vq_add", 407.7},
       {"virtio_guest_kick", 6000},
-      {"virtio_guest_work_run", 1649},
+      {"virtio_guest_work_run", 1734},
       {"virtio_guest_rx_buf", 182},
       {"virtio_guest_rx_pkt", 247.3},
       {"virtio_guest_tx_done", 543.7},
@@ -67,7 +67,7 @@ const std::vector<PlatformProfile>& platform_profiles()
       {"virtio_host_kick_latency", 1000},
       {"virtio_host_interrupt_latency", 11860},
       {"virtio_host_poll_syscall", 1168},
-      {"virtio_host_wake_ipi", 1000},
+      {"virtio_host_wake_ipi", 1105},
   };
   static const std::vector<PlatformProfile> profiles = {
       {"hyperv-2019", "hv_sock",

@@ -71,7 +71,7 @@ const std::vector<MetricDoc>& metric_docs()
       {"kicks_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: guest virtqueue notifications (VM exits to ioeventfd) per MB"},
       {"vm_exits_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: kicks, interrupt injections and guest wake-up IPIs per MB"},
       {"guest_wake_ipis_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: guest threads woken from sleep on another vCPU (a reschedule IPI, a VM exit for the waker) per MB"},
-      {"host_wake_ipis_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: host threads woken from sleep on another CPU (a reschedule IPI for the waker) per MB"},
+      {"host_wake_ipis_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: host threads woken from sleep on another CPU (a reschedule IPI for the waker; a guest kick's ioeventfd wake-up of the vhost worker counts, its IPI the kicking vCPU's) per MB"},
       {"credit_updates_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: explicit CREDIT_UPDATE packets per MB"},
       {"worker_wakeups_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: times the vhost worker woke from sleep per MB"},
       {"worker_runs_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: vhost work item runs (handle_tx_kick, send_pkt_work) per MB"},

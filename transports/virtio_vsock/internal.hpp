@@ -47,6 +47,7 @@ struct Knobs {
 // Event counts (sim/count.hpp).
 struct Counters {
   Count syscalls, allocations, frees, copies, kicks, interrupts;
+  Count kick_wakeups;  // kicks whose ioeventfd woke the sleeping vhost worker (an IPI in the exit)
   Count rx_interrupts, tx_interrupts, credit_updates, worker_wakeups, worker_runs;
   Count data_packets, rx_buffers, credit_stalls, reader_sleeps, small_copies;
   Count rx_buffer_stalls, guest_work_runs, polls, eagain_writes;
@@ -389,6 +390,7 @@ private:
   Task<> process_rx_buffer(std::uint32_t id);
   Task<> tx_work();
   Task<> rx_fill();
+  Task<> kick(VqKind vq);
   Task<> deliver(const Pkt& p, std::uint32_t len);
 
   Shared& s_;

@@ -73,12 +73,26 @@ Task<> Kworker::send_work()
     added = true;
   }
   co_await run(cost, Cat::Sys);  // kick_prepare reads vhost's avail_event as of the work's end
-  if (added && s_.txq->kick_prepare()) {
-    co_await run(k.virtio_guest_kick, Cat::Hypervisor);  // still under tx_lock
-    mark("virtqueue_kick: tx");
-    s_.n.kicks.add();
-    s_.vhost->ring(now() + lat_(k.virtio_host_kick_latency), kTx);
-  }
+  if (added && s_.txq->kick_prepare())
+    co_await kick(kTx);  // still under tx_lock
+}
+
+// virtqueue_notify(): the notify write exits to KVM, whose ioeventfd
+// handler signals the eventfd; its wait-queue entry (vhost_poll_wakeup)
+// queues the vhost work and, if the worker sleeps, wakes it. That
+// try_to_wake_up() runs inside the exit, on the vCPU's thread, so its
+// remote enqueue and IPI (virtio_host_wake_ipi) are the kicking vCPU's time
+// too (hypervisor time to the guest).
+Task<> Kworker::kick(VqKind vq)
+{
+  const Costs& k = s_.k;
+  const bool wakes = s_.vhost->asleep();
+  co_await run(k.virtio_guest_kick + (wakes ? k.virtio_host_wake_ipi : 0.0), Cat::Hypervisor);
+  mark(vq == kTx ? "virtqueue_kick: tx" : "virtqueue_kick: rx");
+  s_.n.kicks.add();
+  if (wakes)
+    s_.n.kick_wakeups.add();
+  s_.vhost->ring(now() + lat_(k.virtio_host_kick_latency), vq);
 }
 
 // virtio_vsock_rx_fill(): allocate rx buffers until the queue is full;
@@ -104,12 +118,8 @@ Task<> Kworker::rx_fill()
   const std::uint32_t added = add_rx_buffers(s_, now());
   s_.n.allocations.add(2 * added);
   co_await run(added * (2 * k.virtio_guest_alloc + k.virtio_guest_vq_add), Cat::Sys);
-  if (s_.rxq->kick_prepare()) {
-    co_await run(k.virtio_guest_kick, Cat::Hypervisor);
-    mark("virtqueue_kick: rx");
-    s_.n.kicks.add();
-    s_.vhost->ring(now() + lat_(k.virtio_host_kick_latency), kRx);
-  }
+  if (s_.rxq->kick_prepare())
+    co_await kick(kRx);
 }
 
 // The injected interrupt: VM exit and MSI injection, vring_interrupt, and

@@ -183,7 +183,7 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
     per_mb("kicks", n.kicks);
     per_mb("interrupts_to_guest", n.interrupts);
     per_mb("guest_wake_ipis", world.wake_ipis(Side::Guest));
-    per_mb("host_wake_ipis", world.wake_ipis(Side::Host));
+    per_mb("host_wake_ipis", world.wake_ipis(Side::Host), &n.kick_wakeups);  // and the kicks' (ioeventfd) wake-ups
     per_mb("vm_exits", n.kicks, &n.interrupts);
     m["vm_exits_per_MB"] += m["guest_wake_ipis_per_MB"];
     per_mb("credit_updates", n.credit_updates);
