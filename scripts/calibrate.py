@@ -137,9 +137,11 @@ def main():
         k, v = kv.split("=")
         costs[k] = float(v)
 
+    def simulate(c):
+        return run(exp, c, args.set, 0 if args.keep_bytes else args.bytes, args.jobs, args.iterations)
+
     def objective(c):
-        res = run(exp, c, args.set, 0 if args.keep_bytes else args.bytes, args.jobs, args.iterations)
-        e = errors(res, rows, args.bytes, extra_rows)
+        e = errors(simulate(c), rows, args.bytes, extra_rows)
         return sum(abs(x) for x in e) / len(e), e
 
     # Start from the profile's values for the fitted names.
@@ -197,8 +199,7 @@ def main():
     print(f"best MAE {best*100:.2f}% on the {len(rows)} fitted row(s)")
     print("per-row errors: " + " ".join(f"{x*100:+.0f}%" for x in errs))
     if held:
-        res = run(exp, costs, args.set, 0 if args.keep_bytes else args.bytes, args.jobs, args.iterations)
-        h = errors(res, held, args.bytes, [])
+        h = errors(simulate(costs), held, args.bytes, [])
         print(f"held-out MAE {sum(abs(x) for x in h) / len(h) * 100:.2f}% on {len(h)} row(s): "
               + " ".join(f"{x*100:+.0f}%" for x in h))
     for n in names:
