@@ -99,11 +99,7 @@ void describe_param(std::string& out, const ParamSpec& spec)
     for (const auto& profile : platform_profiles()) {
       if (!spec.scope.empty() && profile.transport != spec.scope)
         continue;
-      auto it = profile.costs.find(spec.path.substr(6));
-      out += fmt::format("  {}: {}{}\n", profile.name,
-                         it == profile.costs.end() ? "(missing)" : with_unit(it->second, spec.unit),
-                         it != profile.costs.end() && !plausible(spec, it->second) ? "  (outside the plausible range)"
-                                                                                   : "");
+      out += "  " + profile_value_text(profile, spec) + "\n";
     }
   out += "  " + spec.doc + "\n";
   if (has_plausible_range(spec)) {
@@ -115,25 +111,8 @@ void describe_param(std::string& out, const ParamSpec& spec)
 
 void describe_platforms(std::string& out, const ParamRegistry& reg)
 {
-  for (const auto& profile : platform_profiles()) {
-    out += fmt::format("{}\n  transport: {}\n  {}\n", profile.name, profile.transport, profile.doc);
-    for (const auto& spec : reg.all())
-      if (is_cost(spec) && (spec.scope.empty() || spec.scope == profile.transport)) {
-        auto it = profile.costs.find(spec.path.substr(6));
-        out += fmt::format("  {:<36} {}\n", spec.path,
-                           it == profile.costs.end() ? "(missing)" : with_unit(it->second, spec.unit));
-      }
-    const std::vector<ImplausibleCost> outside = implausible_costs(profile);
-    if (outside.empty())
-      out += "  every value inside its plausible range\n";
-    else
-      out += fmt::format("  {} value(s) outside the plausible range (a fit standing in for a missing mechanism):\n",
-                         outside.size());
-    for (const ImplausibleCost& c : outside)
-      out += fmt::format("    costs.{:<30} {} (plausible {} .. {})\n", c.key, with_unit(c.value, c.unit),
-                         format_number(c.plausible_min), format_number(c.plausible_max));
-    out += "\n";
-  }
+  for (const auto& profile : platform_profiles())
+    out += describe_profile(reg, profile);
 }
 
 const char* scaling_text(Scaling s)
@@ -174,6 +153,38 @@ std::string cell(const std::string& s)
 }
 
 }  // namespace
+
+std::string profile_value_text(const PlatformProfile& profile, const ParamSpec& spec)
+{
+  auto it = profile.costs.find(spec.path.substr(6));
+  if (it == profile.costs.end())
+    return profile.name + ": (missing)";
+  return fmt::format("{}: {}{}", profile.name, with_unit(it->second, spec.unit),
+                     plausible(spec, it->second) ? "" : "  (outside the plausible range)");
+}
+
+std::string describe_profile(const ParamRegistry& reg, const PlatformProfile& profile)
+{
+  std::string out;
+  out += fmt::format("{}\n  transport: {}\n  {}\n", profile.name, profile.transport, profile.doc);
+  for (const auto& spec : reg.all())
+    if (is_cost(spec) && (spec.scope.empty() || spec.scope == profile.transport)) {
+      auto it = profile.costs.find(spec.path.substr(6));
+      out += fmt::format("  {:<36} {}\n", spec.path,
+                         it == profile.costs.end() ? "(missing)" : with_unit(it->second, spec.unit));
+    }
+  const std::vector<ImplausibleCost> outside = implausible_costs(profile);
+  if (outside.empty())
+    out += "  every value inside its plausible range\n";
+  else
+    out += fmt::format("  {} value(s) outside the plausible range (a fit standing in for a missing mechanism):\n",
+                       outside.size());
+  for (const ImplausibleCost& c : outside)
+    out += fmt::format("    costs.{:<30} {} (plausible {} .. {})\n", c.key, with_unit(c.value, c.unit),
+                       format_number(c.plausible_min), format_number(c.plausible_max));
+  out += "\n";
+  return out;
+}
 
 std::string format_number(double x)
 {
