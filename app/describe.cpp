@@ -19,6 +19,13 @@ namespace {
 
 bool is_cost(const ParamSpec& spec) { return spec.path.rfind("costs.", 0) == 0; }
 
+// A profile's value of the cost `spec` (a `costs.*` key), or null if it has none.
+const double* profile_value(const PlatformProfile& profile, const ParamSpec& spec)
+{
+  auto it = profile.costs.find(spec.path.substr(6));
+  return it == profile.costs.end() ? nullptr : &it->second;
+}
+
 // First path segment, or "" for top-level keys (name, seed, ...).
 std::string section_of(const std::string& path)
 {
@@ -156,11 +163,11 @@ std::string cell(const std::string& s)
 
 std::string profile_value_text(const PlatformProfile& profile, const ParamSpec& spec)
 {
-  auto it = profile.costs.find(spec.path.substr(6));
-  if (it == profile.costs.end())
+  const double* v = profile_value(profile, spec);
+  if (v == nullptr)
     return profile.name + ": (missing)";
-  return fmt::format("{}: {}{}", profile.name, with_unit(it->second, spec.unit),
-                     plausible(spec, it->second) ? "" : "  (outside the plausible range)");
+  return fmt::format("{}: {}{}", profile.name, with_unit(*v, spec.unit),
+                     plausible(spec, *v) ? "" : "  (outside the plausible range)");
 }
 
 std::string describe_profile(const ParamRegistry& reg, const PlatformProfile& profile)
@@ -169,9 +176,8 @@ std::string describe_profile(const ParamRegistry& reg, const PlatformProfile& pr
   out += fmt::format("{}\n  transport: {}\n  {}\n", profile.name, profile.transport, profile.doc);
   for (const auto& spec : reg.all())
     if (is_cost(spec) && (spec.scope.empty() || spec.scope == profile.transport)) {
-      auto it = profile.costs.find(spec.path.substr(6));
-      out += fmt::format("  {:<36} {}\n", spec.path,
-                         it == profile.costs.end() ? "(missing)" : with_unit(it->second, spec.unit));
+      const double* v = profile_value(profile, spec);
+      out += fmt::format("  {:<36} {}\n", spec.path, v == nullptr ? "(missing)" : with_unit(*v, spec.unit));
     }
   const std::vector<ImplausibleCost> outside = implausible_costs(profile);
   if (outside.empty())
@@ -279,8 +285,8 @@ std::string describe_markdown(const ParamRegistry& reg)
       if (section == "costs") {
         out += fmt::format("| `{}` | {} | {} |", spec.path, cell(spec.unit), cell(allowed_values(spec)));
         for (const auto& p : platform_profiles()) {
-          auto it = p.costs.find(spec.path.substr(6));
-          out += " " + (it == p.costs.end() ? std::string("-") : format_number(it->second)) + " |";
+          const double* v = profile_value(p, spec);
+          out += " " + (v == nullptr ? std::string("-") : format_number(*v)) + " |";
         }
         out += " " + cell(spec.doc) + " |\n";
       } else {
@@ -321,7 +327,7 @@ std::string describe_markdown(const ParamRegistry& reg)
       continue;
     out += fmt::format("| `{}` |", spec.path);
     for (const auto& p : platform_profiles())
-      out += " " + ((spec.scope.empty() || spec.scope == p.transport) && p.costs.count(spec.path.substr(6))
+      out += " " + ((spec.scope.empty() || spec.scope == p.transport) && profile_value(p, spec) != nullptr
                         ? cost_source(p, spec.path.substr(6))
                         : std::string("-")) +
              " |";
