@@ -72,6 +72,25 @@ TEST_CASE("the profile values outside their plausible ranges are exactly the lis
   }
 }
 
+TEST_CASE("no shipped profile value sits at a bound of its plausible range", "[costs]")
+{
+  // Issue 11: a fitted value at a bound stands in for a mechanism, and a
+  // profile with one is not done (docs/calibration.md, "Costs at a bound").
+  std::size_t checked = 0;
+  for (const auto& p : platform_profiles()) {
+    for (const auto& [key, value] : p.costs) {
+      const ParamSpec* spec = registry().find("costs." + key);
+      REQUIRE(spec != nullptr);
+      INFO(p.name << " " << key << " = " << value << " (plausible " << spec->plausible_min << " .. "
+                  << spec->plausible_max << ")");
+      CHECK(value > spec->plausible_min);
+      CHECK(value < spec->plausible_max);
+      ++checked;
+    }
+  }
+  CHECK(checked == 119);
+}
+
 TEST_CASE("a profile value outside its range is found and flagged by describe", "[costs]")
 {
   // kvm-2018 as it was before its refit: vhost's work per tx chain at 16000 cycles.
@@ -88,7 +107,7 @@ TEST_CASE("a profile value outside its range is found and flagged by describe", 
   const ParamSpec* spec = registry().find("costs.virtio_host_tx_pkt");
   REQUIRE(spec != nullptr);
   CHECK(profile_value_text(p, *spec) == "kvm-2018: 16000 cycles  (outside the plausible range)");
-  CHECK(profile_value_text(*shipped, *spec) == "kvm-2018: 5000 cycles");
+  CHECK(profile_value_text(*shipped, *spec) == "kvm-2018: 4750 cycles");
   const std::string block = describe_profile(registry(), p);
   CHECK(block.find("  1 value(s) outside the plausible range (a fit standing in for a missing mechanism):\n"
                    "    costs.virtio_host_tx_pkt             16000 cycles (plausible 500 .. 5000)\n") !=
@@ -100,7 +119,7 @@ TEST_CASE("describe prints the plausible range, its sources and each profile's v
 {
   const std::string one = describe_text(registry(), "costs.virtio_host_tx_pkt");
   CHECK(one.find("plausible: 500 .. 5000 cycles") != std::string::npos);
-  CHECK(one.find("kvm-2018: 5000 cycles\n") != std::string::npos);
+  CHECK(one.find("kvm-2018: 4750 cycles\n") != std::string::npos);
   CHECK(one.find("kvm-2019: 824.4 cycles\n") != std::string::npos);
   CHECK(one.find("sources: [R33], [R26]") != std::string::npos);
   const std::string platforms = describe_text(registry(), "platforms");
