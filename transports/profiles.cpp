@@ -171,13 +171,23 @@ void declare_cost_params(ParamRegistry& reg)
 
 std::string cost_source(const PlatformProfile& profile, const std::string& key)
 {
+  // Held 5% inside a bound of the plausible range that a fit went to, the
+  // other costs refitted around it (docs/calibration.md, "Costs at a bound").
+  static const std::map<std::string, std::vector<std::string>> held = {
+      {"hyperv-2019", {"guest_recv_syscall", "guest_dequeue_packet", "host_dpc"}},
+      {"kvm-2019", {"virtio_host_copy_bytes_per_cycle"}},
+      {"kvm-2018", {"virtio_host_tx_pkt"}},
+  };
+  if (auto it = held.find(profile.name);
+      it != held.end() && std::find(it->second.begin(), it->second.end(), key) != it->second.end())
+    return "held";
   // The fitted costs of each profile, as docs/calibration.md lists them.
   static const std::map<std::string, std::vector<std::string>> fitted = {
       {"hyperv-2019",
        {"guest_send_syscall", "guest_enqueue_call", "guest_copy_bytes_per_cycle", "guest_signal_host",
-        "guest_context_switch", "host_signal_latency", "host_interrupt_latency", "guest_wakeup_latency", "host_dpc",
+        "guest_context_switch", "host_signal_latency", "host_interrupt_latency", "guest_wakeup_latency",
         "host_rx_packet", "host_rx_copy_bytes_per_cycle", "host_send_call", "host_tx_packet",
-        "guest_user_per_call", "guest_recv_syscall", "guest_dequeue_packet", "guest_iter_close", "guest_tasklet"}},
+        "guest_user_per_call", "guest_iter_close", "guest_tasklet"}},
       {"kvm-2019",
        {"guest_user_per_call", "virtio_guest_send_syscall", "virtio_guest_recv_syscall", "virtio_host_user_per_call",
         "virtio_host_send_syscall", "virtio_host_recv_syscall", "guest_copy_bytes_per_cycle",
@@ -185,12 +195,11 @@ std::string cost_source(const PlatformProfile& profile, const std::string& key)
         "virtio_host_rx_buf", "virtio_guest_rx_pkt", "virtio_guest_kick", "guest_wakeup_latency",
         "host_wakeup_latency", "virtio_host_interrupt_latency", "virtio_guest_work_run", "guest_context_switch",
         "virtio_host_kick_latency", "virtio_host_signal", "virtio_guest_irq_exit", "virtio_guest_poll_syscall",
-        "virtio_host_poll_syscall", "virtio_guest_alloc", "virtio_host_alloc", "virtio_host_copy_bytes_per_cycle",
-        "virtio_guest_free", "virtio_host_free", "virtio_guest_dequeue_pkt", "virtio_host_dequeue_pkt",
+        "virtio_host_poll_syscall", "virtio_guest_alloc", "virtio_host_alloc", "virtio_guest_free", "virtio_host_free", "virtio_guest_dequeue_pkt", "virtio_host_dequeue_pkt",
         "virtio_host_worker_run", "virtio_guest_isr", "virtio_guest_vq_add", "virtio_guest_rx_buf",
         "virtio_guest_tx_done", "virtio_guest_wake_ipi", "virtio_host_wake_ipi", "virtio_guest_halted_wakeup"}},
       {"kvm-2018",
-       {"virtio_host_tx_pkt", "virtio_host_guest_copy_bytes_per_cycle", "virtio_host_copy_bytes_per_cycle",
+       {"virtio_host_guest_copy_bytes_per_cycle", "virtio_host_copy_bytes_per_cycle",
         "virtio_host_alloc", "virtio_host_pkt", "virtio_host_dequeue_pkt", "virtio_host_rx_buf",
         "virtio_host_wake_ipi", "virtio_host_kick_latency",
         "virtio_host_interrupt_latency"}},

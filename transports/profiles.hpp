@@ -28,8 +28,10 @@ const PlatformProfile* find_profile(const std::string& name);
 
 // Where a profile's value of cost `key` (without "costs.") comes from:
 // "fitted" (docs/calibration.md says on which rows), "kvm-2019 fit" (kvm-2018
-// keeps the kvm-2019 fitted value), "set" (chosen by hand, calibration.md
-// says why) or "prior" (a published figure or a plausible value, see
+// keeps the kvm-2019 fitted value), "held" (held 5% inside a bound of its
+// plausible range that a fit went to, the other costs refitted around it;
+// calibration.md, "Costs at a bound") or "prior" (a published figure or a
+// plausible value, see
 // ../shared/domain/costs-and-engine.md).
 std::string cost_source(const PlatformProfile& profile, const std::string& key);
 
