@@ -178,9 +178,6 @@ std::string cost_source(const PlatformProfile& profile, const std::string& key)
       {"kvm-2019", {"virtio_host_copy_bytes_per_cycle"}},
       {"kvm-2018", {"virtio_host_tx_pkt"}},
   };
-  if (auto it = held.find(profile.name);
-      it != held.end() && std::find(it->second.begin(), it->second.end(), key) != it->second.end())
-    return "held";
   // The fitted costs of each profile, as docs/calibration.md lists them.
   static const std::map<std::string, std::vector<std::string>> fitted = {
       {"hyperv-2019",
@@ -195,7 +192,8 @@ std::string cost_source(const PlatformProfile& profile, const std::string& key)
         "virtio_host_rx_buf", "virtio_guest_rx_pkt", "virtio_guest_kick", "guest_wakeup_latency",
         "host_wakeup_latency", "virtio_host_interrupt_latency", "virtio_guest_work_run", "guest_context_switch",
         "virtio_host_kick_latency", "virtio_host_signal", "virtio_guest_irq_exit", "virtio_guest_poll_syscall",
-        "virtio_host_poll_syscall", "virtio_guest_alloc", "virtio_host_alloc", "virtio_guest_free", "virtio_host_free", "virtio_guest_dequeue_pkt", "virtio_host_dequeue_pkt",
+        "virtio_host_poll_syscall", "virtio_guest_alloc", "virtio_host_alloc", "virtio_guest_free",
+        "virtio_host_free", "virtio_guest_dequeue_pkt", "virtio_host_dequeue_pkt",
         "virtio_host_worker_run", "virtio_guest_isr", "virtio_guest_vq_add", "virtio_guest_rx_buf",
         "virtio_guest_tx_done", "virtio_guest_wake_ipi", "virtio_host_wake_ipi", "virtio_guest_halted_wakeup"}},
       {"kvm-2018",
@@ -204,13 +202,16 @@ std::string cost_source(const PlatformProfile& profile, const std::string& key)
         "virtio_host_wake_ipi", "virtio_host_kick_latency",
         "virtio_host_interrupt_latency"}},
   };
-  auto in = [&](const std::string& profile_name) {
-    auto it = fitted.find(profile_name);
-    return it != fitted.end() && std::find(it->second.begin(), it->second.end(), key) != it->second.end();
+  // Whether `lists` names `key` for the profile `profile_name`.
+  auto in = [&](const std::map<std::string, std::vector<std::string>>& lists, const std::string& profile_name) {
+    auto it = lists.find(profile_name);
+    return it != lists.end() && std::find(it->second.begin(), it->second.end(), key) != it->second.end();
   };
-  if (in(profile.name))
+  if (in(held, profile.name))
+    return "held";
+  if (in(fitted, profile.name))
     return "fitted";
-  if (profile.name == "kvm-2018" && in("kvm-2019"))
+  if (profile.name == "kvm-2018" && in(fitted, "kvm-2019"))
     return "kvm-2019 fit";
   return "prior";
 }
