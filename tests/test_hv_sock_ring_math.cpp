@@ -1,6 +1,7 @@
 // Tests of hv_sock's ring arithmetic (transports/hv_sock/ring_math.hpp).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -39,6 +40,34 @@ TEST_CASE("writable_bytes: a packet of that size always fits, with room for a FI
     REQUIRE(avail > hvs_packet_len(w));
     // and afterwards a FIN still fits (hvs_shutdown: "It can't fail").
     REQUIRE(avail - hvs_packet_len(w) > hvs_packet_len(0));
+  }
+}
+
+TEST_CASE("host_room_needed: the Windows writer is signalled whenever it slept for want of room", "[hv_sock]")
+{
+  // hv_pkt_iter_close() wakes the writer once bytes_to_write > pending_send_sz
+  // (and only on that transition): the writer must be unable to write at
+  // every free space <= the value it advertises, and able to at every free
+  // space above it, or it sleeps for good (issue 30's lost wake-up).
+  CHECK(host_room_needed(8, true) == kWritableHeadroom);  // was hvs_packet_len(8) = 40
+  CHECK(host_room_needed(8, false) == hvs_packet_len(8));
+  CHECK(host_room_needed(4096, true) == hvs_packet_len(4096));
+  for (const bool fill : {true, false}) {
+    for (std::uint32_t want = 1; want <= 16384; want += (want < 100 ? 1 : 37)) {
+      INFO("want " << want << " fill " << fill);
+      const std::uint32_t need = host_room_needed(want, fill);
+      // Free space on a ring is a multiple of 8 (packets are 8-aligned).
+      const std::uint32_t above = (need / 8 + 1) * 8;
+      const bool fits_above = fill ? writable_bytes(above) > 0 : above > hvs_packet_len(want);
+      REQUIRE(fits_above);
+      // Where it sleeps it could not write: some free space at or below need.
+      const std::uint32_t at = need / 8 * 8;
+      const bool fits_at = fill ? std::min(want, writable_bytes(at)) > 0 : at > hvs_packet_len(want);
+      if (fill)
+        REQUIRE((!fits_at || at > kWritableHeadroom));
+      else
+        REQUIRE_FALSE(fits_at);
+    }
   }
 }
 

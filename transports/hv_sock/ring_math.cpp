@@ -21,6 +21,12 @@ std::uint32_t enqueue_payload(std::uint64_t remaining, std::uint32_t bytes_to_wr
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(w, kSendBufPayload));
 }
 
+std::uint32_t host_room_needed(std::uint32_t want, bool fill)
+{
+  const std::uint32_t packet = models::hvs_packet_len(want);
+  return fill ? std::max(packet, kWritableHeadroom) : packet;
+}
+
 // sock_setsockopt() cases SO_SNDBUF / SO_RCVBUF (net/core/sock.c), and
 // hvs_sock_init() for the unset case.
 std::uint32_t socket_buffer_value(std::optional<std::uint64_t> setsockopt_value, std::uint64_t sysctl_max,

@@ -52,6 +52,20 @@ std::uint32_t writable_bytes(std::uint32_t bytes_to_write);
 // `remaining` bytes left: min(remaining, writable_bytes, HVS_SEND_BUF_SIZE).
 std::uint32_t enqueue_payload(std::uint64_t remaining, std::uint32_t bytes_to_write);
 
+// The model's Windows host writer (windows_host.cpp), not Linux: the free
+// ring bytes it needs before it writes a packet of `want` payload bytes, and
+// so the pending_send_sz it advertises when it sleeps. hv_pkt_iter_close()
+// signals it once bytes_to_write > pending_send_sz, so the value must be at
+// least the free space at which the writer still cannot write: whole packets
+// only (fill = false): a packet is accepted when bytes_to_write >
+// hvs_packet_len(want) (hv_ringbuffer_write); writing what fits (fill =
+// true): something fits once writable_bytes() > 0, i.e. bytes_to_write > 72
+// (the headroom), which is more than hvs_packet_len(want) for want <= 39.
+// Advertising only the packet length there was a lost wake-up (issue 30):
+// the writer slept with 72 free bytes, pending_send_sz 40, and the reader's
+// iter_close saw "not blocked before" (72 - bytes_read > 40) and never signalled.
+std::uint32_t host_room_needed(std::uint32_t want, bool fill);
+
 enum class SocketBuffer { Send, Receive };
 
 // Socket buffer value as sock_setsockopt(SO_SNDBUF / SO_RCVBUF, v) stores it:

@@ -81,8 +81,8 @@ private:
 // that does not fit is cut to what does, as Linux's hvs_stream_enqueue()
 // cuts its own (min(left, hvs_channel_writable_bytes, packet)); otherwise
 // the writer waits for room for the whole packet. With no room at all it
-// advertises pending_send_sz (room for the whole packet) and sleeps until
-// the guest's signal.
+// advertises pending_send_sz (the room it needs: host_room_needed) and
+// sleeps until the guest's signal.
 class HostWriter : public ChannelThread {
 public:
   HostWriter(World& w, Cpu& cpu, Shared& s, Channel& ch)
@@ -133,7 +133,7 @@ private:
     std::uint32_t n = fits(want);
     if (n > 0)
       co_return n;
-    const std::uint32_t need = models::hvs_packet_len(want);
+    const std::uint32_t need = host_room_needed(want, s_.knobs.host_fill);
     ring_.set_pending_send_sz(need);
     mark("ring full: pending_send_sz set, sleep", "pending_send_sz", need);
     do {
