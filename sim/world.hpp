@@ -31,6 +31,15 @@ struct SimStats {
   std::uint64_t stale = 0;     // events found obsolete (a wake-up superseded by an earlier one)
 };
 
+// The simulated system itself stops making progress, as the kernel it models
+// would: no thread can ever run again, and the transport has named the
+// kernel rule that leaves it so. A result of the simulation (the point is
+// reported as hanging, with the reason), not a defect of the model: a stall
+// the transport cannot explain stays a std::logic_error (internal error).
+struct ModelledHang : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 class World {
 public:
   World();

@@ -307,3 +307,37 @@ TEST_CASE("virtio_vsock runs many connections over one device and one vhost work
     CHECK(metric(r[0], "elapsed_seconds") > metric(one[0], "elapsed_seconds"));
   }
 }
+
+TEST_CASE("one rx buffer: the driver never refills it, and the run is reported as the kernel's hang (issue 30)",
+          "[virtio][regression]")
+{
+  // queue_size 2 without indirect descriptors holds one rx buffer (header +
+  // payload descriptors): virtio_transport_rx_work refills only when
+  // rx_buf_nr < rx_buf_max_nr / 2 = 0, never. Linux hangs; the model says so
+  // (ModelledHang), not "internal error".
+  auto outcome = [](const std::vector<std::string>& sets) {
+    Experiment ex = load_experiment_text(kBase, "t.yaml", sets, registry());
+    const Params params = ex.points.at(0).params;
+    return run_in_child([&]() -> std::string {
+      try {
+        simulate_iteration(params, 0);
+        return "ran";
+      } catch (const ModelledHang& e) {
+        return std::string("hang: ") + e.what();
+      }
+    });
+  };
+  for (const char* dir : {"direction=host_to_guest", "direction=guest_to_host"}) {
+    INFO(dir);
+    const std::string one = outcome({dir, "virtio_vsock.queue_size=2", "virtio_vsock.indirect_desc=false"});
+    CHECK(one.rfind("hang: ", 0) == 0);
+    CHECK(one.find("rx_buf_nr < rx_buf_max_nr / 2") != std::string::npos);
+    // Two rx buffers (indirect descriptors: one each): refilled when both are used.
+    CHECK(outcome({dir, "virtio_vsock.queue_size=2", "virtio_vsock.indirect_desc=true"}) == "ran");
+    CHECK(outcome({dir, "virtio_vsock.queue_size=4", "virtio_vsock.indirect_desc=false"}) == "ran");
+  }
+  // Guest to host with less than the peer's window needs no credit update to
+  // come through: it completes on one rx buffer.
+  CHECK(outcome({"direction=guest_to_host", "workload.total_bytes=100kB", "virtio_vsock.queue_size=2",
+                 "virtio_vsock.indirect_desc=false"}) == "ran");
+}

@@ -328,6 +328,10 @@ void queue_pkt(std::deque<Queued>& list, Slab& slab, Sock& sock, int conn, Op op
 // it is pending; it runs on the kworker already running it (work items are
 // not reentrant), else on `local`, the kworker of the queueing vCPU.
 void queue_work(Shared& s, GuestWork w, Kworker& local, Time t);
+// Why the simulated system cannot move any more, when a kernel rule
+// explains it (the run driver reports the point as hanging, sim/world.hpp
+// ModelledHang); empty when no rule does (a model defect: internal error).
+std::string kernel_hang_reason(const Shared& s);
 // virtio_vsock_rx_fill() at probe: rx buffers until the queue is full, no
 // cost; returns how many (virtio_transport.cpp).
 std::uint32_t add_rx_buffers(Shared& s, Time t);

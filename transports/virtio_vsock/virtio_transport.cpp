@@ -5,6 +5,7 @@
 #include "transports/virtio_vsock/internal.hpp"
 
 #include <algorithm>
+#include <string>
 
 namespace vsim::virtio_vsock::detail {
 
@@ -108,6 +109,26 @@ std::uint32_t add_rx_buffers(Shared& s, Time t)
   }
   s.rx_buf_max_nr = std::max(s.rx_buf_max_nr, s.rx_buf_nr);
   return added;
+}
+
+// virtio_transport_rx_work() refills only below half the most buffers the
+// queue ever held: "if (vsock->rx_buf_nr < vsock->rx_buf_max_nr / 2)
+// virtio_vsock_rx_fill(vsock)" (net/vmw_vsock/virtio_transport.c, 4.19
+// through 6.x). A queue that holds one rx buffer (queue_size 2 without
+// indirect descriptors: a header and a payload descriptor) has
+// rx_buf_max_nr 1, and 0 < 1 / 2 never holds: once vhost has used that
+// buffer the driver never posts another, and nothing the host sends (data
+// or credit updates) reaches the guest again.
+std::string kernel_hang_reason(const Shared& s)
+{
+  if (s.rx_buf_nr == 0 && s.rx_buf_max_nr < 2)
+    return fmt::format(
+        "the guest's rx queue holds {} rx buffer (virtio_vsock.queue_size {}, {} descriptors per buffer); "
+        "virtio_transport_rx_work refills only when rx_buf_nr < rx_buf_max_nr / 2 = 0, so after vhost used it "
+        "no rx buffer is posted again and the host's packets (data or credit updates) never reach the guest: "
+        "Linux's virtio-vsock driver hangs here too (net/vmw_vsock/virtio_transport.c)",
+        s.rx_buf_max_nr, s.kn.queue_size, s.rxq->descriptors_for(2));
+  return {};
 }
 
 // The same from the rx work (with its costs), then a kick if vhost wants one.

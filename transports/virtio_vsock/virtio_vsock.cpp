@@ -224,6 +224,11 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
     const bool lost = whole ? (c.delivered != kn.total_bytes || tx.tx_cnt != kn.total_bytes ||
                                rx.fwd_cnt != kn.total_bytes)
                             : (c.delivered > tx.tx_cnt || rx.fwd_cnt > tx.tx_cnt || tx.tx_cnt > kn.total_bytes);
+    if (lost && whole) {
+      if (const std::string why = detail::kernel_hang_reason(s); !why.empty())
+        throw ModelledHang(fmt::format("connection {} stopped after {} of {} bytes: {}", c.index, c.delivered,
+                                       kn.total_bytes, why));
+    }
     if (lost)
       throw std::logic_error(fmt::format(
           "invariant violated: bytes in == bytes out (connection {}: sent {}, tx_cnt {}, receiver fwd_cnt {}, "
