@@ -417,6 +417,10 @@ Comparison compare(const Experiment& ex, const std::vector<PointResult>& results
     // Positions, not indices: a sharded run holds only some of the points.
     const std::size_t at = position_of(ex, static_cast<std::size_t>(matches[i]));
     const Point* match = &ex.points.at(at);
+    if (!results.at(at).failed.empty()) {
+      c.failed.push_back(FailedRow{&m, match->index});
+      continue;
+    }
     std::vector<double> values;
     std::string missing;
     for (const Metrics& it : results.at(at).iterations) {
@@ -486,6 +490,8 @@ std::string comparison_table(const Comparison& c)
   for (const MissingMetric& mm : c.missing)
     out += fmt::format("line {} ({}): not compared, '{}' has no value at point {}\n", mm.m->line, mm.m->metric,
                        mm.metric, mm.point);
+  for (const FailedRow& f : c.failed)
+    out += fmt::format("line {} ({}): not compared, point {} failed\n", f.m->line, f.m->metric, f.point);
   if (c.unmatched > 0)
     out += fmt::format("{} measured row(s) match no point of this run\n", c.unmatched);
   return out;
@@ -511,6 +517,17 @@ nlohmann::ordered_json comparison_json(const Comparison& c)
   }
   j["mean_abs_error_percent"] = c.mean_abs_error_percent;
   j["unmatched_rows"] = c.unmatched;
+  if (!c.failed.empty()) {  // left out when no point failed
+    j["failed_point_rows"] = nlohmann::ordered_json::array();
+    for (const FailedRow& f : c.failed) {
+      nlohmann::ordered_json row;
+      row["point"] = f.point;
+      for (const auto& [k, v] : f.m->keys)
+        row["match"][k] = v;
+      row["metric"] = f.m->metric;
+      j["failed_point_rows"].push_back(row);
+    }
+  }
   return j;
 }
 

@@ -102,10 +102,17 @@ struct MissingMetric {
   std::string metric;  // the absent metric
 };
 
+// A row whose point failed: nothing to compare.
+struct FailedRow {
+  const Measurement* m;
+  std::size_t point;  // Point::index
+};
+
 struct Comparison {
   std::string file;
   std::vector<ComparisonRow> rows;
   std::vector<MissingMetric> missing;
+  std::vector<FailedRow> failed;   // rows whose point failed (PointResult::failed)
   std::size_t unmatched = 0;       // rows no point of this run matches
   double mean_abs_error_percent = 0;
   std::size_t worst = 0;           // index into rows

@@ -2,10 +2,13 @@
 // ../shared/spec/interface.md for the contract).
 //
 // Exit status: 0 success; 2 bad usage or bad experiment (nothing is written
-// under --output); 1 internal error (a model invariant or a crash).
+// under --output); 1 internal error (a model invariant or a crash), also when
+// only some points of run or validate failed (the others are printed and
+// kept; 2 if every failure was bad input found only by simulating).
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <map>
 
@@ -73,11 +76,29 @@ const char* signal_name(int sig)
 // --output are complete files a later run reuses.
 int stopped(std::size_t finished, std::size_t total, const std::string& output)
 {
+  // (`finished` counts the points that ran to the end, not those that failed.)
   std::string line = fmt::format("vsocksim: interrupted by {}", signal_name(stop::requested()));
   if (!output.empty())
     line += fmt::format("; {} of {} points finished and kept in {}", finished, total, output);
   std::cerr << line << '\n';
   return stop::exit_status();
+}
+
+// The end of a run or validate in which points failed (PointResult::failed):
+// on stderr, one line per failed point (its index, swept values and why),
+// then `summary`. The exit status: 2 when every failure was bad input found
+// only by simulating (an InputError), else 1 (an internal error, or a point
+// whose simulated system hangs as its kernel would: PointResult::hang).
+int points_failed(const std::vector<std::pair<std::string, const PointResult*>>& failed, const std::string& summary)
+{
+  bool all_bad_input = true;
+  for (const auto& [name, r] : failed) {
+    std::cerr << fmt::format("vsocksim: {}{}: {}\n", r->bad_input || r->hang ? "" : "internal error: ", name,
+                             r->failed);
+    all_bad_input = all_bad_input && r->bad_input;
+  }
+  std::cerr << "vsocksim: " << summary << '\n';
+  return all_bad_input ? 2 : 1;
 }
 
 RunOptions run_options(unsigned jobs, bool quiet)
@@ -191,6 +212,10 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
     remove_temporaries(output);
     done = reusable_points(output, ex, identity);
   }
+  auto finished = [&] {
+    return static_cast<std::size_t>(
+        std::count_if(done.begin(), done.end(), [](const auto& d) { return d.second.failed.empty(); }));
+  };
   if (!done.empty() && !quiet)
     std::cerr << fmt::format("reusing {} finished point(s) of {} from {}\n", done.size(), ex.points.size(), output);
   const bool trace_reused = trace && done.count(static_cast<std::size_t>(trace->point));
@@ -201,7 +226,7 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
       todo.points.push_back(p);
 
   if (stop::requested())
-    return stopped(done.size(), ex.points.size(), output);
+    return stopped(finished(), ex.points.size(), output);
   // An explicit window is traced first: one that starts after the run's end
   // is found before anything is written.
   std::optional<TracedRun> traced;
@@ -210,7 +235,7 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
       if (const std::optional<double> start = parse_trace_window(trace->window).start_us)
         traced = trace_iteration(*trace, ex, *start, "given (--trace-window)");
   } catch (const Interrupted&) {
-    return stopped(done.size(), ex.points.size(), output);
+    return stopped(finished(), ex.points.size(), output);
   }
   auto started = std::chrono::system_clock::now();
   RunOptions opt = run_options(jobs, quiet);
@@ -232,14 +257,20 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
     for (PointResult& r : run_points(todo, simulate_iteration, opt))
       done.emplace(r.index, std::move(r));
   } catch (const Interrupted&) {
-    return stopped(done.size(), ex.points.size(), output);
+    return stopped(finished(), ex.points.size(), output);
   }
   if (stop::requested())  // nothing is printed or merged after a request
-    return stopped(done.size(), ex.points.size(), output);
+    return stopped(finished(), ex.points.size(), output);
   std::vector<PointResult> results;
+  std::vector<std::pair<std::string, const PointResult*>> failed;  // point_name, result
   for (const Point& p : ex.points)
     results.push_back(done.at(p.index));
-  if (trace) {
+  for (std::size_t k = 0; k < results.size(); ++k)
+    if (!results[k].failed.empty())
+      failed.emplace_back(point_name(ex.points[k]), &results[k]);
+  if (trace && !done.at(static_cast<std::size_t>(trace->point)).failed.empty()) {
+    std::cerr << fmt::format("vsocksim: --trace '{}': not written: point {} failed\n", trace->path, trace->point);
+  } else if (trace) {
     const PointResult& r = done.at(static_cast<std::size_t>(trace->point));
     const auto i = static_cast<std::size_t>(trace->iteration);
     if (!traced) {
@@ -251,11 +282,11 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
                                  "default: from the end of the warm-up the run-length monitor found (warmup_bytes "
                                  "at the iteration's mean rate), else from 10% of the simulated time");
       } catch (const Interrupted&) {
-        return stopped(done.size(), ex.points.size(), output);
+        return stopped(finished(), ex.points.size(), output);
       }
     }
     if (stop::requested())
-      return stopped(done.size(), ex.points.size(), output);
+      return stopped(finished(), ex.points.size(), output);
     // A point reused from --output was read back from JSON: its figures are
     // compared only when simulated now.
     finish_trace(*trace, *traced, trace_reused ? nullptr : &r.iterations.at(i), &r.run_length.at(i));
@@ -287,7 +318,16 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
     if (comparison)
       std::cout << '\n' << comparison_table(*comparison);
   }
-  return 0;
+  if (failed.empty())
+    return 0;
+  std::cout.flush();
+  const std::size_t ran = results.size() - failed.size();
+  std::string summary = fmt::format("{} of {} point(s) failed; ", failed.size(), results.size());
+  summary += ran == 0 ? "no point ran to the end" : fmt::format("the results of the other {} are printed", ran);
+  if (!output.empty())
+    summary += fmt::format("{} in {}, where a rerun simulates only the failed point(s)",
+                           ran == 0 ? ", nothing kept" : " and kept", output);
+  return points_failed(failed, summary);
 }
 
 // The command that regenerates a Markdown report: what changes its content
@@ -328,7 +368,21 @@ int cmd_validate(std::vector<std::string> paths, const std::vector<std::string>&
     for (const std::string& f : plot_validation(studies, plot_dir))
       if (!quiet)
         std::cerr << "wrote " << f << '\n';
-  return 0;
+  std::vector<std::pair<std::string, const PointResult*>> failed;  // "FILE point K (...)", result
+  std::size_t points = 0, rows = 0;
+  for (const Study& s : studies) {
+    points += s.results.size();
+    rows += s.comparison.failed.size();
+    for (std::size_t k = 0; k < s.results.size(); ++k)
+      if (!s.results[k].failed.empty())
+        failed.emplace_back(s.file + ": " + point_name(s.ex.points[k]), &s.results[k]);
+  }
+  if (failed.empty())
+    return 0;
+  std::cout.flush();
+  return points_failed(failed, fmt::format("{} of {} point(s) failed; their {} row(s) were not compared, the "
+                                           "others are printed",
+                                           failed.size(), points, rows));
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "app/output.hpp"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <map>
 #include <filesystem>
@@ -9,6 +11,8 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+#include <unistd.h>
 
 #include "app/stop.hpp"
 #include "transports/simulate.hpp"
@@ -24,11 +28,17 @@ void check_output_dir(const std::string& dir)
     throw InputError(fmt::format("--output '{}': error: exists and is not a directory", dir));
   if (dir.empty())
     throw InputError("--output '': error: needs a directory path");
-  fs::path parent = fs::absolute(dir, ec).parent_path();
-  if (!fs::exists(parent, ec))
-    throw InputError(fmt::format("--output '{}': error: parent directory '{}' does not exist", dir, parent.string()));
-  if (!fs::is_directory(parent, ec))
-    throw InputError(fmt::format("--output '{}': error: '{}' is not a directory", dir, parent.string()));
+  // Missing parents are created with DIR, when its first file is written;
+  // the nearest one that exists must be a directory this process may write in.
+  const fs::path path = fs::absolute(dir, ec).lexically_normal();
+  fs::path existing = path;
+  while (!fs::exists(existing, ec) && existing.has_relative_path())
+    existing = existing.parent_path();
+  if (!fs::is_directory(existing, ec))
+    throw InputError(fmt::format("--output '{}': error: '{}' is not a directory", dir, existing.string()));
+  if (::access(existing.c_str(), W_OK | X_OK) != 0)
+    throw InputError(fmt::format("--output '{}': error: cannot write in '{}': {}", dir, existing.string(),
+                                 std::strerror(errno)));
 }
 
 void write_file_atomic(const std::string& path, const std::string& content)
@@ -157,7 +167,7 @@ std::map<std::size_t, PointResult> reusable_points(const std::string& dir, const
       continue;
     const nlohmann::ordered_json& j = *it->second;
     try {
-      PointResult r{p.index, {}, {}};
+      PointResult r{p.index, {}, {}, {}, false};
       for (const auto& iter : j.at("iterations"))
         r.iterations.push_back(metrics_from_json(iter));
       if (j.contains("run_length"))
@@ -210,6 +220,13 @@ void write_output_dir(const std::string& dir, const nlohmann::ordered_json& all)
   fs::create_directories(dir);
   for (const auto& point : all["points"])
     write_point_file(dir, point, all["manifest"], all.value("experiment", std::string()));
+  // A failed point has no file: one of an earlier run at its index would be
+  // taken for it (a rerun still finds by its parameters any point it held).
+  if (all.contains("failed_points"))
+    for (const auto& point : all["failed_points"]) {
+      std::error_code ec;
+      fs::remove(point_path(dir, point.at("index").get<std::size_t>()), ec);
+    }
   write_file_atomic(dir + "/manifest.json", all["manifest"].dump(2) + "\n");
   write_file_atomic(dir + "/result.json", all.dump(2) + "\n");
 }

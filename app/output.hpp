@@ -14,10 +14,13 @@
 namespace vsim::app {
 
 // Throws InputError if DIR exists and is not a directory, or cannot be
-// created; creates nothing itself.
+// created (the nearest existing one of it and its parents is not a directory
+// this process may write in); creates nothing itself: DIR and its missing
+// parents are created when the first file is written.
 void check_output_dir(const std::string& dir);
 // `result` is the merged JSON result (to_json, plus any extra sections):
-// writes result.json, manifest.json and every point file.
+// writes result.json, manifest.json and every point file, and removes the
+// file at the index of each failed point ("failed_points").
 void write_output_dir(const std::string& dir, const nlohmann::ordered_json& result);
 
 // One finished point, written as soon as it is done: its JSON (as in the

@@ -215,6 +215,8 @@ std::string stat_title(const std::string& stat)
 std::string cell_text(const PointResult& r, const std::string& metric, const std::string& stat = "all",
                       const PointResult* baseline = nullptr)
 {
+  if (!r.failed.empty())
+    return r.hang ? "hangs" : "failed";
   std::vector<double> values;
   for (const auto& it : r.iterations)
     if (auto f = it.find(metric); f != it.end())
@@ -312,7 +314,8 @@ std::string iterations_text(const std::vector<PointResult>& results)
 {
   std::set<std::size_t> counts;
   for (const auto& r : results)
-    counts.insert(r.iterations.size());
+    if (r.failed.empty())
+      counts.insert(r.iterations.size());
   if (counts.empty())
     return "0 iterations";
   std::size_t lo = *counts.begin(), hi = *counts.rbegin();
@@ -404,6 +407,7 @@ nlohmann::ordered_json to_json(const Experiment& ex, const std::vector<PointResu
   manifest["wall"] = std::move(wall);
 
   json points = json::array();
+  json failed = json::array();  // the points that failed: what they are and why, no figures
   for (std::size_t i = 0; i < ex.points.size(); ++i) {
     const Point& p = ex.points[i];
     const PointResult& r = results[i];
@@ -418,6 +422,13 @@ nlohmann::ordered_json to_json(const Experiment& ex, const std::vector<PointResu
     for (const Effective& e : effective_values(p.params))
       effective[e.name] = whole_or_real(e.value);
     point["effective"] = std::move(effective);
+    if (!r.failed.empty()) {
+      point["failed"] = r.failed;
+      if (r.hang)
+        point["hang"] = true;
+      failed.push_back(std::move(point));
+      continue;
+    }
     json metrics = json::object();
     for (const auto& [name, values] : metric_values(r)) {
       Stats s = summarize(values);
@@ -445,6 +456,8 @@ nlohmann::ordered_json to_json(const Experiment& ex, const std::vector<PointResu
   out["experiment"] = ex.name;
   out["manifest"] = std::move(manifest);
   out["points"] = std::move(points);
+  if (!failed.empty())
+    out["failed_points"] = std::move(failed);
   out["units"] = std::move(units);
   return out;
 }
@@ -469,6 +482,12 @@ std::string to_csv(const Experiment& ex, const std::vector<PointResult>& results
     std::vector<std::string> prefix{std::to_string(p.index)};
     for (const auto& k : keys)
       prefix.push_back(csv_field(key_text(p, k)));
+    if (!results[i].failed.empty()) {  // one row: metric "failed", no unit, no figures
+      std::vector<std::string> row = prefix;
+      row.insert(row.end(), {"failed", "", "", "", "", ""});
+      out += join(row, ",") + "\n";
+      continue;
+    }
     for (const auto& [name, values] : metric_values(results[i])) {
       Stats s = summarize(values);
       std::vector<std::string> row = prefix;
@@ -616,6 +635,13 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
       out += render_columns(rows);
     }
   }
+  std::vector<std::string> failed;
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (!results[i].failed.empty())
+      failed.push_back(point_name(ex.points[i]));
+  if (!failed.empty())
+    out += fmt::format("\nfailed: {} of {} point(s), no figures: {}\n", failed.size(), results.size(),
+                       join(failed, ", "));
   if (extrapolated)
     out += fmt::format("\n* {} of {} point(s) extrapolated from the steady state (sim.run_length: auto): 95% confidence "
                        "interval of throughput within +-{:g}%; --set sim.run_length=full simulates every byte\n",
@@ -648,6 +674,14 @@ std::string render_columns(const std::vector<std::vector<std::string>>& rows)
     out += line + "\n";
   }
   return out;
+}
+
+std::string point_name(const Point& p)
+{
+  std::vector<std::string> values;
+  for (const auto& [key, value] : p.label)
+    values.push_back(key + "=" + value);
+  return fmt::format("point {}{}", p.index, values.empty() ? "" : " (" + join(values, ", ") + ")");
 }
 
 std::vector<std::string> split_commas(const std::string& text)

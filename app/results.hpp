@@ -47,16 +47,23 @@ std::string format_utc(std::chrono::system_clock::time_point t);
 
 // The JSON result (see docs/interface): same inputs give the same dump(2),
 // byte for byte. `results` must hold one PointResult per point of ex.points, in
-// the same order (as run_points returns them).
+// the same order (as run_points returns them). "points" holds the points
+// that ran; the points that failed (PointResult::failed) are listed after it
+// in "failed_points" (index, params, label, effective and "failed": the
+// message, with "hang": true when the simulated system hangs as its kernel
+// would; no figures), which is left out when none failed.
 nlohmann::ordered_json to_json(const Experiment& ex, const std::vector<PointResult>& results, const Manifest& m);
 
-// Header `index,<swept keys...>,metric,min,max,mean,median` (zip keys, then grid
-// keys), one row per point per metric; numbers in the shortest form that reads
-// back exactly; RFC 4180 quoting where needed; "\n" line ends.
+// Header `index,<swept keys...>,metric,unit,min,max,mean,median` (zip keys,
+// then grid keys), one row per point per metric; numbers in the shortest form
+// that reads back exactly; RFC 4180 quoting where needed; "\n" line ends. A
+// failed point has one row: metric `failed`, the other cells empty.
 std::string to_csv(const Experiment& ex, const std::vector<PointResult>& results);
 
 // The human tables: per metric of `metrics` (all metrics found when empty), one
-// table per combination of the outer sweep axes; cells "min/max/avg/median".
+// table per combination of the outer sweep axes; cells "min/max/avg/median"
+// ("failed" for a failed point, "hangs" for one whose simulated system hangs
+// as its kernel would; a line after the tables names them).
 std::string to_table(const Experiment& ex, const std::vector<PointResult>& results,
                      const std::vector<std::string>& metrics);
 
@@ -75,6 +82,10 @@ std::set<std::string> metric_names(const std::vector<PointResult>& results);
 
 // Left-aligned columns, three spaces apart, no trailing blanks (UTF-8 aware).
 std::string render_columns(const std::vector<std::vector<std::string>>& rows);
+
+// "point K (key=value, ...)": a point by its index and swept values (just
+// "point K" when nothing is swept), as failures name it.
+std::string point_name(const Point& p);
 
 // "a,b,,c" -> {"a", "b", "c"} (metric lists, --points).
 std::vector<std::string> split_commas(const std::string& text);

@@ -2,6 +2,7 @@
 
 #include "app/estimate.hpp"
 #include "app/stop.hpp"
+#include "sim/world.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -10,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <optional>
+#include <set>
 #include <stdexcept>
 #include <utility>
 
@@ -106,7 +109,8 @@ std::string signal_text(int sig)
 
 // ---- child ------------------------------------------------------------------
 
-// fn's result, or 'E' (or 'I' for an InputError) and the message.
+// fn's result, or 'E' (or 'I' for an InputError, 'H' for a ModelledHang)
+// and the message.
 [[noreturn]] void child_main(int fd, const std::function<std::string()>& fn)
 {
   // Whatever the simulation prints must not reach the parent's stdout, which
@@ -118,6 +122,9 @@ std::string signal_text(int sig)
     out = fn();
   } catch (const InputError& e) {
     out = std::string("I") + e.what();
+    code = 1;
+  } catch (const ModelledHang& e) {
+    out = std::string("H") + e.what();
     code = 1;
   } catch (const std::exception& e) {
     out = std::string("E") + e.what();
@@ -199,16 +206,50 @@ struct Children {
   ~Children()
   {
     for (auto& c : running) {
+      if (c.pid <= 0)  // already reaped (never kill(-1, ...): every process)
+        continue;
       ::kill(-c.pid, SIGKILL);  // its process group (stop::enter_child)
       ::kill(c.pid, SIGKILL);
       stop::untrack(c.pid);
     }
     for (auto& c : running) {
-      ::close(c.fd);
-      wait_for(c.pid);
+      if (c.fd >= 0)
+        ::close(c.fd);
+      if (c.pid > 0)
+        wait_for(c.pid);
     }
   }
 };
+
+// Why a child's iteration failed: the message (or the signal), and whether
+// it was an InputError.
+struct Failure {
+  std::string why;
+  bool bad_input;
+  bool hang = false;  // a ModelledHang: the simulated system hangs, as its kernel would
+};
+
+// The point indices VSOCKSIM_TEST_FAIL_POINTS names (tests only; see
+// run_points in runner.hpp).
+std::set<std::size_t> injected_failures()
+{
+  std::set<std::size_t> out;
+  const char* text = std::getenv("VSOCKSIM_TEST_FAIL_POINTS");
+  if (text == nullptr || *text == '\0')
+    return out;
+  const std::string list = text;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string item = list.substr(start, comma - start);
+    if (item.empty() || item.size() > 9 || item.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument(fmt::format(
+          "VSOCKSIM_TEST_FAIL_POINTS='{}': not a comma-separated list of point indices (a switch for tests)", list));
+    out.insert(std::stoul(item));
+    start = comma + 1;
+  }
+  return out;
+}
 
 // Progress on stderr: simulations and points done, simulated bytes, elapsed
 // time and an estimate of the time left (from the share of the expected
@@ -232,14 +273,40 @@ public:
     start_ = last_ = std::chrono::steady_clock::now();
   }
 
-  // simulated_bytes: what the simulation reported it simulated (sim.run_length), or < 0 for the estimate.
-  void done(const Task& task, double simulated_bytes)
+  // A simulation ended. simulated_bytes: what it reported it simulated
+  // (sim.run_length), or < 0 for the estimate. point_failed: its point has
+  // failed (counted as failed, not done, once its last simulation ends).
+  void done(const Task& task, double simulated_bytes, bool point_failed)
   {
     ++done_;
     done_bytes_ += simulated_bytes >= 0 ? simulated_bytes : bytes_[task.point];
     done_weight_ += weight_[task.point];
+    point_ended(task, point_failed);
+  }
+
+  // A simulation of a failed point that is not run: out of the count.
+  void skipped(const Task& task)
+  {
+    --total_;
+    total_weight_ -= weight_[task.point];
+    point_ended(task, true);
+  }
+
+  // Ends a pending \r line, so an error message starts on its own line.
+  void abandon()
+  {
+    if (open_) {
+      std::fputc('\n', stderr);
+      std::fflush(stderr);
+      open_ = false;
+    }
+  }
+
+private:
+  void point_ended(const Task& task, bool point_failed)
+  {
     if (--left_in_point_[task.point] == 0)
-      ++points_done_;
+      ++(point_failed ? points_failed_ : points_done_);
     if (!enabled_)
       return;
     auto now = std::chrono::steady_clock::now();
@@ -248,9 +315,10 @@ public:
       return;
     last_ = now;
     double elapsed = std::chrono::duration<double>(now - start_).count();
-    std::string line = fmt::format("[{}/{} simulations, {}/{} points] {:.3g} GB simulated, elapsed {}", done_,
-                                   total_, points_done_, left_in_point_.size(), done_bytes_ / 1e9,
-                                   duration(elapsed));
+    std::string line = fmt::format("[{}/{} simulations, {}/{} points{}] {:.3g} GB simulated, elapsed {}", done_,
+                                   total_, points_done_, left_in_point_.size(),
+                                   points_failed_ ? fmt::format(", {} failed", points_failed_) : "",
+                                   done_bytes_ / 1e9, duration(elapsed));
     if (!final && done_weight_ > 0)
       line += ", about " + duration(elapsed * (total_weight_ - done_weight_) / done_weight_) + " left";
     if (tty_) {
@@ -268,17 +336,6 @@ public:
     std::fflush(stderr);
   }
 
-  // Ends a pending \r line, so an error message starts on its own line.
-  void abandon()
-  {
-    if (open_) {
-      std::fputc('\n', stderr);
-      std::fflush(stderr);
-      open_ = false;
-    }
-  }
-
-private:
   static std::string duration(double s)
   {
     if (s < 60)
@@ -293,7 +350,7 @@ private:
   std::vector<std::size_t> left_in_point_;
   std::vector<double> bytes_, weight_;
   double total_weight_ = 0, done_weight_ = 0, done_bytes_ = 0;
-  std::size_t done_ = 0, points_done_ = 0;
+  std::size_t done_ = 0, points_done_ = 0, points_failed_ = 0;
   std::chrono::steady_clock::time_point start_, last_;
   std::size_t width_ = 0;
   bool open_ = false;
@@ -313,6 +370,7 @@ void split_run_length(Metrics& metrics, Metrics& info)
 std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn, const RunOptions& opt)
 {
   const unsigned jobs = std::max(1u, opt.jobs);
+  const std::set<std::size_t> injected = injected_failures();
 
   std::vector<PointResult> results;
   std::vector<Task> tasks;
@@ -323,7 +381,7 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
     if (n < 0)
       throw std::invalid_argument(fmt::format("point {}: negative iteration count {}", point.index, n));
     results.push_back(PointResult{point.index, std::vector<Metrics>(static_cast<std::size_t>(n)),
-                                  std::vector<Metrics>(static_cast<std::size_t>(n))});
+                                  std::vector<Metrics>(static_cast<std::size_t>(n)), {}, false});
     for (std::int64_t i = 0; i < n; ++i)
       tasks.push_back(Task{p, static_cast<std::uint32_t>(i)});
   }
@@ -334,45 +392,94 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
   std::vector<std::size_t> left(results.size(), 0);
   for (const Task& t : tasks)
     ++left[t.point];
+  // Each point's lowest failed iteration so far. Its later iterations are
+  // not run (killed when running, their outcome ignored); its earlier ones
+  // run on, and one failing becomes the lowest: the failure reported is the
+  // lowest failing iteration's, whatever the order children end in.
+  std::vector<std::optional<std::uint32_t>> failed_at(results.size());
   auto stopped = [&] { return opt.stop && opt.stop(); };
 
   auto spawn = [&](const Task& task) {
+    const Point& point = ex.points[task.point];
+    const bool inject = injected.count(point.index) > 0;
     const auto [pid, fd] = fork_child([&](int out) {
       for (const auto& c : children.running)
         ::close(c.fd);
-      child_main(out, [&] { return encode_metrics(fn(ex.points[task.point].params, task.iteration)); });
+      child_main(out, [&] {
+        if (inject)
+          throw std::logic_error(kInjectedFailure);
+        return encode_metrics(fn(point.params, task.iteration));
+      });
     });
     children.running.push_back(Child{pid, fd, task, {}});
   };
 
-  // Reaps a child whose pipe reached end of file and files its result.
-  auto finish = [&](Child& c) {
+  // Reaps a child whose pipe reached end of file and files its metrics, or
+  // returns why it failed.
+  auto finish = [&](Child& c) -> std::optional<Failure> {
     ::close(c.fd);
     stop::untrack(c.pid);
     int status = wait_for(c.pid);
-    const Point& point = ex.points[c.task.point];
-    auto fail = [&](const std::string& why) {
-      return std::runtime_error(fmt::format("point {} iteration {}: {}", point.index, c.task.iteration, why));
-    };
     if (status < 0)
-      throw fail(fmt::format("waitpid: {}", std::strerror(errno)));
+      throw std::runtime_error(fmt::format("point {} iteration {}: waitpid: {}", ex.points[c.task.point].index,
+                                           c.task.iteration, std::strerror(errno)));
     if (stopped())
       throw Interrupted("interrupted");
     if (WIFSIGNALED(status))
-      throw fail(signal_text(WTERMSIG(status)));
+      return Failure{signal_text(WTERMSIG(status)), false};
     if (!WIFEXITED(status))
-      throw fail("child ended abnormally");
+      return Failure{"child ended abnormally", false};
     if (WEXITSTATUS(status) != 0) {
+      if (!c.data.empty() && c.data[0] == 'H')
+        return Failure{fmt::format("{}{}", kHangPrefix, c.data.substr(1)), false, true};
       if (!c.data.empty() && (c.data[0] == 'E' || c.data[0] == 'I'))
-        throw fail(c.data.substr(1));
-      throw fail(fmt::format("child exited with status {}", WEXITSTATUS(status)));
+        return Failure{c.data.substr(1), c.data[0] == 'I'};
+      return Failure{fmt::format("child exited with status {}", WEXITSTATUS(status)), false};
     }
     Metrics m;
     if (!decode_metrics(c.data, m))
-      throw fail("child exited without a valid result");
+      return Failure{"child exited without a valid result", false};
     Metrics& info = results[c.task.point].run_length[c.task.iteration];
     split_run_length(m, info);
     results[c.task.point].iterations[c.task.iteration] = std::move(m);
+    return std::nullopt;
+  };
+
+  // A simulation ended (simulated_bytes as Progress::done) or was skipped
+  // (nullopt); after a point's last one, the point is filed.
+  auto task_ended = [&](const Task& task, std::optional<double> simulated_bytes) {
+    ++done;
+    const bool failed = failed_at[task.point].has_value();
+    if (simulated_bytes)
+      progress.done(task, *simulated_bytes, failed);
+    else
+      progress.skipped(task);
+    if (--left[task.point] > 0)
+      return;
+    PointResult& r = results[task.point];
+    if (failed) {
+      r.iterations.clear();
+      r.run_length.clear();
+    } else if (opt.on_point) {
+      opt.on_point(r);
+    }
+  };
+
+  // Files a failure of `task`: the point's failure when it is its lowest
+  // failed iteration so far; its later iterations still running are killed.
+  auto point_failed = [&](const Task& task, const Failure& f) {
+    std::optional<std::uint32_t>& at = failed_at[task.point];
+    if (at && *at < task.iteration)
+      return;
+    at = task.iteration;
+    results[task.point].failed = fmt::format("iteration {}: {}", task.iteration, f.why);
+    results[task.point].bad_input = f.bad_input;
+    results[task.point].hang = f.hang;
+    for (const Child& c : children.running)
+      if (c.pid > 0 && c.task.point == task.point && c.task.iteration > task.iteration) {
+        ::kill(-c.pid, SIGKILL);
+        ::kill(c.pid, SIGKILL);
+      }
   };
 
   auto drop = [&](const std::vector<bool>& ended) {
@@ -388,10 +495,17 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
       if (stopped())
         throw Interrupted("interrupted");
       while (children.running.size() < jobs && next < tasks.size()) {
-        spawn(tasks[next++]);
+        const Task& task = tasks[next++];
+        if (failed_at[task.point] && task.iteration > *failed_at[task.point]) {
+          task_ended(task, std::nullopt);  // its point has failed already
+          continue;
+        }
+        spawn(task);
         if (stopped())  // a request during the fork
           throw Interrupted("interrupted");
       }
+      if (children.running.empty())  // the rest was skipped
+        continue;
 
       std::vector<pollfd> pfds;
       pfds.reserve(children.running.size() + 1);
@@ -410,40 +524,40 @@ std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn,
       if (stopped())
         throw Interrupted("interrupted");
       std::vector<bool> ended(children.running.size(), false);
-      for (std::size_t k = 0; k < children.running.size(); ++k) {
-        if (pfds[k].revents == 0)
-          continue;
-        Child& c = children.running[k];
-        char buf[65536];
-        ssize_t n = ::read(c.fd, buf, sizeof buf);
-        if (n < 0) {
-          if (errno == EINTR || errno == EAGAIN)
+      // Whatever throws below, the finished entries (closed and reaped) are
+      // dropped first, so that ~Children kills and reaps only the rest.
+      try {
+        for (std::size_t k = 0; k < children.running.size(); ++k) {
+          if (pfds[k].revents == 0)
             continue;
-          throw std::runtime_error(fmt::format("read from child: {}", std::strerror(errno)));
+          Child& c = children.running[k];
+          char buf[65536];
+          ssize_t n = ::read(c.fd, buf, sizeof buf);
+          if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN)
+              continue;
+            throw std::runtime_error(fmt::format("read from child: {}", std::strerror(errno)));
+          }
+          if (n > 0) {
+            c.data.append(buf, static_cast<std::size_t>(n));
+            continue;
+          }
+          // End of file: the child is done (or dead).
+          Child finished = std::move(c);
+          ended[k] = true;
+          c.fd = -1;
+          c.pid = -1;
+          const Task& task = finished.task;
+          const std::optional<Failure> failure = finish(finished);
+          if (failure)
+            point_failed(task, *failure);
+          const Metrics& info = results[task.point].run_length.at(task.iteration);
+          auto simulated = info.find("simulated_bytes");
+          task_ended(task, failure ? 0.0 : simulated == info.end() ? -1.0 : simulated->second);
         }
-        if (n > 0) {
-          c.data.append(buf, static_cast<std::size_t>(n));
-          continue;
-        }
-        // End of file: the child is done (or dead).
-        Child finished = std::move(c);
-        ended[k] = true;
-        c.fd = -1;
-        c.pid = -1;
-        // If finish() throws, this child is already closed and reaped; drop
-        // the finished entries so that ~Children kills and reaps the rest.
-        try {
-          finish(finished);
-        } catch (...) {
-          drop(ended);
-          throw;
-        }
-        ++done;
-        const Metrics& info = results[finished.task.point].run_length[finished.task.iteration];
-        auto simulated = info.find("simulated_bytes");
-        progress.done(finished.task, simulated == info.end() ? -1.0 : simulated->second);
-        if (--left[finished.task.point] == 0 && opt.on_point)
-          opt.on_point(results[finished.task.point]);
+      } catch (...) {
+        drop(ended);
+        throw;
       }
       drop(ended);
     }
@@ -492,6 +606,8 @@ std::string run_in_child(const std::function<std::string()>& fn)
   if (WEXITSTATUS(status) != 0) {
     if (!data.empty() && data[0] == 'I')
       throw InputError(data.substr(1));
+    if (!data.empty() && data[0] == 'H')
+      throw ModelledHang(data.substr(1));
     if (!data.empty() && data[0] == 'E')
       throw std::runtime_error(data.substr(1));
     throw std::runtime_error(fmt::format("child exited with status {}", WEXITSTATUS(status)));

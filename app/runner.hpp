@@ -19,8 +19,8 @@ namespace vsim::app {
 // One iteration's metrics, by name.
 using Metrics = std::map<std::string, double>;
 
-// Runs one iteration of one point; called in a child process. Throwing makes the
-// whole run fail with the exception's message.
+// Runs one iteration of one point; called in a child process. Throwing makes
+// that point fail (PointResult::failed) with the exception's message.
 using IterationFn = std::function<Metrics(const Params&, std::uint32_t iteration)>;
 
 struct PointResult;
@@ -28,7 +28,8 @@ struct PointResult;
 struct RunOptions {
   unsigned jobs = 1;      // children at once; 0 counts as 1
   bool progress = true;   // progress lines on stderr (a single \r-updated line on a terminal)
-  // Called (in the parent) as soon as every iteration of a point is done.
+  // Called (in the parent) as soon as every iteration of a point is done;
+  // not for a point that failed.
   std::function<void(const PointResult&)> on_point;
   // When it returns true (a stop request, app/stop.hpp), the run stops:
   // children are killed with their process groups and reaped, and Interrupted
@@ -52,7 +53,24 @@ struct PointResult {
   // run_length.* entries a simulation reports, without the prefix
   // (extrapolated, reason, simulated_bytes, ...); empty maps if none.
   std::vector<Metrics> run_length;
+  // Empty when every iteration ran. Else why the point failed, its lowest
+  // failed iteration's "iteration I: <message or signal>"; then iterations
+  // and run_length are empty.
+  std::string failed;
+  // The failure was an InputError: bad input found only by simulating.
+  bool bad_input = false;
+  // The failure was the simulated system's own hang (sim/world.hpp
+  // ModelledHang): a result the transport explains by a kernel rule, not a
+  // defect of the model. `failed` then says why.
+  bool hang = false;
 };
+
+// How the message of a point whose simulated system hangs (PointResult::hang)
+// begins, before the transport's reason.
+inline constexpr const char* kHangPrefix = "the simulated system hangs, as the kernel it models would: ";
+
+// The message of a failure injected by VSOCKSIM_TEST_FAIL_POINTS (below).
+inline constexpr const char* kInjectedFailure = "injected failure (VSOCKSIM_TEST_FAIL_POINTS)";
 
 // Moves the run_length.* entries of an iteration's metrics into `info`
 // (without the prefix).
@@ -67,9 +85,20 @@ void split_run_length(Metrics& metrics, Metrics& info);
 // can mix with the results the parent writes to stdout. Each child runs in a
 // process group of its own (stop::enter_child) and dies with the parent.
 //
-// If fn throws, or a child dies by a signal or exits non-zero, the remaining
-// children are killed and reaped and std::runtime_error
-// "point K iteration I: <message or signal>" is thrown.
+// A point fails when fn throws, or a child dies by a signal, exits non-zero
+// or exits without a result, in any of its iterations: its PointResult then
+// holds no metrics and says why in `failed` (the lowest failed iteration's
+// message, so the same for any `jobs`); its later iterations are not run
+// (or killed when running). Every other point runs as if nothing had failed.
+//
+// For tests only: the environment variable VSOCKSIM_TEST_FAIL_POINTS, a
+// comma-separated list of point indices (Point::index), makes every
+// iteration of those points throw std::logic_error(kInjectedFailure) in the
+// child instead of calling fn. A malformed list throws std::invalid_argument
+// before anything runs.
+//
+// Errors of the run itself (pipe, fork, poll, read, waitpid, or on_point
+// throwing) kill and reap the children and are thrown.
 std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn, const RunOptions& opt);
 
 // Runs fn once in a forked child, as run_points runs an iteration, and

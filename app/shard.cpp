@@ -66,6 +66,7 @@ nlohmann::ordered_json merge_results(const std::vector<std::string>& dirs)
     throw InputError("merge: error: name at least one result directory");
   json merged;
   std::map<std::size_t, json> points;
+  std::map<std::size_t, std::string> failed;  // a point that failed -> the directory it failed in
   std::size_t total = 0;
   for (const std::string& dir : dirs) {
     std::string path = dir + "/result.json";
@@ -98,14 +99,23 @@ nlohmann::ordered_json merge_results(const std::vector<std::string>& dirs)
       if (!points.emplace(index, p).second)
         throw InputError(fmt::format("{}: error: point {} is also in another directory", path, index));
     }
+    if (r.contains("failed_points") && r["failed_points"].is_array())
+      for (const json& p : r["failed_points"])
+        failed.emplace(p.at("index").get<std::size_t>(), dir);
   }
   for (std::size_t i = 0; i < total; ++i)
-    if (!points.count(i))
+    if (!points.count(i)) {
+      if (failed.count(i))
+        throw InputError(fmt::format("merge: error: point {} failed in {} (allowed: shards whose every point ran; a "
+                                     "rerun of that shard into it simulates only its failed points)",
+                                     i, failed.at(i)));
       throw InputError(fmt::format("merge: error: point {} is in none of the directories ({} points expected)", i,
                                    total));
+    }
   merged["points"] = json::array();
   for (auto& [index, p] : points)
     merged["points"].push_back(std::move(p));
+  merged.erase("failed_points");  // every point ran, in one shard or another
   merged["manifest"].erase("shard");
   merged["manifest"].erase("points_total");
   merged.erase("validation");  // a shard compares only its own points

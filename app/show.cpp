@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -76,8 +77,9 @@ std::string label_text(const Point& p)
 std::string compare_pair(const std::string& title_a, const Point& pa, const PointResult& ra, const std::string& title_b,
                          const Point& pb, const PointResult& rb, const std::vector<std::string>& metrics)
 {
-  std::string out = fmt::format("A: {} point {} ({})\nB: {} point {} ({})\n", title_a, pa.index, label_text(pa),
-                                title_b, pb.index, label_text(pb));
+  auto failed = [](const PointResult& r) { return r.failed.empty() ? "" : " failed: " + r.failed; };
+  std::string out = fmt::format("A: {} point {} ({}){}\nB: {} point {} ({}){}\n", title_a, pa.index, label_text(pa),
+                                failed(ra), title_b, pb.index, label_text(pb), failed(rb));
   std::vector<std::vector<std::string>> rows{
       {"metric", "unit", "A mean", "B mean", "change", "A spread", "B spread", "beyond the spread"}};
   auto values = [](const PointResult& r, const std::string& m) {
@@ -125,15 +127,35 @@ LoadedResult load_result(const std::string& path)
   r.doc = json::parse(in, nullptr, false);
   if (r.doc.is_discarded())
     throw InputError(fmt::format("{}: error: not valid JSON ({})", file, kAllowed));
-  if (!r.doc.is_object() || !r.doc.contains("points") || !r.doc["points"].is_array() || r.doc["points"].empty())
+  const bool has_failed = r.doc.is_object() && r.doc.contains("failed_points") && r.doc["failed_points"].is_array();
+  if (!r.doc.is_object() || !r.doc.contains("points") || !r.doc["points"].is_array() ||
+      (r.doc["points"].empty() && (!has_failed || r.doc["failed_points"].empty())))
     throw InputError(fmt::format("{}: error: not a vsocksim result: no points ({})", file, kAllowed));
   r.path = file;
   r.ex.file = file;
   r.ex.name = r.doc.value("experiment", std::string("result"));
-  for (const json& p : r.doc["points"]) {
-    if (!p.is_object() || !p.contains("index") || !p.contains("params") || !p.contains("iterations") ||
-        !p["iterations"].is_array())
-      throw InputError(fmt::format("{}: error: a point without index, params or iterations ({})", file, kAllowed));
+  // The points that ran and those that failed, in the order of their indices.
+  std::vector<const json*> entries;
+  for (const char* list : {"points", "failed_points"})
+    if (list == std::string("points") || has_failed)
+      for (const json& p : r.doc[list]) {
+        const bool failed = list != std::string("points");
+        if (!p.is_object() || !p.contains("index") || !p["index"].is_number_unsigned() || !p.contains("params") ||
+            (failed ? !p.contains("failed") : !p.contains("iterations") || !p["iterations"].is_array()))
+          throw InputError(fmt::format("{}: error: {} ({})", file,
+                                       failed ? "a failed point without index, params or failed"
+                                              : "a point without index, params or iterations",
+                                       kAllowed));
+        entries.push_back(&p);
+      }
+  if (has_failed)
+    std::stable_sort(entries.begin(), entries.end(), [](const json* a, const json* b) {
+      return a->at("index").get<std::size_t>() < b->at("index").get<std::size_t>();
+    });
+  for (const json* entry : entries) {
+    const json& p = *entry;
+    const bool failed = p.contains("failed");
+    r.effective.push_back(p.value("effective", json::object()));
     Point pt;
     pt.index = p["index"].get<std::size_t>();
     for (const auto& [k, v] : p["params"].items())
@@ -144,10 +166,14 @@ LoadedResult load_result(const std::string& path)
         if (std::find(r.ex.grid_keys.begin(), r.ex.grid_keys.end(), k) == r.ex.grid_keys.end())
           r.ex.grid_keys.push_back(k);
       }
-    PointResult pr{pt.index, {}, {}};
-    for (const json& it : p["iterations"])
-      pr.iterations.push_back(metrics_from_json(it));
-    if (p.contains("run_length") && p["run_length"].contains("iterations"))
+    PointResult pr{pt.index, {}, {}, {}, false};
+    if (failed) {
+      pr.failed = p["failed"].is_string() ? p["failed"].get<std::string>() : p["failed"].dump();
+      pr.hang = p.value("hang", false) == true;
+    } else
+      for (const json& it : p["iterations"])
+        pr.iterations.push_back(metrics_from_json(it));
+    if (!failed && p.contains("run_length") && p["run_length"].contains("iterations"))
       for (const json& it : p["run_length"]["iterations"])
         pr.run_length.push_back(metrics_from_json(it));
     pr.run_length.resize(pr.iterations.size());
@@ -169,9 +195,8 @@ std::string show_result(const std::string& path, const std::vector<std::string>&
     // The effective values the result recorded (its parameters may come
     // from another version).
     std::vector<std::vector<Effective>> eff;
-    for (const json& p : r.doc["points"]) {
+    for (const json& recorded : r.effective) {
       std::vector<Effective> e;
-      const json recorded = p.value("effective", json::object());  // items() must not outlive it
       for (const auto& [k, v] : recorded.items())
         if (v.is_number())
           e.push_back(Effective{k, v.get<double>(), "", "", ""});
@@ -190,6 +215,9 @@ std::string show_result(const std::string& path, const std::vector<std::string>&
   if (format == "csv")
     return to_csv(r.ex, kept);
   json doc = r.doc;
+  std::map<std::size_t, const PointResult*> by_index;  // the failed points are not in doc["points"]
+  for (const PointResult& pr : kept)
+    by_index.emplace(pr.index, &pr);
   if (!metrics.empty())
     for (std::size_t i = 0; i < doc["points"].size(); ++i) {
       json& p = doc["points"][i];
@@ -202,7 +230,7 @@ std::string show_result(const std::string& path, const std::vector<std::string>&
           p[section] = std::move(keep);
         }
       json its = json::array();
-      for (const Metrics& it : kept[i].iterations) {
+      for (const Metrics& it : by_index.at(p["index"].get<std::size_t>())->iterations) {
         json one = json::object();
         for (const auto& [k, v] : it)
           one[k] = v;

@@ -21,11 +21,14 @@ namespace vsim::app {
 // (name, points with their parameters and swept labels) and each point's
 // iterations. RESULT is the JSON of `run --format json`, or an --output
 // directory (its result.json). Bad files throw InputError.
+// The points that failed ("failed_points") come back as PointResults with
+// `failed` set, in the order of the indices with the others.
 struct LoadedResult {
   std::string path;
   Experiment ex;
   std::vector<PointResult> results;
   nlohmann::ordered_json doc;
+  std::vector<nlohmann::ordered_json> effective;  // each point's recorded "effective" values, as ex.points
 };
 LoadedResult load_result(const std::string& path);
 

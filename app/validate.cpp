@@ -183,6 +183,29 @@ std::string summary_line(const Study& s, bool md)
                      c.mean_abs_error_percent, error_text(w.error_percent), row_name(w, md));
 }
 
+// The rows not compared because their point failed, a line each ("" when
+// none).
+std::string failed_lines(const Study& s, bool md)
+{
+  std::string out;
+  for (const FailedRow& f : s.comparison.failed) {
+    const std::string keys = f.m->keys_text();
+    out += fmt::format("{}not compared, point {} failed: {}{}{}\n", md ? "- " : "", f.point, keys,
+                       keys.empty() ? "" : ": ", metric_text(*f.m, md));
+  }
+  return out;
+}
+
+// "N row(s) not compared: their points failed" over every study ("" when
+// none).
+std::string failed_total_line(const std::vector<Study>& studies)
+{
+  std::size_t n = 0;
+  for (const Study& s : studies)
+    n += s.comparison.failed.size();
+  return n == 0 ? "" : fmt::format("{} row(s) not compared: their points failed\n", n);
+}
+
 std::string overall_line(const std::vector<Study>& studies, bool md)
 {
   const Overall o = overall(studies);
@@ -393,7 +416,7 @@ std::string validation_text(const std::vector<Study>& studies)
                        run_size(s));
     if (const std::string d = description(s); !d.empty())
       out += d + "\n";
-    out += "\n" + text_columns(study_rows(s, true, false)) + summary_line(s, false) + "\n";
+    out += "\n" + text_columns(study_rows(s, true, false)) + summary_line(s, false) + "\n" + failed_lines(s, false);
     if (const std::string h = held_out_line(rows_of(s)); !h.empty())
       out += h + "\n";
     out += "\n";
@@ -402,6 +425,8 @@ std::string validation_text(const std::vector<Study>& studies)
              text_columns(effect_rows(effects)) + effects_lines(effects, "") + "\n";
   }
   out += overall_line(studies, false) + "\n";
+  if (const std::string f = failed_total_line(studies); !f.empty())
+    out += "overall: " + f;
   if (const std::string h = held_out_line(rows_of(studies)); !h.empty())
     out += "overall " + h + "\n";
   return out + effects_lines(all_effects(studies), "overall design effects: ");
@@ -433,6 +458,8 @@ std::string validation_markdown(const std::vector<Study>& studies, const std::st
                        row_name(w, true), error_text(w.error_percent)});
   }
   out += markdown_table(summary) + "\n" + overall_line(studies, true) + "\n";
+  if (const std::string f = failed_total_line(studies); !f.empty())
+    out += "\nOverall: " + f;
   if (const std::string h = held_out_line(rows_of(studies)); !h.empty())
     out += "\nOverall " + h + ".\n";
   out += "\nDesign effects: every pair of rows of a study with the same workload (`direction` and `workload.*`) "
@@ -445,6 +472,8 @@ std::string validation_markdown(const std::vector<Study>& studies, const std::st
     out += fmt::format("Experiment `{}`, figures `{}` (source: {}); {}.\n\n", s.file, s.measurements_file, sources(s),
                        run_size(s));
     out += markdown_table(study_rows(s, false, true)) + "\n" + summary_line(s, true) + "\n";
+    if (const std::string f = failed_lines(s, true); !f.empty())
+      out += "\n" + f;
     if (const std::string h = held_out_line(rows_of(s)); !h.empty())
       out += "\n" + h + ".\n";
     if (const std::vector<DesignEffect> effects = design_effects(s.comparison); !effects.empty())

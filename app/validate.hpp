@@ -46,13 +46,16 @@ std::vector<Study> load_studies(const std::vector<std::string>& files, const std
 Experiment combined(const std::vector<Study>& studies);
 
 // Runs every point of every study in one pool of opt.jobs simulations, then
-// compares. Throws InputError when a row's metric is not in the results
-// (with its file:line:column), and whatever run_points throws.
+// compares. A point that fails (PointResult::failed) leaves its rows out of
+// the comparison (Comparison::failed) and the others run on. Throws
+// InputError when a row's metric is not in the results (with its
+// file:line:column), and whatever run_points throws.
 void run_studies(std::vector<Study>& studies, const IterationFn& fn, const RunOptions& opt);
 
 // The report: per study its rows (study, key values, metric, unit, stat,
-// measured, predicted, error) and a summary line (rows, mean absolute error,
-// worst row); then the overall line. Text columns, or a Markdown document
+// measured, predicted, error), a summary line (rows, mean absolute error,
+// worst row) and a line per row not compared as its point failed; then the
+// overall line. Text columns, or a Markdown document
 // whose top says how to regenerate it (`command`).
 std::string validation_text(const std::vector<Study>& studies);
 std::string validation_markdown(const std::vector<Study>& studies, const std::string& command);

@@ -7,10 +7,13 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <thread>
 #include <filesystem>
+#include <set>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -202,7 +205,7 @@ TEST_CASE("run_points with no points or no iterations runs nothing", "[runner]")
   CHECK(res[1].iterations.empty());
 }
 
-TEST_CASE("run_points reports an exception with its point and iteration", "[runner]")
+TEST_CASE("run_points reports an exception with its point and iteration, and returns the other points", "[runner]")
 {
   Experiment ex = make_experiment({3, 3, 3});
   auto fn = [](const Params& p, std::uint32_t i) -> Metrics {
@@ -212,33 +215,107 @@ TEST_CASE("run_points reports an exception with its point and iteration", "[runn
   };
   for (unsigned jobs : {1u, 3u}) {
     CAPTURE(jobs);
-    CHECK_THROWS_WITH(run_points(ex, fn, quiet(jobs)), "point 1 iteration 2: ring buffer exploded");
+    const auto res = run_points(ex, fn, quiet(jobs));
+    REQUIRE(res.size() == 3);
+    CHECK(res[1].failed == "iteration 2: ring buffer exploded");
+    CHECK_FALSE(res[1].bad_input);
+    CHECK(res[1].iterations.empty());  // a failed point has no figures
+    CHECK(res[1].run_length.empty());
+    for (std::size_t p : {0u, 2u}) {
+      CHECK(res[p].failed.empty());
+      REQUIRE(res[p].iterations.size() == 3);
+      for (const Metrics& m : res[p].iterations)
+        CHECK(m == Metrics{{"x", 1.0}});
+    }
     CHECK(no_children());
   }
 }
 
-TEST_CASE("run_points reports a child killed by a signal and kills the others", "[runner]")
+TEST_CASE("run_points with failing points returns the others bit-exact, the same for any number of jobs",
+          "[runner]")
 {
-  Experiment ex = make_experiment({3});
-  auto fn = [](const Params&, std::uint32_t i) -> Metrics {
-    if (i == 1) {
+  // Point 1 fails in iterations 1 (late) and 2 (at once): the failure kept
+  // is iteration 1's, whichever ends first. Point 3 fails in its first.
+  Experiment ex = make_experiment({3, 3, 2, 3, 1});
+  auto fn = [](const Params& p, std::uint32_t i) -> Metrics {
+    const std::int64_t k = p.integer("k");
+    if (k == 1 && i == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      throw std::runtime_error("late failure");
+    }
+    if (k == 1 && i == 2)
+      throw std::runtime_error("early failure");
+    if (k == 3 && i == 0)
+      throw std::logic_error("invariant violated");
+    return tricky(p, i);
+  };
+  for (unsigned jobs : {1u, 2u, 4u, 16u}) {
+    CAPTURE(jobs);
+    RunOptions o = quiet(jobs);
+    std::vector<std::size_t> filed;
+    o.on_point = [&](const PointResult& r) { filed.push_back(r.index); };
+    const auto res = run_points(ex, fn, o);
+    REQUIRE(res.size() == 5);
+    CHECK(res[1].failed == "iteration 1: late failure");
+    CHECK(res[3].failed == "iteration 0: invariant violated");
+    for (std::size_t p : {1u, 3u})
+      CHECK(res[p].iterations.empty());
+    for (std::size_t p : {0u, 2u, 4u}) {
+      CAPTURE(p);
+      CHECK(res[p].index == p);
+      CHECK(res[p].failed.empty());
+      REQUIRE(res[p].iterations.size() == static_cast<std::size_t>(ex.points[p].params.integer("iterations")));
+      for (std::uint32_t i = 0; i < res[p].iterations.size(); ++i)
+        CHECK(same_bits(res[p].iterations[i], tricky(ex.points[p].params, i)));
+    }
+    // on_point: every point that ran to the end, none that failed.
+    std::sort(filed.begin(), filed.end());
+    CHECK(filed == std::vector<std::size_t>{0, 2, 4});
+    CHECK(no_children());
+  }
+}
+
+TEST_CASE("run_points does not run a failed point's later iterations", "[runner]")
+{
+  char pattern[] = "/tmp/vsim-runner-XXXXXX";
+  REQUIRE(::mkdtemp(pattern) != nullptr);
+  const std::string dir = pattern;
+  Experiment ex = make_experiment({4, 2});
+  auto fn = [&](const Params& p, std::uint32_t i) -> Metrics {
+    std::ofstream(dir + "/ran-" + std::to_string(p.integer("k")) + "-" + std::to_string(i)) << "x";
+    if (p.integer("k") == 0 && i == 1)
+      throw std::runtime_error("broken");
+    return {{"x", 1.0}};
+  };
+  const auto res = run_points(ex, fn, quiet(1));
+  CHECK(res[0].failed == "iteration 1: broken");
+  CHECK(res[1].iterations.size() == 2);
+  std::set<std::string> ran;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    ran.insert(e.path().filename().string());
+  CHECK(ran == std::set<std::string>{"ran-0-0", "ran-0-1", "ran-1-0", "ran-1-1"});
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("run_points reports a child killed by a signal and kills that point's later iterations", "[runner]")
+{
+  Experiment ex = make_experiment({4, 1});
+  auto fn = [](const Params& p, std::uint32_t i) -> Metrics {
+    if (p.integer("k") == 0 && i == 1) {
       no_core();
       std::signal(SIGABRT, SIG_DFL);  // not the test framework's handler
       std::abort();
     }
-    std::this_thread::sleep_for(std::chrono::seconds(20));
+    if (p.integer("k") == 0 && i > 1)
+      std::this_thread::sleep_for(std::chrono::seconds(20));
     return {{"x", 1.0}};
   };
   auto start = std::chrono::steady_clock::now();
-  try {
-    run_points(ex, fn, quiet(3));
-    FAIL("no exception");
-  } catch (const std::runtime_error& e) {
-    std::string what = e.what();
-    CHECK_THAT(what, Catch::StartsWith("point 0 iteration 1: "));
-    CHECK_THAT(what, Catch::Contains("SIGABRT"));
-  }
-  // The sleeping siblings were killed, not waited for.
+  const auto res = run_points(ex, fn, quiet(5));
+  CHECK_THAT(res[0].failed, Catch::StartsWith("iteration 1: ") && Catch::Contains("SIGABRT"));
+  CHECK(res[1].failed.empty());
+  CHECK(res[1].iterations.size() == 1);
+  // The sleeping later iterations were killed, not waited for.
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
   CHECK(no_children());
 }
@@ -251,7 +328,10 @@ TEST_CASE("run_points reports a child's non-zero exit status", "[runner]")
       ::_exit(7);
     return {{"x", 1.0}};
   };
-  CHECK_THROWS_WITH(run_points(ex, fn, quiet(1)), "point 1 iteration 0: child exited with status 7");
+  const auto res = run_points(ex, fn, quiet(1));
+  CHECK(res[1].failed == "iteration 0: child exited with status 7");
+  CHECK(res[0].failed.empty());
+  CHECK(res[0].iterations.size() == 1);
   CHECK(no_children());
 }
 
@@ -259,8 +339,61 @@ TEST_CASE("run_points reports a child exiting 0 without a result", "[runner]")
 {
   Experiment ex = make_experiment({1});
   auto fn = [](const Params&, std::uint32_t) -> Metrics { ::_exit(0); };
-  CHECK_THROWS_WITH(run_points(ex, fn, quiet(1)), "point 0 iteration 0: child exited without a valid result");
+  CHECK(run_points(ex, fn, quiet(1))[0].failed == "iteration 0: child exited without a valid result");
   CHECK(no_children());
+}
+
+TEST_CASE("run_points marks a point whose simulation finds bad input", "[runner]")
+{
+  Experiment ex = make_experiment({2, 2});
+  auto fn = [](const Params& p, std::uint32_t) -> Metrics {
+    if (p.integer("k") == 0)
+      throw InputError("exp.yaml:3:5: error: k: too small");
+    return {{"x", 1.0}};
+  };
+  const auto res = run_points(ex, fn, quiet(2));
+  CHECK(res[0].failed == "iteration 0: exp.yaml:3:5: error: k: too small");
+  CHECK(res[0].bad_input);
+  CHECK(res[1].failed.empty());
+  CHECK_FALSE(res[1].bad_input);
+}
+
+namespace {
+
+// Sets an environment variable for a scope.
+struct ScopedEnv {
+  std::string name;
+  ScopedEnv(const std::string& n, const std::string& value) : name(n) { ::setenv(n.c_str(), value.c_str(), 1); }
+  ~ScopedEnv() { ::unsetenv(name.c_str()); }
+};
+
+}  // namespace
+
+TEST_CASE("VSOCKSIM_TEST_FAIL_POINTS makes the points it names fail in the child", "[runner]")
+{
+  Experiment ex = make_experiment({2, 2, 2, 2});
+  ex.points[3].index = 7;  // indices, not positions (a shard keeps the sweep's indices)
+  {
+    ScopedEnv env("VSOCKSIM_TEST_FAIL_POINTS", "1,7");
+    const auto res = run_points(ex, tricky, quiet(2));
+    CHECK(res[1].failed == "iteration 0: injected failure (VSOCKSIM_TEST_FAIL_POINTS)");
+    CHECK(res[3].failed == "iteration 0: injected failure (VSOCKSIM_TEST_FAIL_POINTS)");
+    CHECK(res[0].failed.empty());
+    CHECK(res[2].failed.empty());
+    CHECK(res[2].iterations.size() == 2);
+  }
+  {
+    ScopedEnv env("VSOCKSIM_TEST_FAIL_POINTS", "1,x");
+    CHECK_THROWS_AS(run_points(ex, tricky, quiet(2)), std::invalid_argument);
+    CHECK(no_children());
+  }
+  {
+    ScopedEnv env("VSOCKSIM_TEST_FAIL_POINTS", "");
+    for (const PointResult& r : run_points(ex, tricky, quiet(2)))
+      CHECK(r.failed.empty());
+  }
+  for (const PointResult& r : run_points(ex, tricky, quiet(2)))  // unset
+    CHECK(r.failed.empty());
 }
 
 TEST_CASE("run_points with progress on still returns the results", "[runner]")
