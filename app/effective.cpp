@@ -48,8 +48,11 @@ std::vector<std::string> effective_warnings(const Experiment& ex)
     for (const Effective& e : effective_values(pt.params)) {
       if (e.note.empty())
         continue;
+      // A value the user chose (swept, in the file or by --set); not a
+      // default the point's other choices make moot.
       const bool swept = std::any_of(pt.label.begin(), pt.label.end(), [&](const auto& l) { return l.first == e.key; });
-      if (!swept)
+      const bool given = std::binary_search(ex.given.begin(), ex.given.end(), e.key);
+      if (!swept && !given)
         continue;
       auto& points = by_note[e.note];
       if (points.empty())

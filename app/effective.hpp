@@ -16,8 +16,10 @@ namespace vsim::app {
 // The point's effective values (none for params without a transport).
 std::vector<Effective> effective_values(const Params& p);
 
-// One line per distinct clamp or ignored value of a swept key, naming the
-// points: "hv_sock.rcvbuf=4194304: ...: the ring is 262144 bytes (points 3, 7)".
+// One line per distinct clamp or ignored value of a key the user gave (swept,
+// in the file or by --set), naming the points: "hv_sock.rcvbuf=4194304: ...:
+// the ring is 262144 bytes (points 3, 7)". Defaults made moot by other
+// choices are not warned of.
 std::vector<std::string> effective_warnings(const Experiment& ex);
 
 // Groups (of two or more, by index) of points whose parameters differ only

@@ -561,6 +561,8 @@ public:
       ex.grid_keys.push_back(a.key);
     for (const auto& a : zip_)
       ex.zip_keys.push_back(a.key);
+    for (const auto& [key, g] : given_)
+      ex.given.push_back(key);
     expand(ex);
     if (const std::int64_t b = ex.base.integer("report.baseline"); b >= static_cast<std::int64_t>(ex.points.size()))
       fail(with_file(origin_of(given_, "report.baseline")), "report.baseline",

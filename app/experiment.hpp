@@ -40,6 +40,7 @@ struct Experiment {
   std::vector<std::string> grid_keys;  // in order, first = outermost grid axis
   std::vector<std::string> zip_keys;   // in order (empty if no zip)
   std::vector<Point> points;           // zip axis outermost, then grid keys in order
+  std::vector<std::string> given;      // keys given explicitly (file or --set, swept or not), sorted
   std::string canonical;               // JSON (sorted keys) of base params + grid + zip lists
   std::string config_sha256;           // hex SHA-256 of `canonical`
 };

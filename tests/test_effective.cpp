@@ -77,8 +77,19 @@ TEST_CASE("effective: a value below the default ring, and fixed sizing ignoring 
   const Experiment small = load("transport: hv_sock\nworkload: {total_bytes: 2MB}\nhv_sock: {sndbuf: 4KiB}\n");
   CHECK(find(effective_values(small.points[0].params), "ring_bytes_guest_to_host").note ==
         "hv_sock.sndbuf=4096: the kernel's 8192 is below the default ring, 24576 bytes: the ring is 24576 bytes");
-  // Not swept: no warning (the value is in the result's effective values).
-  CHECK(effective_warnings(small).empty());
+  // Not swept but given: warned of all the same (issue 31), from the file or by --set.
+  CHECK(effective_warnings(small) ==
+        std::vector<std::string>{"hv_sock.sndbuf=4096: the kernel's 8192 is below the default ring, 24576 bytes: "
+                                 "the ring is 24576 bytes (point 0)"});
+  const Experiment set = load_experiment_text("transport: hv_sock\nworkload: {total_bytes: 2MB}\n", "t.yaml",
+                                              {"hv_sock.rcvbuf=4MiB"}, registry());
+  REQUIRE(effective_warnings(set).size() == 1);
+  CHECK(effective_warnings(set)[0].rfind("hv_sock.rcvbuf=4194304: capped by hv_sock.sysctl_rmem_max", 0) == 0);
+  // A default made moot by another choice is not the user's: no warning
+  // (4.19 updates credit on every read, so the default threshold is unused).
+  const Experiment moot = load("transport: virtio_vsock\nplatform: kvm-2019\nworkload: {total_bytes: 2MB}\n");
+  CHECK(find(effective_values(moot.points[0].params), "credit_threshold_bytes").note != "");
+  CHECK(effective_warnings(moot).empty());
 }
 
 TEST_CASE("effective: virtio packet sizes, credit and interrupt vCPU", "[effective]")
@@ -96,8 +107,10 @@ TEST_CASE("effective: virtio packet sizes, credit and interrupt vCPU", "[effecti
   CHECK(value(e1, "host_pkt_bytes") == 65536);
   CHECK(value(e1, "irq_vcpu") == 1);  // 5 mod 2 vCPUs
   const auto w = effective_warnings(ex);
-  REQUIRE(w.size() == 1);  // the swept irq_vcpu; max_pkt_size is not swept here
-  CHECK(w[0] == "virtio_vsock.irq_vcpu=5: the guest has 2 vCPUs, the interrupts land on vCPU 1 (point 1)");
+  REQUIRE(w.size() == 2);  // max_pkt_size given in the file, cut at point 0; the swept irq_vcpu
+  CHECK(w[0].rfind("virtio_vsock.max_pkt_size=65536", 0) == 0);
+  CHECK(w[0].find("(point 0)") != std::string::npos);
+  CHECK(w[1] == "virtio_vsock.irq_vcpu=5: the guest has 2 vCPUs, the interrupts land on vCPU 1 (point 1)");
   CHECK(same_runs(ex).empty());
   const Experiment t = load("transport: virtio_vsock\nplatform: kvm-2019\nworkload: {total_bytes: 2MB}\n"
                             "virtio_vsock: {preset: linux-5.4}\nsweep:\n  grid:\n"
