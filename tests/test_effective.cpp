@@ -132,3 +132,16 @@ TEST_CASE("effective: the notes under the tables show the effective values that 
   CHECK(notes.find("ring_bytes_guest_to_host") == std::string::npos);  // the same at every point
   CHECK(notes.find("MB = 10^6 bytes; CPU percentages sum over CPUs") != std::string::npos);
 }
+
+TEST_CASE("effective: one rx buffer is warned of before the run (it hangs, as Linux would)", "[effective]")
+{
+  const Experiment ex = load("transport: virtio_vsock\nplatform: kvm-2019\nworkload: {total_bytes: 2MB}\n"
+                             "virtio_vsock: {queue_size: 2}\n"
+                             "sweep:\n  grid:\n    virtio_vsock.indirect_desc: [true, false]\n");
+  CHECK(value(effective_values(ex.points[0].params), "rx_buffers") == 2);
+  CHECK(value(effective_values(ex.points[1].params), "rx_buffers") == 1);
+  const auto w = effective_warnings(ex);
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].rfind("virtio_vsock.queue_size=2: the rx queue holds one rx buffer", 0) == 0);
+  CHECK(w[0].find("(point 1)") != std::string::npos);
+}

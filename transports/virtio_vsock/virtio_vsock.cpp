@@ -79,11 +79,21 @@ std::vector<Effective> effective(const Params& p)
   if (irq >= vcpus)
     irq_note = fmt::format("virtio_vsock.irq_vcpu={}: the guest has {} vCPUs, the interrupts land on vCPU {}", irq,
                            vcpus, irq % vcpus);
+  // virtio_vsock_rx_fill(): rx buffers of a header and a payload descriptor
+  // (one ring descriptor each with indirect descriptors).
+  const std::uint32_t rx_buffers = kn.indirect ? kn.queue_size : kn.queue_size / 2u;
+  std::string rx_note;
+  if (rx_buffers < 2)
+    rx_note = fmt::format("virtio_vsock.queue_size={}: the rx queue holds one rx buffer (no indirect descriptors), "
+                          "which Linux's virtio_transport_rx_work never refills (only below half the most it held): "
+                          "the run hangs once the host has sent a second packet",
+                          kn.queue_size);
   return {
       {"guest_pkt_bytes", d(kn.max_pkt_size), "bytes", "virtio_vsock.max_pkt_size", ""},
       {"host_pkt_bytes", d(kn.host_pkt_size), "bytes", "virtio_vsock.max_pkt_size", host_note},
       {"rx_buf_bytes", d(kn.rx_buf_size), "bytes", "virtio_vsock.rx_buf_size", ""},
       {"queue_entries", d(kn.queue_size), "entries", "virtio_vsock.queue_size", ""},
+      {"rx_buffers", d(rx_buffers), "buffers", "virtio_vsock.queue_size", rx_note},
       {"buf_alloc_bytes", d(kn.buf_alloc), "bytes", "virtio_vsock.buf_alloc", ""},
       {"credit_threshold_bytes", kn.credit_every_read ? 0.0 : d(kn.credit_threshold), "bytes",
        "virtio_vsock.credit_threshold", threshold_note},
