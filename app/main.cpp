@@ -25,6 +25,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "app/calibration_span.hpp"
 #include "app/compare.hpp"
 #include "app/describe.hpp"
 #include "app/estimate.hpp"
@@ -314,7 +315,7 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   else if (format == "csv")
     std::cout << to_csv(ex, results);
   else {
-    std::cout << to_table(ex, results, metrics) << table_notes(ex);
+    std::cout << to_table(ex, results, metrics) << table_notes(ex) << calibration_notes(ex.points, results);
     if (comparison)
       std::cout << '\n' << comparison_table(*comparison);
   }

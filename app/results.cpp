@@ -21,6 +21,7 @@
 #include <xbt/base.h>  // simgrid/version.h needs its macros
 #include <simgrid/version.h>
 
+#include "app/calibration_span.hpp"
 #include "app/effective.hpp"
 #include "transports/simulate.hpp"
 #include "sim/run_length.hpp"
@@ -422,6 +423,8 @@ nlohmann::ordered_json to_json(const Experiment& ex, const std::vector<PointResu
     for (const Effective& e : effective_values(p.params))
       effective[e.name] = whole_or_real(e.value);
     point["effective"] = std::move(effective);
+    if (const auto outside = outside_calibration(p.params, r.iterations); r.failed.empty() && !outside.empty())
+      point["extrapolated_from_calibration"] = outside;  // app/calibration_span.hpp
     if (!r.failed.empty()) {
       point["failed"] = r.failed;
       if (r.hang)

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "app/calibration_span.hpp"
 #include "app/output.hpp"
 #include "app/results.hpp"
 #include "transports/simulate.hpp"
@@ -202,7 +203,7 @@ std::string show_result(const std::string& path, const std::vector<std::string>&
           e.push_back(Effective{k, v.get<double>(), "", "", ""});
       eff.push_back(std::move(e));
     }
-    return to_table(r.ex, r.results, names) + table_notes(r.ex, eff);
+    return to_table(r.ex, r.results, names) + table_notes(r.ex, eff) + calibration_notes(r.ex.points, r.results);
   }
   // JSON and CSV: the result with only the chosen metrics (all when none
   // were asked for).

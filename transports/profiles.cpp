@@ -105,6 +105,23 @@ const std::vector<PlatformProfile>& platform_profiles()
            {"host_wakeup_latency", 10000},
            {"latency_jitter", 0.2},
            {"iteration_jitter", 0.04},
+       },
+       // The span of the data it was fitted on (app/calibration_span.hpp; a test derives it).
+       {
+          {"guest_to_host",
+           {
+               {"effective.ring_bytes_guest_to_host", {24576, 131072}},
+               {"throughput_MBps", {114, 1862}},
+               {"workload.connections", {1, 1}},
+               {"workload.message_size", {128, 65536}},
+           }},
+          {"host_to_guest",
+           {
+               {"effective.ring_bytes_host_to_guest", {24576, 131072}},
+               {"throughput_MBps", {68, 1670}},
+               {"workload.connections", {1, 1}},
+               {"workload.message_size", {128, 65536}},
+           }},
        }},
       {"kvm-2018", "virtio_vsock",
        "KVM/QEMU with vhost-vsock, Linux ~4.19 host and guest, 128-entry virtqueues, as measured for the 2018 "
@@ -123,11 +140,45 @@ const std::vector<PlatformProfile>& platform_profiles()
                           {"virtio_host_wake_ipi", 1822},
                           {"virtio_host_kick_latency", 4712},
                           {"virtio_host_interrupt_latency", 16010},
-                      })},
+                      }),
+       // The span of the data it was fitted on (app/calibration_span.hpp; a test derives it).
+       {
+          {"guest_to_host",
+           {
+               {"effective.buf_alloc_bytes", {262144, 262144}},
+               {"throughput_MBps", {400, 480}},
+               {"workload.connections", {1, 4}},
+               {"workload.message_size", {65536, 65536}},
+           }},
+          {"host_to_guest",
+           {
+               {"effective.buf_alloc_bytes", {262144, 262144}},
+               {"throughput_MBps", {1450, 1600}},
+               {"workload.connections", {1, 4}},
+               {"workload.message_size", {65536, 65536}},
+           }},
+       }},
       {"kvm-2019", "virtio_vsock",
        "KVM/QEMU with vhost-vsock, host and guest booted with nosmap, as measured with iperf3 for the 2019 "
        "throughput series (CPU not published)",
-       kvm_2019},
+       kvm_2019,
+       // The span of the data it was fitted on (app/calibration_span.hpp; a test derives it).
+       {
+          {"guest_to_host",
+           {
+               {"effective.buf_alloc_bytes", {262144, 262144}},
+               {"throughput_MBps", {5.625, 1538.125}},
+               {"workload.connections", {1, 1}},
+               {"workload.message_size", {32, 524288}},
+           }},
+          {"host_to_guest",
+           {
+               {"effective.buf_alloc_bytes", {262144, 262144}},
+               {"throughput_MBps", {4, 2731.375}},
+               {"workload.connections", {1, 1}},
+               {"workload.message_size", {32, 524288}},
+           }},
+       }},
   };
   return profiles;
 }

@@ -21,6 +21,13 @@ struct PlatformProfile {
   std::string transport;  // the transport it was calibrated for
   std::string doc;
   std::map<std::string, double> costs;  // key: path without the "costs." prefix
+  // The span of the data the costs were fitted on, per direction: for each
+  // quantity app/calibration_span.hpp names (message size, connections, the
+  // buffer bounding the data in flight, the measured throughput in MB/s),
+  // its smallest and largest value over the points of
+  // experiments/calibration/<name>.yaml (throughput: over their published
+  // figures). A test derives it from those files and checks it is this.
+  std::map<std::string, std::map<std::string, std::pair<double, double>>> calibrated = {};
 };
 
 const std::vector<PlatformProfile>& platform_profiles();

@@ -1,0 +1,122 @@
+// The calibrated span of each platform profile (PlatformProfile::calibrated)
+// against the data it was fitted on, and the flag on points outside it
+// (app/calibration_span.hpp).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "app/calibration_span.hpp"
+#include "app/compare.hpp"
+#include "app/experiment.hpp"
+#include "app/registry.hpp"
+#include "transports/profiles.hpp"
+
+using namespace vsim;
+using namespace vsim::app;
+
+namespace {
+
+using Span = std::map<std::string, std::map<std::string, std::pair<double, double>>>;
+
+void widen(Span& s, const std::string& dir, const std::string& name, double v)
+{
+  auto [it, fresh] = s[dir].try_emplace(name, v, v);
+  if (!fresh) {
+    it->second.first = std::min(it->second.first, v);
+    it->second.second = std::max(it->second.second, v);
+  }
+}
+
+// The span of experiments/calibration/<profile>.yaml: its points' quantities,
+// and the published throughput of the rows they match.
+Span derive(const std::string& profile)
+{
+  const std::string file = std::string(VSIM_SOURCE_DIR) + "/experiments/calibration/" + profile + ".yaml";
+  const Experiment ex = load_experiment(file, {}, registry());
+  Span s;
+  for (const Point& p : ex.points)
+    for (const auto& [name, v] : calibration_quantities(p.params))
+      widen(s, p.params.text("direction"), name, v);
+  const std::string csv =
+      (std::filesystem::path(file).parent_path() / ex.base.text("validation.measurements")).string();
+  const std::vector<Measurement> rows = load_measurements(csv, registry());
+  const std::vector<long> at = match_measurements(ex, rows, csv);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (at[i] < 0)
+      continue;
+    const Measurement& m = rows[i];
+    const double scale = m.metric == "throughput_MBps" ? 1.0 : m.metric == "throughput_Gbps" ? 125.0 : 0.0;
+    if (scale == 0)
+      continue;
+    const double v = m.stats.count("mean") ? m.stats.at("mean") : m.stats.at("median");
+    widen(s, ex.points.at(static_cast<std::size_t>(at[i])).params.text("direction"), "throughput_MBps", v * scale);
+  }
+  return s;
+}
+
+std::string initializer(const Span& s)
+{
+  std::string out = "{\n";
+  for (const auto& [dir, q] : s) {
+    out += fmt::format("    {{\"{}\",\n     {{\n", dir);
+    for (const auto& [name, r] : q)
+      out += fmt::format("         {{\"{}\", {{{:.6g}, {:.6g}}}}},\n", name, r.first, r.second);
+    out += "     }},\n";
+  }
+  return out + "}";
+}
+
+}  // namespace
+
+TEST_CASE("each profile's calibrated span is that of its calibration experiment and figures", "[calibration]")
+{
+  for (const PlatformProfile& p : platform_profiles()) {
+    INFO(p.name);
+    const Span derived = derive(p.name);
+    INFO("derived span, to paste into transports/profiles.cpp:\n" << initializer(derived));
+    CHECK(derived.size() == p.calibrated.size());
+    if (derived.size() != p.calibrated.size())
+      continue;
+    for (const auto& [dir, q] : derived) {
+      REQUIRE(p.calibrated.count(dir) == 1);
+      REQUIRE(p.calibrated.at(dir).size() == q.size());
+      for (const auto& [name, r] : q) {
+        INFO(dir << " " << name);
+        REQUIRE(p.calibrated.at(dir).count(name) == 1);
+        CHECK(p.calibrated.at(dir).at(name).first == Approx(r.first).epsilon(1e-5));
+        CHECK(p.calibrated.at(dir).at(name).second == Approx(r.second).epsilon(1e-5));
+      }
+    }
+  }
+}
+
+TEST_CASE("a point outside its profile's calibrated span is flagged, one inside is not", "[calibration]")
+{
+  auto point = [](const std::vector<std::string>& sets) {
+    return load_experiment_text("platform: kvm-2019\ntransport: virtio_vsock\nworkload: {message_size: 64KiB}\n",
+                                "t.yaml", sets, registry())
+        .points.at(0)
+        .params;
+  };
+  CHECK(outside_calibration(point({})).empty());
+  const auto big = outside_calibration(point({"virtio_vsock.buf_alloc=1MiB"}));
+  REQUIRE(big.size() == 1);
+  CHECK(big[0] == "effective.buf_alloc_bytes 1MiB: kvm-2019 was fitted on 256KiB only");
+  const auto conns = outside_calibration(point({"workload.connections=4"}));
+  REQUIRE(conns.size() == 1);
+  CHECK(conns[0] == "workload.connections 4: kvm-2019 was fitted on 1 only");
+  const auto tiny = outside_calibration(point({"workload.message_size=8B"}));
+  REQUIRE(tiny.size() == 1);
+  CHECK(tiny[0] == "workload.message_size 8B: kvm-2019 was fitted on 32B to 512KiB");
+  // A predicted throughput beyond the fitted figures by more than 10%.
+  const double top = find_profile("kvm-2019")->calibrated.at("guest_to_host").at("throughput_MBps").second;
+  CHECK(outside_calibration(point({}), {{{"throughput_MBps", top * 1.05}}}).empty());
+  const auto fast = outside_calibration(point({}), {{{"throughput_MBps", top * 2}}});
+  REQUIRE(fast.size() == 1);
+  CHECK(fast[0].rfind("throughput_MBps ", 0) == 0);
+}
