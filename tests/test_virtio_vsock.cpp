@@ -341,3 +341,33 @@ TEST_CASE("one rx buffer: the driver never refills it, and the run is reported a
   CHECK(outcome({"direction=guest_to_host", "workload.total_bytes=100kB", "virtio_vsock.queue_size=2",
                  "virtio_vsock.indirect_desc=false"}) == "ran");
 }
+
+TEST_CASE("credit threshold 0: no credit update is ever sent, reported as the kernel's hang (issue 30)",
+          "[virtio][regression]")
+{
+  // 5.4's dequeue sends a credit update only when buf_alloc - (fwd_cnt -
+  // last_fwd_cnt) < threshold: never with 0, so the writer stops after one
+  // window. With 1 byte it comes when the peer's known space is 0.
+  auto outcome = [](const std::vector<std::string>& sets) {
+    Experiment ex = load_experiment_text(kBase, "t.yaml", sets, registry());
+    const Params params = ex.points.at(0).params;
+    return run_in_child([&]() -> std::string {
+      try {
+        simulate_iteration(params, 0);
+        return "ran";
+      } catch (const ModelledHang& e) {
+        return std::string("hang: ") + e.what();
+      }
+    });
+  };
+  for (const char* dir : {"direction=host_to_guest", "direction=guest_to_host"}) {
+    INFO(dir);
+    const std::string zero = outcome({dir, "virtio_vsock.credit_update=threshold", "virtio_vsock.credit_threshold=0"});
+    CHECK(zero.rfind("hang: connection 0 stopped after 262144 of 1000000 bytes: virtio_vsock.credit_threshold is 0",
+                     0) == 0);
+    CHECK(outcome({dir, "virtio_vsock.credit_update=threshold", "virtio_vsock.credit_threshold=1B"}) == "ran");
+  }
+  // Within one window no update is needed.
+  CHECK(outcome({"workload.total_bytes=200kB", "virtio_vsock.credit_update=threshold",
+                 "virtio_vsock.credit_threshold=0"}) == "ran");
+}

@@ -119,8 +119,26 @@ std::uint32_t add_rx_buffers(Shared& s, Time t)
 // rx_buf_max_nr 1, and 0 < 1 / 2 never holds: once vhost has used that
 // buffer the driver never posts another, and nothing the host sends (data
 // or credit updates) reaches the guest again.
+//
+// virtio_transport_stream_do_dequeue() (5.4, the series "reduce credit update
+// messages"; docs/kernel-notes.md) sends a credit update only when the free
+// space the peer knows of, buf_alloc - (fwd_cnt - last_fwd_cnt), is below
+// VIRTIO_VSOCK_MAX_PKT_BUF_SIZE (virtio_vsock.credit_threshold here). With a
+// threshold of 0 nothing is below it: no update is ever sent, and a sender
+// that has used its peer's whole window waits for ever (Linux never sends
+// a CREDIT_REQUEST on its own).
 std::string kernel_hang_reason(const Shared& s)
 {
+  if (!s.kn.credit_every_read && s.kn.credit_threshold == 0)
+    for (const Conn& c : s.conns)
+      for (const Sock* sk : {&c.guest, &c.host})
+        if (sk->tx_cnt > 0 && sk->credit_signed() <= 0)
+          return fmt::format(
+              "virtio_vsock.credit_threshold is 0: virtio_transport_stream_do_dequeue sends a credit update only "
+              "when the free space the peer knows of is below the threshold, which it never is, so once the {} "
+              "writer of connection {} had used its peer's whole window ({} bytes) no credit update came and it "
+              "waits for ever (Linux never asks for credit itself)",
+              sk == &c.guest ? "guest" : "host", c.index, sk->peer_buf_alloc);
   if (s.rx_buf_nr == 0 && s.rx_buf_max_nr < 2)
     return fmt::format(
         "the guest's rx queue holds {} rx buffer (virtio_vsock.queue_size {}, {} descriptors per buffer); "

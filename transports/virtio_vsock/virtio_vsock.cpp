@@ -75,6 +75,9 @@ std::vector<Effective> effective(const Params& p)
   if (kn.credit_every_read && p.has("virtio_vsock.credit_threshold"))
     threshold_note = fmt::format("virtio_vsock.credit_threshold={} is ignored: credit_update is every_read",
                                  kn.credit_threshold);
+  else if (!kn.credit_every_read && kn.credit_threshold == 0)
+    threshold_note = "virtio_vsock.credit_threshold=0: no free space is below it, so the receiver never sends a "
+                     "credit update and the run hangs once a writer has sent buf_alloc bytes";
   std::string irq_note;
   if (irq >= vcpus)
     irq_note = fmt::format("virtio_vsock.irq_vcpu={}: the guest has {} vCPUs, the interrupts land on vCPU {}", irq,
