@@ -572,3 +572,40 @@ TEST_CASE("lock_sock: a thread woken on a halted vCPU waits the halted vCPU's wa
   CHECK(taken_at(false) == std::vector<double>{16000, 1});
   CHECK(taken_at(true) == std::vector<double>{11000, 1});
 }
+
+TEST_CASE("virtio_vsock: the guest's iteration jitter scales every guest CPU cost by a factor of its own",
+          "[virtio][parts][jitter]")
+{
+  using namespace vsim::virtio_vsock::detail;
+  Costs k{};
+  for (const auto& f : Costs::fields())
+    k.*(f.field) = 1000;
+  for (const auto& f : vsim::shared_costs())
+    k.*static_cast<double Costs::*>(f.field) = 1000;
+  k.iteration_jitter = 0;
+  k.guest_iteration_jitter = 0.5;
+  const double g = vsim::Rng(7, 3, "guest_speed").factor(0.5);
+  REQUIRE(g != 1);
+  Costs j = k;
+  apply_iteration_jitter(j, 7, 3);
+  int scaled = 0;
+  auto check = [&](const std::string& name, const std::string& unit, double v) {
+    INFO(name << " (" << unit << "): " << v);
+    const bool guest = name.rfind("virtio_guest_", 0) == 0 || name.rfind("guest_", 0) == 0;
+    if (name == "guest_iteration_jitter" || name == "iteration_jitter") {
+      CHECK(v == (name == "iteration_jitter" ? 0 : 0.5));
+    } else if (guest && unit == "cycles") {
+      CHECK(v == std::round(1000 * g));
+      ++scaled;
+    } else if (guest && unit == "bytes/cycle") {
+      CHECK(v == 1000 / g);
+    } else {
+      CHECK(v == 1000);  // host costs (their jitter is 0 here), latencies, the clock
+    }
+  };
+  for (const auto& c : Costs::fields())
+    check(c.decl.name, c.decl.unit, j.*(c.field));
+  for (const auto& c : vsim::shared_costs())
+    check(c.decl.name, c.decl.unit, j.*static_cast<double Costs::*>(c.field));
+  CHECK(scaled > 15);
+}

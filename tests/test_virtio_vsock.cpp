@@ -35,6 +35,7 @@ costs:
   host_wakeup_latency: 5000
   latency_jitter: 0.2
   iteration_jitter: 0.03
+  guest_iteration_jitter: 0
   virtio_guest_send_syscall: 800
   virtio_guest_recv_syscall: 800
   virtio_guest_alloc: 150

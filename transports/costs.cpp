@@ -33,6 +33,9 @@ const std::vector<CostField<SharedCosts>>& shared_costs()
         VSIM_COST(iteration_jitter, "fraction", 0, 0.5, "per iteration, host costs are scaled by a factor drawn in [1-j, 1+j]", "",
          0.02, 0.15, "(derived) Run-to-run spread of repeated hvsock bulk transfers is about +-7% for stable points (e.g. 2934-3359 Mbit/s at 4 KiB) and +-15-30% for unstable ones; the 2019 published min-max rows are about +-4-11%.",
          "[R38]; project rows in docs/calibration.md (not a public source)"),
+        VSIM_COST(guest_iteration_jitter, "fraction", 0, 0.5, "per iteration, guest CPU costs (the guest_* ones, in cycles; copy bandwidths divided) are scaled by a factor drawn in [1-j, 1+j], from a stream of their own", "",
+         0.01, 0.15, "(derived) As iteration_jitter, for the guest side: the published 2019 hvsock rows limited by the guest's CPU (128 B and 1 KiB guest to host) spread by 7-20% between min and max over 10 runs, as much as the host-bound ones.",
+         "[R38]; project rows in docs/calibration.md (not a public source)"),
   };
   return table;
 }

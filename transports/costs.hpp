@@ -46,7 +46,7 @@ struct CostField {
 // from it.
 struct SharedCosts {
   double clock_ghz, guest_user_per_call, guest_copy_fixed, guest_copy_bytes_per_cycle, guest_wakeup_latency,
-      guest_context_switch, host_wakeup_latency, latency_jitter, iteration_jitter;
+      guest_context_switch, host_wakeup_latency, latency_jitter, iteration_jitter, guest_iteration_jitter;
 };
 const std::vector<CostField<SharedCosts>>& shared_costs();
 

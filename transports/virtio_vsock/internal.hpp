@@ -311,7 +311,8 @@ struct Waiter {
 };
 // Per-iteration variability: every host CPU cost (virtio_host_*, in cycles
 // of CPU; not the latencies) scaled by one factor drawn from the iteration's
-// own stream, the host's copy bandwidths divided by it.
+// own stream, the host's copy bandwidths divided by it; every guest CPU cost
+// (virtio_guest_* and the shared guest_*) by another (guest_iteration_jitter).
 void apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t iteration);
 
 // Sleep until woken (virtio_transport_common.cpp), forgetting the other

@@ -29,6 +29,10 @@ void detail::apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t 
 {
   Rng rng(seed, iteration, "host_speed");
   scale_side_costs(k, Costs::fields(), "virtio_host_", rng.factor(k.iteration_jitter));
+  Rng guest(seed, iteration, "guest_speed");
+  const double g = guest.factor(k.guest_iteration_jitter);
+  scale_side_costs(k, Costs::fields(), "virtio_guest_", g);
+  scale_side_costs(static_cast<SharedCosts&>(k), shared_costs(), "guest_", g);
 }
 
 Knobs detail::read_knobs(const Params& p)
