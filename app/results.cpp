@@ -324,6 +324,53 @@ std::string iterations_text(const std::vector<PointResult>& results)
   return fmt::format("{} to {} iterations", lo, hi);
 }
 
+// What a table cell shows (report.stat; "all" when the result has none).
+std::string report_stat(const Experiment& ex)
+{
+  return !ex.points.empty() && ex.points[0].params.has("report.stat") ? ex.points[0].params.text("report.stat")
+                                                                      : "all";
+}
+
+// The point every cell is compared with (report.baseline), if any.
+const PointResult* report_baseline(const Experiment& ex, const std::vector<PointResult>& results)
+{
+  if (ex.points.empty() || !ex.points[0].params.has("report.baseline"))
+    return nullptr;
+  const std::int64_t b = ex.points[0].params.integer("report.baseline");
+  for (std::size_t i = 0; i < ex.points.size(); ++i)
+    if (b >= 0 && ex.points[i].index == static_cast<std::size_t>(b))
+      return &results[i];
+  return nullptr;
+}
+
+// What ends the tables: the failed points named, and how many points were
+// extrapolated.
+std::string table_footer(const Experiment& ex, const std::vector<PointResult>& results)
+{
+  std::string out;
+  std::size_t extrapolated = 0;
+  double precision = 0;
+  std::vector<std::string> failed;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].failed.empty())
+      failed.push_back(point_name(ex.points[i]));
+    if (extrapolated_iterations(results[i])) {
+      ++extrapolated;
+      if (ex.points[i].params.has("sim.precision"))
+        precision = std::max(precision, ex.points[i].params.number("sim.precision"));
+    }
+  }
+  if (!failed.empty())
+    out += fmt::format("\nfailed: {} of {} point(s), no figures: {}\n", failed.size(), results.size(),
+                       join(failed, ", "));
+  if (extrapolated)
+    out += fmt::format("\n* {} of {} point(s) extrapolated from the steady state (sim.run_length: auto): 95% "
+                       "confidence interval of throughput within +-{:g}%; --set sim.run_length=full simulates every "
+                       "byte\n",
+                       extrapolated, results.size(), precision * 100);
+  return out;
+}
+
 }  // namespace
 
 // ---- statistics -----------------------------------------------------------------
@@ -532,24 +579,9 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
   }
   const std::vector<Axis> axes = sweep_axes(ex);
   const std::string over = iterations_text(results);
-  const std::string stat =
-      !ex.points.empty() && ex.points[0].params.has("report.stat") ? ex.points[0].params.text("report.stat") : "all";
-  const PointResult* baseline = nullptr;
-  if (!ex.points.empty() && ex.points[0].params.has("report.baseline")) {
-    const std::int64_t b = ex.points[0].params.integer("report.baseline");
-    for (std::size_t i = 0; i < ex.points.size(); ++i)
-      if (b >= 0 && ex.points[i].index == static_cast<std::size_t>(b))
-        baseline = &results[i];
-  }
+  const std::string stat = report_stat(ex);
+  const PointResult* baseline = report_baseline(ex, results);
 
-  std::size_t extrapolated = 0;
-  double precision = 0;
-  for (std::size_t i = 0; i < results.size(); ++i)
-    if (extrapolated_iterations(results[i])) {
-      ++extrapolated;
-      if (ex.points[i].params.has("sim.precision"))
-        precision = std::max(precision, ex.points[i].params.number("sim.precision"));
-    }
   std::string out;
   for (std::size_t mi = 0; mi < names.size(); ++mi) {
     const std::string& metric = names[mi];
@@ -635,18 +667,7 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
       out += render_columns(rows);
     }
   }
-  std::vector<std::string> failed;
-  for (std::size_t i = 0; i < results.size(); ++i)
-    if (!results[i].failed.empty())
-      failed.push_back(point_name(ex.points[i]));
-  if (!failed.empty())
-    out += fmt::format("\nfailed: {} of {} point(s), no figures: {}\n", failed.size(), results.size(),
-                       join(failed, ", "));
-  if (extrapolated)
-    out += fmt::format("\n* {} of {} point(s) extrapolated from the steady state (sim.run_length: auto): 95% confidence "
-                       "interval of throughput within +-{:g}%; --set sim.run_length=full simulates every byte\n",
-                       extrapolated, results.size(), precision * 100);
-  return out;
+  return out + table_footer(ex, results);
 }
 
 // Left-aligned columns, three spaces apart, no trailing blanks.
