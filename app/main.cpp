@@ -590,7 +590,7 @@ int main(int argc, char** argv)
     if (*check)
       return cmd_check(file, sets, jobs);
     if (*show) {
-      std::cout << show_result(show_path, split_commas(show_metrics), show_format, show_stat);
+      std::cout << show_result(show_path, split_commas(show_metrics), show_format, show_stat, terminal_columns());
       return 0;
     }
     if (*compare) {

@@ -1,7 +1,11 @@
 #include "app/show.hpp"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -183,8 +187,22 @@ LoadedResult load_result(const std::string& path)
   return r;
 }
 
+std::size_t terminal_columns()
+{
+  if (const char* env = std::getenv("COLUMNS")) {
+    const std::string text = env;
+    if (!text.empty() && text.size() < 7 && text.find_first_not_of("0123456789") == std::string::npos &&
+        std::stoul(text) > 0)
+      return std::stoul(text);
+  }
+  winsize ws{};
+  if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+    return ws.ws_col;
+  return 100;
+}
+
 std::string show_result(const std::string& path, const std::vector<std::string>& metrics, const std::string& format,
-                        const std::string& stat)
+                        const std::string& stat, std::size_t width)
 {
   LoadedResult r = load_result(path);
   if (!stat.empty())
@@ -202,7 +220,9 @@ std::string show_result(const std::string& path, const std::vector<std::string>&
           e.push_back(Effective{k, v.get<double>(), "", "", ""});
       eff.push_back(std::move(e));
     }
-    return to_table(r.ex, r.results, names) + table_notes(r.ex, eff);
+    const bool grouped = metrics == std::vector<std::string>{"all"} || metrics.size() > kGroupedAbove;
+    return (grouped ? to_grouped_table(r.ex, r.results, names, width) : to_table(r.ex, r.results, names)) +
+           table_notes(r.ex, eff);
   }
   // JSON and CSV: the result with only the chosen metrics (all when none
   // were asked for).

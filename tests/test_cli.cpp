@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -2501,4 +2502,134 @@ TEST_CASE("cli: a point whose simulated system hangs as its kernel would is repo
   const Run table = run_cli(dir, {"run", file, "-q"});
   CHECK(table.status == 1);
   CHECK(table.out.find("hangs") != std::string::npos);
+}
+
+// ---------------------------------------------------------------------------
+// What a new user trips on (issue 31).
+
+namespace {
+
+// Unsets an environment variable for a scope, restoring it after.
+struct ScopedUnset {
+  std::string name;
+  std::optional<std::string> before;
+  explicit ScopedUnset(const std::string& n) : name(n)
+  {
+    if (const char* v = getenv(n.c_str()))
+      before = v;
+    unsetenv(n.c_str());
+  }
+  ~ScopedUnset()
+  {
+    if (before)
+      setenv(name.c_str(), before->c_str(), 1);
+  }
+  ScopedUnset(const ScopedUnset&) = delete;
+  ScopedUnset& operator=(const ScopedUnset&) = delete;
+};
+
+// The tables of a grouped `show`: per table its title and rows; and every
+// metric name its columns stand for (the title's PREFIX<column>SUFFIX
+// around each header, a header's " (unit)" left out).
+struct Grouped {
+  std::vector<std::string> titles;
+  std::vector<std::vector<std::string>> tables;  // the lines of each table, header first
+  std::set<std::string> metrics;
+};
+
+Grouped parse_grouped(const std::string& text)
+{
+  Grouped g;
+  const std::vector<std::string> lines = lines_of(text);
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    if (!starts_with(lines[i + 1], "point   ") && lines[i + 1] != "point")
+      continue;
+    const std::string& title = lines[i];
+    g.titles.push_back(title);
+    std::string prefix, suffix;
+    if (const std::size_t col = title.find("<column>"); col != std::string::npos) {
+      prefix = title.substr(title.rfind(' ', col) + 1, col - title.rfind(' ', col) - 1);
+      suffix = title.substr(col + 8, title.find_first_of(" ,", col) - col - 8);
+    }
+    std::vector<std::string> table;
+    for (std::size_t k = i + 1; k < lines.size() && !lines[k].empty(); ++k)
+      table.push_back(lines[k]);
+    const std::vector<std::string> headers = cells_of(table[0]);
+    for (std::size_t h = 1; h < headers.size(); ++h)
+      g.metrics.insert(prefix + headers[h].substr(0, headers[h].find(" (")) + suffix);
+    g.tables.push_back(std::move(table));
+  }
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("cli: show --metrics all prints a table per group of metrics, points as rows, fitted to COLUMNS",
+          "[cli][show]")
+{
+  TempDir dir;
+  const std::string out_dir = dir.ws + "/out";
+  const Run run = run_cli(dir, {"run", kTiny, "-q", "--output", out_dir, "--format", "json"});
+  REQUIRE(run.status == 0);
+  std::set<std::string> metrics;
+  const ojson result = parse_json(run.out);
+  for (const auto& [name, unit] : result["units"].items())
+    metrics.insert(name);
+  REQUIRE(metrics.size() > 60);
+
+  for (const int columns : {100, 200}) {
+    ScopedEnv env("COLUMNS", std::to_string(columns));
+    const Run all = run_cli(dir, {"show", out_dir, "--metrics", "all"});
+    INFO("COLUMNS=" << columns << "\n" << all.out);
+    REQUIRE(all.status == 0);
+    CHECK(starts_with(all.out, fmt::format("cli-tiny — {} metrics in 10 groups, min/max/avg/median over 2 "
+                                           "iterations\na row per point (index: hv_sock.send_loop)\n\n"
+                                           "throughput (MB/s)\n",
+                                           metrics.size())));
+    const Grouped g = parse_grouped(all.out);
+    // Every metric once, in far fewer tables than one per metric.
+    CHECK(g.metrics == metrics);
+    CHECK(g.tables.size() < metrics.size() / 2);
+    CHECK(std::find(g.titles.begin(), g.titles.end(), "CPU (%)") != g.titles.end());
+    std::size_t widest = 0;
+    for (const auto& table : g.tables) {
+      // A row per point, the point column first.
+      REQUIRE(table.size() == 3);
+      CHECK(starts_with(table[1], "0: false   "));
+      CHECK(starts_with(table[2], "1: true    "));
+      for (const std::string& line : table) {
+        CHECK(line.size() <= static_cast<std::size_t>(columns));
+        widest = std::max(widest, line.size());
+      }
+    }
+    // The width is used: 200 columns hold lines 100 could not.
+    CHECK((columns == 100 ? widest > 80 : widest > 100));
+    // The same inputs, the same bytes.
+    CHECK(run_cli(dir, {"show", out_dir, "--metrics", "all"}).out == all.out);
+  }
+  {
+    // Not on a terminal and no COLUMNS: 100.
+    ScopedUnset unset("COLUMNS");
+    const Run plain = run_cli(dir, {"show", out_dir, "--metrics", "all"});
+    ScopedEnv env("COLUMNS", "100");
+    CHECK(plain.out == run_cli(dir, {"show", out_dir, "--metrics", "all"}).out);
+  }
+  // More than three metrics are grouped; three or fewer keep a table per metric.
+  ScopedEnv env("COLUMNS", "100");
+  const Run four = run_cli(dir, {"show", out_dir, "--metrics",
+                                 "throughput_MBps,writer_sys_seconds,syscalls_per_MB,guest_cpu_percent"});
+  REQUIRE(four.status == 0);
+  const Grouped g4 = parse_grouped(four.out);
+  CHECK(starts_with(four.out, "cli-tiny — 4 metrics in 4 groups, "));
+  CHECK(g4.titles == std::vector<std::string>{"throughput (MB/s)", "time: <column>_seconds (s)", "CPU (%)",
+                                              "counts per MB: <column>_per_MB (1/MB)"});
+  const Run three = run_cli(dir, {"show", out_dir, "--metrics", "throughput_MBps,writer_sys_seconds,syscalls_per_MB"});
+  CHECK(starts_with(three.out, "cli-tiny — throughput_MBps (MB/s), min/max/avg/median over 2 iterations\n"
+                               "hv_sock.send_loop   throughput_MBps\n"));
+  // --stat still chooses the cells.
+  const Run mean = run_cli(dir, {"show", out_dir, "--metrics", "all", "--stat", "mean"});
+  CHECK(mean.out.find("mean over 2 iterations\n") != std::string::npos);
+  for (const auto& table : parse_grouped(mean.out).tables)
+    for (std::size_t row = 1; row < table.size(); ++row)
+      CHECK(table[row].find('/') == std::string::npos);  // no min/max/avg/median cell
 }
