@@ -2072,6 +2072,15 @@ TEST_CASE("trace: tracing changes no result, and the same traced run gives the s
       (*j)["manifest"].erase("wall");
       (*j)["manifest"].erase("command_line");
     }
+    // The traced run simulates only the traced point: the plain run's point 1, and the manifest says so.
+    jp["points"] = ojson::array({jp["points"][1]});
+    ojson units = ojson::object();  // of the metrics that point has
+    for (const auto& [name, unit] : jp["units"].items())
+      if (jp["points"][0]["metrics"].contains(name))
+        units[name] = unit;
+    jp["units"] = units;
+    jp["manifest"]["traced_point"] = 1;
+    jp["manifest"]["points_total"] = 2;
     CHECK(jp.dump(2) == ja.dump(2));
     const std::string ta = read_file(dir.in_ws("a.json")), tb = read_file(dir.in_ws("b.json"));
     CHECK(ta.size() > 1000);
@@ -2701,4 +2710,41 @@ TEST_CASE("cli: compare says what differs between two results (parameters, code)
   // Two points of one result: as before, their swept values say what differs.
   const Run points = run_cli(dir, {"compare", a, "--points", "0,1", "--metrics", "throughput_MBps"});
   CHECK(lines_of(points.out).size() == 4);
+}
+
+TEST_CASE("trace: only the traced point is simulated, every iteration of it, and the run says so", "[cli][trace]")
+{
+  TempDir dir;
+  const Run plain = run_cli(dir, {"run", kTiny, "-q", "--format", "json"});
+  const Run traced_run = run_cli(dir, {"run", kTiny, "--format", "json", "--trace", "t.json", "--point", "1"});
+  INFO("stderr: " << traced_run.err);
+  REQUIRE(plain.status == 0);
+  REQUIRE(traced_run.status == 0);
+  CHECK_THAT(traced_run.err, Catch::StartsWith("--trace: simulating point 1 only (of 2)\n"));
+  CHECK_THAT(traced_run.err, Catch::Contains("[2/2 simulations, 1/1 points]"));
+  const ojson p = parse_json(plain.out), t = parse_json(traced_run.out);
+  REQUIRE(t["points"].size() == 1);
+  CHECK(t["points"][0].dump() == p["points"][1].dump());  // both iterations, as the whole run has them
+  CHECK(t["manifest"]["traced_point"] == 1);
+  CHECK(t["manifest"]["points_total"] == 2);
+  CHECK(parse_json(read_file(dir.in_ws("t.json")))["metadata"]["point"] == 1);
+  // -q: no note.
+  CHECK(run_cli(dir, {"run", kTiny, "-q", "--trace", "t.json", "--point", "1"}).err.empty());
+
+  // --output: the traced point's file, and a result of that point; the other points' files of an earlier run
+  // are kept, and a later run without --trace reuses them all.
+  const std::string out = dir.ws + "/out";
+  REQUIRE(run_cli(dir, {"run", kTiny, "-q", "--output", out}).status == 0);
+  const std::string point0 = read_file(out + "/point-0000.json");
+  const Run into = run_cli(dir, {"run", kTiny, "--output", out, "--trace", "t.json", "--point", "1"});
+  REQUIRE(into.status == 0);
+  CHECK(names_in(out) == std::set<std::string>{"manifest.json", "point-0000.json", "point-0001.json", "result.json"});
+  CHECK(read_file(out + "/point-0000.json") == point0);
+  CHECK(parse_json(read_file(out + "/result.json"))["points"].size() == 1);
+  const Run later = run_cli(dir, {"run", kTiny, "--output", out});
+  CHECK_THAT(later.err, Catch::Contains("reusing 2 finished point(s) of 2 from " + out));
+  // Into a new directory: that point alone.
+  const std::string fresh = dir.ws + "/fresh";
+  REQUIRE(run_cli(dir, {"run", kTiny, "-q", "--output", fresh, "--trace", "t.json", "--point", "1"}).status == 0);
+  CHECK(names_in(fresh) == std::set<std::string>{"manifest.json", "point-0001.json", "result.json"});
 }
