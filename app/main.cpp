@@ -190,13 +190,22 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   std::optional<Shard> shard = shard_text.empty() ? shard_from_slurm() : parse_shard(shard_text);
   if (shard)
     keep_shard(ex, *shard);
+  const std::size_t points_run = ex.points.size();  // the sweep's, or the shard's
+  if (trace) {
+    check_trace_options(*trace, ex);  // InputError before anything runs
+    // Only the traced point is simulated, every iteration of it (the trace's
+    // default window and its check need the traced iteration's normal run):
+    // the result, and --output, then hold that point alone.
+    std::erase_if(ex.points, [&](const Point& p) { return static_cast<long long>(p.index) != trace->point; });
+    if (!quiet)
+      std::cerr << fmt::format("--trace: simulating point {} only (of {}{})\n", trace->point, points_run,
+                               shard ? fmt::format(" in shard {}/{}", shard->index, shard->count) : "");
+  }
   if (Estimate e = estimate(ex); e.core_seconds > kLargeCoreSeconds && !allow_large)
     throw InputError(fmt::format("{}: error: this run is large: {} (more than {:.0f} hours on one core); "
                                  "pass --allow-large to run it anyway, or shrink it (iterations, "
                                  "workload.total_bytes, the sweep, --shard)",
                                  file, describe_estimate(e, jobs), kLargeCoreSeconds / 3600));
-  if (trace)
-    check_trace_options(*trace, ex);  // InputError before anything runs
   const std::vector<std::string>& metrics = prep.metrics;
   const std::string& measurements_file = prep.measurements_file;
   for (const std::string& w : effective_warnings(ex))  // swept values the transport clamps or ignores
@@ -300,6 +309,10 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
     json["manifest"]["shard"] = fmt::format("{}/{}", shard->index, shard->count);
     json["manifest"]["points_total"] = points_total;
   }
+  if (trace) {  // the one point run of the sweep's (or shard's)
+    json["manifest"]["traced_point"] = trace->point;
+    json["manifest"]["points_total"] = points_total;
+  }
   std::optional<Comparison> comparison;
   if (!measurements_file.empty()) {
     comparison = compare(ex, results, prep.measurements, measurements_file);
@@ -307,7 +320,7 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   }
   if (!output.empty()) {
     write_output_dir(output, json);
-    if (!shard)
+    if (!shard && !trace)  // (the other points' files of a traced run are kept for a later run)
       remove_stale_points(output, ex.points.size());  // a larger sweep's points beyond this one's
   }
   if (format == "json")
@@ -453,7 +466,8 @@ int main(int argc, char** argv)
       "--trace", trace_opt.path,
       "also write a timeline of one iteration of one point in the Trace Event Format (open it in "
       "ui.perfetto.dev or chrome://tracing; draw it with plot --timeline): what ran on each CPU, wake-ups, kicks, "
-      "interrupts, signals, credit updates, ring and queue levels (docs/trace.md). The results are unchanged");
+      "interrupts, signals, credit updates, ring and queue levels (docs/trace.md). Only the traced point is "
+      "simulated (every iteration): the result holds it alone, with the figures the whole run gives it");
   run->add_option("--trace-window", trace_opt.window,
                   "START:LENGTH of simulated time to trace (ns, us, ms, s; no unit: us), e.g. 500us:200us; default: "
                   "200 us from the end of the warm-up the run-length monitor found (else from 10% of the run)")
@@ -591,7 +605,7 @@ int main(int argc, char** argv)
     if (*check)
       return cmd_check(file, sets, jobs);
     if (*show) {
-      std::cout << show_result(show_path, split_commas(show_metrics), show_format, show_stat);
+      std::cout << show_result(show_path, split_commas(show_metrics), show_format, show_stat, terminal_columns());
       return 0;
     }
     if (*compare) {

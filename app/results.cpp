@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <numeric>
 #include <set>
@@ -325,6 +326,53 @@ std::string iterations_text(const std::vector<PointResult>& results)
   return fmt::format("{} to {} iterations", lo, hi);
 }
 
+// What a table cell shows (report.stat; "all" when the result has none).
+std::string report_stat(const Experiment& ex)
+{
+  return !ex.points.empty() && ex.points[0].params.has("report.stat") ? ex.points[0].params.text("report.stat")
+                                                                      : "all";
+}
+
+// The point every cell is compared with (report.baseline), if any.
+const PointResult* report_baseline(const Experiment& ex, const std::vector<PointResult>& results)
+{
+  if (ex.points.empty() || !ex.points[0].params.has("report.baseline"))
+    return nullptr;
+  const std::int64_t b = ex.points[0].params.integer("report.baseline");
+  for (std::size_t i = 0; i < ex.points.size(); ++i)
+    if (b >= 0 && ex.points[i].index == static_cast<std::size_t>(b))
+      return &results[i];
+  return nullptr;
+}
+
+// What ends the tables: the failed points named, and how many points were
+// extrapolated.
+std::string table_footer(const Experiment& ex, const std::vector<PointResult>& results)
+{
+  std::string out;
+  std::size_t extrapolated = 0;
+  double precision = 0;
+  std::vector<std::string> failed;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].failed.empty())
+      failed.push_back(point_name(ex.points[i]));
+    if (extrapolated_iterations(results[i])) {
+      ++extrapolated;
+      if (ex.points[i].params.has("sim.precision"))
+        precision = std::max(precision, ex.points[i].params.number("sim.precision"));
+    }
+  }
+  if (!failed.empty())
+    out += fmt::format("\nfailed: {} of {} point(s), no figures: {}\n", failed.size(), results.size(),
+                       join(failed, ", "));
+  if (extrapolated)
+    out += fmt::format("\n* {} of {} point(s) extrapolated from the steady state (sim.run_length: auto): 95% "
+                       "confidence interval of throughput within +-{:g}%; --set sim.run_length=full simulates every "
+                       "byte\n",
+                       extrapolated, results.size(), precision * 100);
+  return out;
+}
+
 }  // namespace
 
 // ---- statistics -----------------------------------------------------------------
@@ -535,24 +583,9 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
   }
   const std::vector<Axis> axes = sweep_axes(ex);
   const std::string over = iterations_text(results);
-  const std::string stat =
-      !ex.points.empty() && ex.points[0].params.has("report.stat") ? ex.points[0].params.text("report.stat") : "all";
-  const PointResult* baseline = nullptr;
-  if (!ex.points.empty() && ex.points[0].params.has("report.baseline")) {
-    const std::int64_t b = ex.points[0].params.integer("report.baseline");
-    for (std::size_t i = 0; i < ex.points.size(); ++i)
-      if (b >= 0 && ex.points[i].index == static_cast<std::size_t>(b))
-        baseline = &results[i];
-  }
+  const std::string stat = report_stat(ex);
+  const PointResult* baseline = report_baseline(ex, results);
 
-  std::size_t extrapolated = 0;
-  double precision = 0;
-  for (std::size_t i = 0; i < results.size(); ++i)
-    if (extrapolated_iterations(results[i])) {
-      ++extrapolated;
-      if (ex.points[i].params.has("sim.precision"))
-        precision = std::max(precision, ex.points[i].params.number("sim.precision"));
-    }
   std::string out;
   for (std::size_t mi = 0; mi < names.size(); ++mi) {
     const std::string& metric = names[mi];
@@ -638,18 +671,172 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
       out += render_columns(rows);
     }
   }
-  std::vector<std::string> failed;
-  for (std::size_t i = 0; i < results.size(); ++i)
-    if (!results[i].failed.empty())
-      failed.push_back(point_name(ex.points[i]));
-  if (!failed.empty())
-    out += fmt::format("\nfailed: {} of {} point(s), no figures: {}\n", failed.size(), results.size(),
-                       join(failed, ", "));
-  if (extrapolated)
-    out += fmt::format("\n* {} of {} point(s) extrapolated from the steady state (sim.run_length: auto): 95% confidence "
-                       "interval of throughput within +-{:g}%; --set sim.run_length=full simulates every byte\n",
-                       extrapolated, results.size(), precision * 100);
-  return out;
+  return out + table_footer(ex, results);
+}
+
+namespace {
+
+// A group of metrics to_grouped_table shows in one table: the first group
+// whose `member` takes a metric (by its name and declared unit) holds it.
+struct MetricGroup {
+  const char* title;
+  const char* prefix;  // left out of the column headers when every metric of the group has it
+  const char* suffix;
+  bool (*member)(const std::string& name, const std::string& unit);
+};
+
+const std::vector<MetricGroup>& metric_groups()
+{
+  using S = const std::string&;
+  static const std::vector<MetricGroup> groups = {
+      {"throughput", "", "", [](S n, S) { return n.starts_with("throughput_") || n == "efficiency"; }},
+      {"time", "", "_seconds", [](S, S u) { return u == "s"; }},
+      {"CPU", "", "", [](S n, S u) { return u == "%" && n.find('.') == std::string::npos; }},
+      {"CPU per CPU and category", "cpu.", "_percent", [](S n, S) { return n.starts_with("cpu."); }},
+      {"CPU per thread and category", "thread.", "_percent", [](S n, S) { return n.starts_with("thread."); }},
+      {"counts per MB", "", "_per_MB", [](S, S u) { return u == "1/MB"; }},
+      {"queue levels", "queue.", ".mean", [](S n, S) { return n.starts_with("queue.") && n.ends_with(".mean"); }},
+      {"queue occupancy", "queue.", "_percent", [](S n, S) { return n.starts_with("queue."); }},
+      {"ring sizes", "ring_bytes_", "", [](S n, S) { return n.starts_with("ring_bytes_"); }},
+      {"simulator", "sim_", "", [](S n, S) { return n.starts_with("sim_"); }},
+      {"other", "", "", [](S, S) { return true; }},
+  };
+  return groups;
+}
+
+// The column header of a metric in its group: without the group's prefix
+// and suffix when `strip`, with its unit when the group's units differ.
+std::string group_header(const MetricGroup& g, const std::string& metric, bool strip, bool units_differ)
+{
+  std::string h = metric;
+  if (strip)
+    h = metric.substr(std::strlen(g.prefix), metric.size() - std::strlen(g.prefix) - std::strlen(g.suffix));
+  const std::string unit = metric_unit(metric);
+  return units_differ && !unit.empty() ? h + " (" + unit + ")" : h;
+}
+
+}  // namespace
+
+std::string to_grouped_table(const Experiment& ex, const std::vector<PointResult>& results,
+                             const std::vector<std::string>& metrics, std::size_t width)
+{
+  check_results(ex, results);
+  std::vector<std::string> names = metrics;
+  if (names.empty()) {
+    const std::set<std::string> all = metric_names(results);
+    names.assign(all.begin(), all.end());
+  }
+  const std::vector<MetricGroup>& groups = metric_groups();
+  std::vector<std::vector<std::string>> members(groups.size());
+  for (const std::string& m : names)
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      if (groups[g].member(m, metric_unit(m))) {
+        members[g].push_back(m);
+        break;
+      }
+  const std::size_t used = static_cast<std::size_t>(
+      std::count_if(members.begin(), members.end(), [](const auto& m) { return !m.empty(); }));
+  const std::string stat = report_stat(ex);
+  const PointResult* baseline = report_baseline(ex, results);
+  std::vector<std::string> keys = ex.zip_keys;
+  keys.insert(keys.end(), ex.grid_keys.begin(), ex.grid_keys.end());
+  std::string out = fmt::format("{} — {} metric{} in {} group{}, {} over {}{}\n", ex.name, names.size(),
+                                names.size() == 1 ? "" : "s", used, used == 1 ? "" : "s", stat_title(stat),
+                                iterations_text(results),
+                                baseline ? fmt::format("; (change of the mean against point {})", baseline->index)
+                                         : "");
+  out += keys.empty() ? "a row per point\n" : "a row per point (index: " + join(keys, ", ") + ")\n";
+
+  // The point column: "K: v1, v2" (the swept values, as the sweep wrote
+  // them), K right-aligned so the values line up.
+  std::size_t digits = 1;
+  for (const Point& p : ex.points)
+    digits = std::max(digits, std::to_string(p.index).size());
+  std::vector<std::string> point_cells{"point"};
+  for (const Point& p : ex.points) {
+    std::vector<std::string> values;
+    for (const auto& k : keys)
+      values.push_back(key_text(p, k));
+    point_cells.push_back(fmt::format("{:>{}}", p.index, digits) + (values.empty() ? "" : ": " + join(values, ", ")));
+  }
+  std::size_t point_width = 0;
+  for (const auto& c : point_cells)
+    point_width = std::max(point_width, text_width(c));
+
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const std::vector<std::string>& group = members[g];
+    if (group.empty())
+      continue;
+    const MetricGroup& def = groups[g];
+    const std::size_t affixes = std::strlen(def.prefix) + std::strlen(def.suffix);
+    const bool strip = affixes > 0 && std::all_of(group.begin(), group.end(), [&](const std::string& m) {
+      return m.size() > affixes && m.starts_with(def.prefix) && m.ends_with(def.suffix);
+    });
+    const std::string unit = metric_unit(group.front());
+    const bool units_differ =
+        std::any_of(group.begin(), group.end(), [&](const std::string& m) { return metric_unit(m) != unit; });
+    // Each metric's column: header, then a cell per point.
+    std::vector<std::vector<std::string>> columns;
+    std::vector<std::size_t> widths;
+    for (const std::string& m : group) {
+      std::vector<std::string> column{group_header(def, m, strip, units_differ)};
+      for (const PointResult& r : results)
+        column.push_back(cell_text(r, m, stat, baseline));
+      std::size_t w = 0;
+      for (const auto& c : column)
+        w = std::max(w, text_width(c));
+      columns.push_back(std::move(column));
+      widths.push_back(w);
+    }
+    // Split into parts no wider than `width` (at least one metric each),
+    // keeping a family (the header up to its last '.': one CPU, thread or
+    // queue) in one part where it fits in one.
+    std::vector<std::string> family;
+    for (const auto& column : columns)
+      family.push_back(column[0].substr(0, std::min(column[0].rfind('.'), column[0].find(' '))));
+    auto family_fits = [&](std::size_t f) {  // the family beginning at column f, in one part
+      std::size_t line = point_width;
+      for (std::size_t k = f; k < columns.size() && family[k] == family[f]; ++k)
+        line += 3 + widths[k];
+      return line <= width;
+    };
+    std::vector<std::size_t> part_starts{0};
+    for (std::size_t c = 0, line = point_width; c < columns.size(); ++c) {
+      while (c > part_starts.back() && line + 3 + widths[c] > width) {
+        std::size_t f = c;  // where c's family begins in this part
+        while (f > part_starts.back() && !family[c].empty() && family[f - 1] == family[c])
+          --f;
+        part_starts.push_back(f > part_starts.back() && (f == 0 || family[f - 1] != family[f]) && family_fits(f) ? f
+                                                                                                                : c);
+        line = point_width;
+        for (std::size_t k = part_starts.back(); k < c; ++k)
+          line += 3 + widths[k];
+      }
+      line += 3 + widths[c];
+    }
+    std::string title = def.title;
+    if (strip)
+      title += fmt::format(": {}<column>{}", def.prefix, def.suffix);
+    if (!units_differ && !unit.empty())
+      title += " (" + unit + ")";
+    for (std::size_t part = 0; part < part_starts.size(); ++part) {
+      const std::size_t begin = part_starts[part];
+      const std::size_t end = part + 1 < part_starts.size() ? part_starts[part + 1] : columns.size();
+      out += "\n" + title;
+      if (part_starts.size() > 1)
+        out += fmt::format(", part {} of {}", part + 1, part_starts.size());
+      out += "\n";
+      std::vector<std::vector<std::string>> rows;
+      for (std::size_t row = 0; row < point_cells.size(); ++row) {
+        std::vector<std::string> line{point_cells[row]};
+        for (std::size_t c = begin; c < end; ++c)
+          line.push_back(columns[c][row]);
+        rows.push_back(std::move(line));
+      }
+      out += render_columns(rows);
+    }
+  }
+  return out + table_footer(ex, results);
 }
 
 // Left-aligned columns, three spaces apart, no trailing blanks.

@@ -67,6 +67,18 @@ std::string to_csv(const Experiment& ex, const std::vector<PointResult>& results
 std::string to_table(const Experiment& ex, const std::vector<PointResult>& results,
                      const std::vector<std::string>& metrics);
 
+// Many metrics at once (`show --metrics all`): one table per group of
+// metrics (throughput; times; CPU percentages; per CPU; per thread; counts
+// per MB; queue levels; queue occupancy; ring sizes; simulator facts; any
+// other), a row per point (its index and swept values) and a column per
+// metric, the cells as to_table's. The column headers leave out what every
+// metric of the group shares (`thread.` and `_percent`: the title says so).
+// No line is wider than `width` columns unless one metric column alone is:
+// a wider group is split into several tables, each repeating the point
+// column. The notes on failed and extrapolated points end it, as to_table's.
+std::string to_grouped_table(const Experiment& ex, const std::vector<PointResult>& results,
+                             const std::vector<std::string>& metrics, std::size_t width);
+
 // What follows the tables of `run` and `show`: the effective values that
 // differ between points (what the transport actually used), and what the
 // units mean.

@@ -1,7 +1,11 @@
 #include "app/show.hpp"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -74,13 +78,86 @@ std::string label_text(const Point& p)
   return s.empty() ? "(no swept keys)" : s;
 }
 
-// One pair of points, metric by metric.
+// Keys that change no figure: left out of what differs between two points.
+bool changes_no_figure(const std::string& key)
+{
+  return key == "name" || key == "description" || key.starts_with("report.") || key.starts_with("validation.");
+}
+
+// What differs between a point of result a and one of result b, as
+// "key: A -> B" lines: the code that made them (the manifests' version, git
+// commit and SimGrid version), then every resolved parameter that can change
+// a figure. Shortened where the cause is named: the costs.* of two platforms
+// (their profiles) are counted in one line, as are the keys of a section
+// only one side has (another transport's).
+std::vector<std::string> differences(const LoadedResult& a, const Point& pa, const LoadedResult& b, const Point& pb)
+{
+  std::vector<std::string> out;
+  const char* absent = "(absent)";
+  auto manifest = [](const LoadedResult& r, const char* key) {
+    const json m = r.doc.value("manifest", json::object());
+    return m.is_object() && m.contains(key) && m[key].is_string() ? m[key].get<std::string>() : "(absent)";
+  };
+  for (const char* key : {"version", "git_commit", "simgrid_version"})
+    if (const std::string va = manifest(a, key), vb = manifest(b, key); va != vb)
+      out.push_back(fmt::format("{}: {} -> {}", key, va, vb));
+  auto text = [](const Params& p, const std::string& key) {
+    return p.has(key) ? value_to_string(p.get(key)) : std::string("(absent)");
+  };
+  auto section = [](const std::string& key) { return key.substr(0, key.find('.')); };
+  std::set<std::string> keys, sections_a, sections_b;
+  for (const auto& [key, v] : pa.params.all())
+    keys.insert(key), sections_a.insert(section(key));
+  for (const auto& [key, v] : pb.params.all())
+    keys.insert(key), sections_b.insert(section(key));
+  const bool platforms_differ = text(pa.params, "platform") != text(pb.params, "platform");
+  std::map<std::string, std::size_t> folded;  // "costs" or a one-sided section -> keys that differ
+  for (const std::string& key : keys) {
+    if (changes_no_figure(key))
+      continue;
+    const std::string va = text(pa.params, key), vb = text(pb.params, key);
+    if (va == vb)
+      continue;
+    const std::string sec = section(key);
+    if (sec != key && (!sections_a.count(sec) || !sections_b.count(sec) || (platforms_differ && sec == "costs")))
+      ++folded[sec];
+    else
+      out.push_back(fmt::format("{}: {} -> {}", key, va, vb));
+  }
+  for (const auto& [sec, n] : folded) {
+    if (!sections_b.count(sec))
+      out.push_back(fmt::format("{}.*: {} key(s) -> {}", sec, n, absent));
+    else if (!sections_a.count(sec))
+      out.push_back(fmt::format("{}.*: {} -> {} key(s)", sec, absent, n));
+    else
+      out.push_back(fmt::format("{}.*: {} value(s) differ (the platforms' profiles: `vsocksim describe platforms`)",
+                                sec, n));
+  }
+  return out;
+}
+
+// The header of a pair of points of two results: what differs, or that
+// nothing does.
+std::string differences_text(const std::vector<std::string>& lines)
+{
+  if (lines.empty())
+    return "same parameters, same code\n";
+  std::string out = "what differs (A -> B):\n";
+  for (const std::string& l : lines)
+    out += "  " + l + "\n";
+  return out;
+}
+
+// One pair of points, metric by metric; `header` (what differs) follows the
+// two points' names.
 std::string compare_pair(const std::string& title_a, const Point& pa, const PointResult& ra, const std::string& title_b,
-                         const Point& pb, const PointResult& rb, const std::vector<std::string>& metrics)
+                         const Point& pb, const PointResult& rb, const std::vector<std::string>& metrics,
+                         const std::string& header = "")
 {
   auto failed = [](const PointResult& r) { return r.failed.empty() ? "" : " failed: " + r.failed; };
   std::string out = fmt::format("A: {} point {} ({}){}\nB: {} point {} ({}){}\n", title_a, pa.index, label_text(pa),
                                 failed(ra), title_b, pb.index, label_text(pb), failed(rb));
+  out += header;
   std::vector<std::vector<std::string>> rows{
       {"metric", "unit", "A mean", "B mean", "change", "A spread", "B spread", "beyond the spread"}};
   auto values = [](const PointResult& r, const std::string& m) {
@@ -184,8 +261,22 @@ LoadedResult load_result(const std::string& path)
   return r;
 }
 
+std::size_t terminal_columns()
+{
+  if (const char* env = std::getenv("COLUMNS")) {
+    const std::string text = env;
+    if (!text.empty() && text.size() < 7 && text.find_first_not_of("0123456789") == std::string::npos &&
+        std::stoul(text) > 0)
+      return std::stoul(text);
+  }
+  winsize ws{};
+  if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+    return ws.ws_col;
+  return 100;
+}
+
 std::string show_result(const std::string& path, const std::vector<std::string>& metrics, const std::string& format,
-                        const std::string& stat)
+                        const std::string& stat, std::size_t width)
 {
   LoadedResult r = load_result(path);
   if (!stat.empty())
@@ -203,7 +294,9 @@ std::string show_result(const std::string& path, const std::vector<std::string>&
           e.push_back(Effective{k, v.get<double>(), "", "", ""});
       eff.push_back(std::move(e));
     }
-    return to_table(r.ex, r.results, names) + table_notes(r.ex, eff) + calibration_notes(r.ex.points, r.results);
+    const bool grouped = metrics == std::vector<std::string>{"all"} || metrics.size() > kGroupedAbove;
+    return (grouped ? to_grouped_table(r.ex, r.results, names, width) : to_table(r.ex, r.results, names)) +
+           table_notes(r.ex, eff) + calibration_notes(r.ex.points, r.results);
   }
   // JSON and CSV: the result with only the chosen metrics (all when none
   // were asked for).
@@ -264,14 +357,16 @@ std::string compare_results(const std::string& a, const std::string& b,
   const std::vector<std::string> names = chosen_metrics(ra, metrics);
   std::string out;
   if (ra.ex.points.size() == 1 && rb.ex.points.size() == 1)
-    return compare_pair(ra.path, ra.ex.points[0], ra.results[0], rb.path, rb.ex.points[0], rb.results[0], names);
+    return compare_pair(ra.path, ra.ex.points[0], ra.results[0], rb.path, rb.ex.points[0], rb.results[0], names,
+                        differences_text(differences(ra, ra.ex.points[0], rb, rb.ex.points[0])));
   // Points paired by their swept values.
   std::size_t paired = 0;
   for (std::size_t i = 0; i < ra.ex.points.size(); ++i)
     for (std::size_t j = 0; j < rb.ex.points.size(); ++j)
       if (ra.ex.points[i].label == rb.ex.points[j].label) {
-        out += (paired++ ? "\n" : "") + compare_pair(ra.path, ra.ex.points[i], ra.results[i], rb.path,
-                                                      rb.ex.points[j], rb.results[j], names);
+        out += (paired++ ? "\n" : "") +
+               compare_pair(ra.path, ra.ex.points[i], ra.results[i], rb.path, rb.ex.points[j], rb.results[j], names,
+                            differences_text(differences(ra, ra.ex.points[i], rb, rb.ex.points[j])));
         break;
       }
   if (paired == 0)

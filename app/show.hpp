@@ -34,8 +34,15 @@ LoadedResult load_result(const std::string& path);
 
 // metrics: names to show (empty: the run's report.metrics); format: table,
 // json or csv; stat: what a table cell shows (empty: the run's report.stat).
+// Asked for more than kGroupedAbove metrics (or all), the table format
+// groups them (to_grouped_table), at most `width` columns wide.
+inline constexpr std::size_t kGroupedAbove = 3;
 std::string show_result(const std::string& path, const std::vector<std::string>& metrics, const std::string& format,
-                        const std::string& stat = "");
+                        const std::string& stat = "", std::size_t width = 100);
+
+// The width tables are fitted to: COLUMNS when it is a positive number,
+// else the terminal's on a terminal, else 100.
+std::size_t terminal_columns();
 
 // Two results point by point (points paired by their swept values, or the
 // only point of each), or, with `points`, two points of result a.

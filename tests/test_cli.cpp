@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -2071,6 +2072,15 @@ TEST_CASE("trace: tracing changes no result, and the same traced run gives the s
       (*j)["manifest"].erase("wall");
       (*j)["manifest"].erase("command_line");
     }
+    // The traced run simulates only the traced point: the plain run's point 1, and the manifest says so.
+    jp["points"] = ojson::array({jp["points"][1]});
+    ojson units = ojson::object();  // of the metrics that point has
+    for (const auto& [name, unit] : jp["units"].items())
+      if (jp["points"][0]["metrics"].contains(name))
+        units[name] = unit;
+    jp["units"] = units;
+    jp["manifest"]["traced_point"] = 1;
+    jp["manifest"]["points_total"] = 2;
     CHECK(jp.dump(2) == ja.dump(2));
     const std::string ta = read_file(dir.in_ws("a.json")), tb = read_file(dir.in_ws("b.json"));
     CHECK(ta.size() > 1000);
@@ -2501,4 +2511,240 @@ TEST_CASE("cli: a point whose simulated system hangs as its kernel would is repo
   const Run table = run_cli(dir, {"run", file, "-q"});
   CHECK(table.status == 1);
   CHECK(table.out.find("hangs") != std::string::npos);
+}
+
+// ---------------------------------------------------------------------------
+// What a new user trips on (issue 31).
+
+namespace {
+
+// Unsets an environment variable for a scope, restoring it after.
+struct ScopedUnset {
+  std::string name;
+  std::optional<std::string> before;
+  explicit ScopedUnset(const std::string& n) : name(n)
+  {
+    if (const char* v = getenv(n.c_str()))
+      before = v;
+    unsetenv(n.c_str());
+  }
+  ~ScopedUnset()
+  {
+    if (before)
+      setenv(name.c_str(), before->c_str(), 1);
+  }
+  ScopedUnset(const ScopedUnset&) = delete;
+  ScopedUnset& operator=(const ScopedUnset&) = delete;
+};
+
+// The tables of a grouped `show`: per table its title and rows; and every
+// metric name its columns stand for (the title's PREFIX<column>SUFFIX
+// around each header, a header's " (unit)" left out).
+struct Grouped {
+  std::vector<std::string> titles;
+  std::vector<std::vector<std::string>> tables;  // the lines of each table, header first
+  std::set<std::string> metrics;
+};
+
+Grouped parse_grouped(const std::string& text)
+{
+  Grouped g;
+  const std::vector<std::string> lines = lines_of(text);
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    if (!starts_with(lines[i + 1], "point   ") && lines[i + 1] != "point")
+      continue;
+    const std::string& title = lines[i];
+    g.titles.push_back(title);
+    std::string prefix, suffix;
+    if (const std::size_t col = title.find("<column>"); col != std::string::npos) {
+      prefix = title.substr(title.rfind(' ', col) + 1, col - title.rfind(' ', col) - 1);
+      suffix = title.substr(col + 8, title.find_first_of(" ,", col) - col - 8);
+    }
+    std::vector<std::string> table;
+    for (std::size_t k = i + 1; k < lines.size() && !lines[k].empty(); ++k)
+      table.push_back(lines[k]);
+    const std::vector<std::string> headers = cells_of(table[0]);
+    for (std::size_t h = 1; h < headers.size(); ++h)
+      g.metrics.insert(prefix + headers[h].substr(0, headers[h].find(" (")) + suffix);
+    g.tables.push_back(std::move(table));
+  }
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("cli: show --metrics all prints a table per group of metrics, points as rows, fitted to COLUMNS",
+          "[cli][show]")
+{
+  TempDir dir;
+  const std::string out_dir = dir.ws + "/out";
+  const Run run = run_cli(dir, {"run", kTiny, "-q", "--output", out_dir, "--format", "json"});
+  REQUIRE(run.status == 0);
+  std::set<std::string> metrics;
+  const ojson result = parse_json(run.out);
+  for (const auto& [name, unit] : result["units"].items())
+    metrics.insert(name);
+  REQUIRE(metrics.size() > 60);
+
+  for (const int columns : {100, 200}) {
+    ScopedEnv env("COLUMNS", std::to_string(columns));
+    const Run all = run_cli(dir, {"show", out_dir, "--metrics", "all"});
+    INFO("COLUMNS=" << columns << "\n" << all.out);
+    REQUIRE(all.status == 0);
+    CHECK(starts_with(all.out, fmt::format("cli-tiny — {} metrics in 10 groups, min/max/avg/median over 2 "
+                                           "iterations\na row per point (index: hv_sock.send_loop)\n\n"
+                                           "throughput (MB/s)\n",
+                                           metrics.size())));
+    const Grouped g = parse_grouped(all.out);
+    // Every metric once, in far fewer tables than one per metric.
+    CHECK(g.metrics == metrics);
+    CHECK(g.tables.size() < metrics.size() / 2);
+    CHECK(std::find(g.titles.begin(), g.titles.end(), "CPU (%)") != g.titles.end());
+    std::size_t widest = 0;
+    for (const auto& table : g.tables) {
+      // A row per point, the point column first.
+      REQUIRE(table.size() == 3);
+      CHECK(starts_with(table[1], "0: false   "));
+      CHECK(starts_with(table[2], "1: true    "));
+      for (const std::string& line : table) {
+        CHECK(line.size() <= static_cast<std::size_t>(columns));
+        widest = std::max(widest, line.size());
+      }
+    }
+    // The width is used: 200 columns hold lines 100 could not.
+    CHECK((columns == 100 ? widest > 80 : widest > 100));
+    // The same inputs, the same bytes.
+    CHECK(run_cli(dir, {"show", out_dir, "--metrics", "all"}).out == all.out);
+  }
+  {
+    // Not on a terminal and no COLUMNS: 100.
+    ScopedUnset unset("COLUMNS");
+    const Run plain = run_cli(dir, {"show", out_dir, "--metrics", "all"});
+    ScopedEnv env("COLUMNS", "100");
+    CHECK(plain.out == run_cli(dir, {"show", out_dir, "--metrics", "all"}).out);
+  }
+  // More than three metrics are grouped; three or fewer keep a table per metric.
+  ScopedEnv env("COLUMNS", "100");
+  const Run four = run_cli(dir, {"show", out_dir, "--metrics",
+                                 "throughput_MBps,writer_sys_seconds,syscalls_per_MB,guest_cpu_percent"});
+  REQUIRE(four.status == 0);
+  const Grouped g4 = parse_grouped(four.out);
+  CHECK(starts_with(four.out, "cli-tiny — 4 metrics in 4 groups, "));
+  CHECK(g4.titles == std::vector<std::string>{"throughput (MB/s)", "time: <column>_seconds (s)", "CPU (%)",
+                                              "counts per MB: <column>_per_MB (1/MB)"});
+  const Run three = run_cli(dir, {"show", out_dir, "--metrics", "throughput_MBps,writer_sys_seconds,syscalls_per_MB"});
+  CHECK(starts_with(three.out, "cli-tiny — throughput_MBps (MB/s), min/max/avg/median over 2 iterations\n"
+                               "hv_sock.send_loop   throughput_MBps\n"));
+  // --stat still chooses the cells.
+  const Run mean = run_cli(dir, {"show", out_dir, "--metrics", "all", "--stat", "mean"});
+  CHECK(mean.out.find("mean over 2 iterations\n") != std::string::npos);
+  for (const auto& table : parse_grouped(mean.out).tables)
+    for (std::size_t row = 1; row < table.size(); ++row)
+      CHECK(table[row].find('/') == std::string::npos);  // no min/max/avg/median cell
+}
+
+TEST_CASE("cli: compare says what differs between two results (parameters, code), or that nothing does",
+          "[cli][compare]")
+{
+  TempDir dir;
+  const std::string a = dir.ws + "/a", b = dir.ws + "/b";
+  REQUIRE(run_cli(dir, {"run", kTiny, "-q", "--output", a}).status == 0);
+  REQUIRE(run_cli(dir, {"run", kTiny, "-q", "--output", b, "--set", "costs.host_dpc=3000", "--set",
+                        "report.metrics=throughput_MBps"}).status == 0);
+  // A result against itself: each pair says so.
+  const Run same = run_cli(dir, {"compare", a, a + "/result.json", "--metrics", "throughput_MBps"});
+  REQUIRE(same.status == 0);
+  std::vector<std::string> lines = lines_of(same.out);
+  REQUIRE(lines.size() == 11);
+  CHECK(lines[2] == "same parameters, same code");
+  CHECK(lines[3].rfind("metric ", 0) == 0);
+  CHECK(lines[8] == "same parameters, same code");
+  // A cost set on B: each pair names it (report.* changes no figure: not named).
+  const Run cost = run_cli(dir, {"compare", a, b, "--metrics", "throughput_MBps"});
+  REQUIRE(cost.status == 0);
+  lines = lines_of(cost.out);
+  REQUIRE(lines.size() == 13);
+  CHECK(lines[0] == "A: " + a + "/result.json point 0 (hv_sock.send_loop=false)");
+  CHECK(lines[2] == "what differs (A -> B):");
+  CHECK(lines[3] == "  costs.host_dpc: 2000 -> 3000");
+  CHECK(lines[4].rfind("metric ", 0) == 0);
+  CHECK(lines[9] == "what differs (A -> B):");
+  CHECK(lines[10] == "  costs.host_dpc: 2000 -> 3000");
+  // The code that made them (the manifest), then the platform: its costs counted in one line, and the
+  // sections only one side has (another transport's keys).
+  ojson doc = parse_json(read_file(kData + "/result-small.json"));
+  const std::string old_file = dir.in_ws("old.json"), new_file = dir.in_ws("new.json");
+  for (ojson& p : doc["points"]) {
+    p["params"]["platform"] = "hyperv-2019";
+    p["params"]["costs.host_dpc"] = 2000;
+    p["params"]["costs.clock_ghz"] = 2.5;
+  }
+  write_file(old_file, doc.dump(2));
+  doc["manifest"]["version"] = "0.2.0";
+  doc["manifest"]["git_commit"] = "fedcba9876543210";
+  for (ojson& p : doc["points"]) {
+    p["params"]["platform"] = "kvm-2019";
+    p["params"]["transport"] = "virtio_vsock";
+    p["params"]["costs.host_dpc"] = 1000;
+    p["params"].erase("hv_sock.sndbuf");
+    p["params"]["virtio_vsock.queue_size"] = 128;
+    p["params"]["virtio_vsock.event_idx"] = true;
+    p["params"]["report.metrics"] = "throughput_MBps";
+  }
+  write_file(new_file, doc.dump(2));
+  const Run code = run_cli(dir, {"compare", old_file, new_file, "--metrics", "throughput_MBps"});
+  REQUIRE(code.status == 0);
+  const std::string head = "what differs (A -> B):\n"
+                           "  version: 0.1.0 -> 0.2.0\n"
+                           "  git_commit: 0123456789abcdef -> fedcba9876543210\n"
+                           "  platform: hyperv-2019 -> kvm-2019\n"
+                           "  transport: hv_sock -> virtio_vsock\n"
+                           "  costs.*: 1 value(s) differ (the platforms' profiles: `vsocksim describe platforms`)\n"
+                           "  hv_sock.*: 1 key(s) -> (absent)\n"
+                           "  virtio_vsock.*: (absent) -> 2 key(s)\n"
+                           "metric ";
+  CHECK(code.out.rfind("A: " + old_file + " point 0 (hv_sock.sndbuf=default)\nB: " + new_file +
+                           " point 0 (hv_sock.sndbuf=default)\n" + head,
+                       0) == 0);
+  CHECK(code.out.find("B: " + new_file + " point 1 (hv_sock.sndbuf=64KiB)\n" + head) != std::string::npos);
+  // Two points of one result: as before, their swept values say what differs.
+  const Run points = run_cli(dir, {"compare", a, "--points", "0,1", "--metrics", "throughput_MBps"});
+  CHECK(lines_of(points.out).size() == 4);
+}
+
+TEST_CASE("trace: only the traced point is simulated, every iteration of it, and the run says so", "[cli][trace]")
+{
+  TempDir dir;
+  const Run plain = run_cli(dir, {"run", kTiny, "-q", "--format", "json"});
+  const Run traced_run = run_cli(dir, {"run", kTiny, "--format", "json", "--trace", "t.json", "--point", "1"});
+  INFO("stderr: " << traced_run.err);
+  REQUIRE(plain.status == 0);
+  REQUIRE(traced_run.status == 0);
+  CHECK_THAT(traced_run.err, Catch::StartsWith("--trace: simulating point 1 only (of 2)\n"));
+  CHECK_THAT(traced_run.err, Catch::Contains("[2/2 simulations, 1/1 points]"));
+  const ojson p = parse_json(plain.out), t = parse_json(traced_run.out);
+  REQUIRE(t["points"].size() == 1);
+  CHECK(t["points"][0].dump() == p["points"][1].dump());  // both iterations, as the whole run has them
+  CHECK(t["manifest"]["traced_point"] == 1);
+  CHECK(t["manifest"]["points_total"] == 2);
+  CHECK(parse_json(read_file(dir.in_ws("t.json")))["metadata"]["point"] == 1);
+  // -q: no note.
+  CHECK(run_cli(dir, {"run", kTiny, "-q", "--trace", "t.json", "--point", "1"}).err.empty());
+
+  // --output: the traced point's file, and a result of that point; the other points' files of an earlier run
+  // are kept, and a later run without --trace reuses them all.
+  const std::string out = dir.ws + "/out";
+  REQUIRE(run_cli(dir, {"run", kTiny, "-q", "--output", out}).status == 0);
+  const std::string point0 = read_file(out + "/point-0000.json");
+  const Run into = run_cli(dir, {"run", kTiny, "--output", out, "--trace", "t.json", "--point", "1"});
+  REQUIRE(into.status == 0);
+  CHECK(names_in(out) == std::set<std::string>{"manifest.json", "point-0000.json", "point-0001.json", "result.json"});
+  CHECK(read_file(out + "/point-0000.json") == point0);
+  CHECK(parse_json(read_file(out + "/result.json"))["points"].size() == 1);
+  const Run later = run_cli(dir, {"run", kTiny, "--output", out});
+  CHECK_THAT(later.err, Catch::Contains("reusing 2 finished point(s) of 2 from " + out));
+  // Into a new directory: that point alone.
+  const std::string fresh = dir.ws + "/fresh";
+  REQUIRE(run_cli(dir, {"run", kTiny, "-q", "--output", fresh, "--trace", "t.json", "--point", "1"}).status == 0);
+  CHECK(names_in(fresh) == std::set<std::string>{"manifest.json", "point-0001.json", "result.json"});
 }

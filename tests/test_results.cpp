@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 
 #include "app/experiment.hpp"
@@ -521,4 +522,138 @@ TEST_CASE("to_table: report.baseline adds each point's change against one point"
         "hv_sock.sndbuf   throughput_MBps\n"
         "default          105\n"
         "64KiB            210 (+100.0%)\n");
+}
+
+// ---- grouped table (show --metrics all) -------------------------------------------------
+
+namespace {
+
+// Two points (sndbuf default, 32KiB), two iterations, report.stat mean:
+// metrics of several groups, each figure the point's number times `base`.
+std::pair<Experiment, std::vector<PointResult>> grouped_case()
+{
+  Experiment ex = make_experiment("g", {}, {"hv_sock.sndbuf"},
+                                  {{{"hv_sock.sndbuf", "default"}}, {{"hv_sock.sndbuf", "32KiB"}}}, 2);
+  for (auto& p : ex.points)
+    p.params.set("report.stat", std::string("mean"));
+  const std::vector<std::pair<std::string, double>> base = {
+      {"throughput_MBps", 100}, {"writer_sys_seconds", 2},    {"reader_sys_seconds", 3},
+      {"thread.aa.sys_percent", 4}, {"thread.aa.user_percent", 5}, {"thread.b.sys_percent", 6},
+      {"thread.b.user_percent", 7}, {"syscalls_per_MB", 8},       {"sim_events", 9},
+      {"mystery", 1}};
+  std::vector<PointResult> res;
+  for (std::size_t k = 0; k < 2; ++k) {
+    PointResult r{};
+    r.index = k;
+    for (int it = 0; it < 2; ++it) {
+      Metrics m;
+      for (const auto& [name, v] : base)
+        m[name] = v * static_cast<double>(k + 1);
+      r.iterations.push_back(m);
+    }
+    res.push_back(std::move(r));
+  }
+  return {ex, res};
+}
+
+}  // namespace
+
+TEST_CASE("to_grouped_table: one table per group of metrics, points as rows, metrics as columns", "[results]")
+{
+  auto [ex, res] = grouped_case();
+  std::vector<std::string> names;
+  for (const auto& [name, v] : res[0].iterations[0])
+    names.push_back(name);
+  // Wide enough for every group in one table; the groups in their order,
+  // the metrics of a group in the order asked (here by name), the prefix
+  // and suffix they share in the title.
+  CHECK(to_grouped_table(ex, res, names, 100) ==
+        "g — 10 metrics in 6 groups, mean over 2 iterations\n"
+        "a row per point (index: hv_sock.sndbuf)\n"
+        "\n"
+        "throughput (MB/s)\n"
+        "point        throughput_MBps\n"
+        "0: default   100\n"
+        "1: 32KiB     200\n"
+        "\n"
+        "time: <column>_seconds (s)\n"
+        "point        reader_sys   writer_sys\n"
+        "0: default   3            2\n"
+        "1: 32KiB     6            4\n"
+        "\n"
+        "CPU per thread and category: thread.<column>_percent (%)\n"
+        "point        aa.sys   aa.user   b.sys   b.user\n"
+        "0: default   4        5         6       7\n"
+        "1: 32KiB     8        10        12      14\n"
+        "\n"
+        "counts per MB: <column>_per_MB (1/MB)\n"
+        "point        syscalls\n"
+        "0: default   8\n"
+        "1: 32KiB     16\n"
+        "\n"
+        "simulator: sim_<column>\n"
+        "point        events\n"
+        "0: default   9\n"
+        "1: 32KiB     18\n"
+        "\n"
+        "other\n"
+        "point        mystery\n"
+        "0: default   1\n"
+        "1: 32KiB     2\n");
+}
+
+TEST_CASE("to_grouped_table: a group wider than the width is split, each part repeating the point column",
+          "[results]")
+{
+  auto [ex, res] = grouped_case();
+  // 37 columns: "0: default" (10) + aa.sys, aa.user, b.sys (3 + 6, 3 + 7, 3 + 5) would fit, but thread b is kept
+  // whole in the next part, where it fits.
+  const std::string narrow = to_grouped_table(ex, res, {"thread.aa.sys_percent", "thread.aa.user_percent",
+                                                        "thread.b.sys_percent", "thread.b.user_percent"}, 37);
+  CHECK(narrow ==
+        "g — 4 metrics in 1 group, mean over 2 iterations\n"
+        "a row per point (index: hv_sock.sndbuf)\n"
+        "\n"
+        "CPU per thread and category: thread.<column>_percent (%), part 1 of 2\n"
+        "point        aa.sys   aa.user\n"
+        "0: default   4        5\n"
+        "1: 32KiB     8        10\n"
+        "\n"
+        "CPU per thread and category: thread.<column>_percent (%), part 2 of 2\n"
+        "point        b.sys   b.user\n"
+        "0: default   6       7\n"
+        "1: 32KiB     12      14\n");
+  // Narrower than one metric column: one metric per part, never none.
+  const std::string tiny = to_grouped_table(ex, res, {"writer_sys_seconds", "reader_sys_seconds"}, 5);
+  CHECK(tiny.find("time: <column>_seconds (s), part 2 of 2\npoint        reader_sys\n") != std::string::npos);
+  // Every table line fits the width it is given.
+  for (std::size_t width : {30, 40, 60}) {
+    std::vector<std::string> names;
+    for (const auto& [name, v] : res[0].iterations[0])
+      names.push_back(name);
+    std::istringstream lines(to_grouped_table(ex, res, names, width));
+    for (std::string line; std::getline(lines, line);)
+      if (line.starts_with("point") || line.starts_with("0: ") || line.starts_with("1: "))
+        CHECK(line.size() <= width);
+  }
+}
+
+TEST_CASE("to_grouped_table: units of a mixed group in the headers, failed points and notes as to_table's",
+          "[results]")
+{
+  Experiment ex = make_experiment("m", {}, {}, {{}, {}});
+  std::vector<PointResult> res(2);
+  res[0].iterations = {{{"throughput_MBps", 100}, {"throughput_Gbps", 0.8}}};
+  res[1].index = 1;
+  res[1].failed = "iteration 0: it broke";
+  CHECK(to_grouped_table(ex, res, {"throughput_MBps", "throughput_Gbps"}, 100) ==
+        "m — 2 metrics in 1 group, min/max/avg/median over 1 iteration\n"
+        "a row per point\n"
+        "\n"
+        "throughput\n"
+        "point   throughput_MBps (MB/s)   throughput_Gbps (Gbit/s)\n"
+        "0       100/100/100/100          0.8/0.8/0.8/0.8\n"
+        "1       failed                   failed\n"
+        "\n"
+        "failed: 1 of 2 point(s), no figures: point 1\n");
 }
