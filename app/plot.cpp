@@ -31,10 +31,12 @@ namespace {
 
 const char* kSize = "workload.message_size";
 
+// A gnuplot string in double quotes (which expand `command` as the shell
+// would: a backquote becomes a quote too).
 std::string quote(std::string s)
 {
   for (auto& c : s)
-    if (c == '"')
+    if (c == '"' || c == '`')
       c = '\'';
   return "\"" + s + "\"";
 }
