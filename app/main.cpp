@@ -449,7 +449,16 @@ int main(int argc, char** argv)
                    "figure (FILE.png or FILE.svg) or the stem of both (default: TRACE without .json)");
   PlotOptions plot_opt;
   plot->add_option("--x", plot_opt.x_key, "the swept key on the x axis (default: the one with the most values)");
-  plot->add_flag("--log", plot_opt.log_y, "throughput on a log scale (default: linear from 0)");
+  std::string plot_metrics;
+  plot->add_option("--metrics", plot_metrics,
+                   "comma-separated metrics to draw, a figure each, in their units; cpu_per_GB for the CPU cost "
+                   "(default: the run's report.metrics, and cpu_per_GB)");
+  bool plot_log = false, plot_linear = false;
+  auto* plot_log_opt = plot->add_flag("--log", plot_log,
+                                      "every y axis on a log scale, leaving out values not above 0 (default: log "
+                                      "when the values drawn span more than 20x, else linear)");
+  plot->add_flag("--linear", plot_linear, "every y axis on a linear scale, from 0")->excludes(plot_log_opt);
+  plot->add_flag("--quiet,-q", plot_opt.quiet, "no note on stderr of the scales chosen");
 
   std::vector<std::string> merge_dirs;
   auto* merge = app.add_subcommand("merge", "combine the --output directories of a sharded run into one result");
@@ -589,6 +598,10 @@ int main(int argc, char** argv)
     if (*plot) {
       if (plot_dir.empty())
         plot_dir = (fs::path(plot_result_path).parent_path() / fs::path(plot_result_path).stem()).string() + "-plots";
+      plot_opt.metrics = split_commas(plot_metrics);
+      plot_opt.y_scale = plot_log      ? PlotOptions::Scale::Log
+                         : plot_linear ? PlotOptions::Scale::Linear
+                                       : PlotOptions::Scale::Auto;
       for (const std::string& f : plot_result(plot_result_path, plot_dir, plot_opt))
         std::cout << f << '\n';
       return 0;

@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -18,7 +20,9 @@
 
 #include "app/experiment.hpp"
 #include "app/output.hpp"
+#include "app/results.hpp"
 #include "app/units.hpp"
+#include "transports/simulate.hpp"
 
 extern char** environ;
 
@@ -30,33 +34,82 @@ namespace vsim::app {
 namespace {
 
 const char* kSize = "workload.message_size";
+// An axis is logarithmic when its values span more than this (largest over
+// smallest): then 128 B and 64 KiB points, or CPU costs of 0.4 and 19 s per
+// GB, all show.
+constexpr double kLogSpan = 20;
+// The series' colours (Tableau 10, the lightest last) and point types.
+constexpr std::array<const char*, 10> kColours = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                                  "#b07aa1", "#9c755f", "#ff9da7", "#79706e", "#edc948"};
+constexpr std::array<int, 10> kPointTypes = {7, 5, 9, 11, 13, 6, 4, 8, 10, 12};
+// What CPU cost per GB is worked out from.
+constexpr std::array<const char*, 3> kCpuInputs = {"throughput_MBps", "guest_cpu_percent", "host_cpu_percent"};
 
+// A gnuplot string in double quotes (which expand `command` as the shell
+// would: a backquote becomes a quote too).
 std::string quote(std::string s)
 {
   for (auto& c : s)
-    if (c == '"')
+    if (c == '"' || c == '`')
       c = '\'';
   return "\"" + s + "\"";
 }
 
-// The design choice a point stands for: its swept values except the x
-// axis's key (the keys go in the legend's title).
-std::string series_of(const json& point, const std::string& x_key)
+// A gnuplot string of free text (titles, labels, as quote): a backslash
+// stays one, a newline starts a line.
+std::string quote_text(const std::string& text)
+{
+  std::string s = "\"";
+  for (char c : text)
+    s += c == '"' || c == '`' ? std::string("'")
+         : c == '\\'          ? std::string("\\\\")
+         : c == '\n'          ? std::string("\\n")
+                              : std::string(1, c);
+  return s + "\"";
+}
+
+// text in lines of at most `width` characters, cut at spaces.
+std::string wrap(const std::string& text, std::size_t width)
+{
+  std::string out, line, word;
+  std::istringstream words(text);
+  while (words >> word) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += (out.empty() ? "" : "\n") + line;
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + (out.empty() || line.empty() ? "" : "\n") + line;
+}
+
+// A figure's title, centred on the whole figure (gnuplot's title centres on
+// the plot area, beside which the legend stands), the plot below it.
+std::string title_settings(const std::string& text)
+{
+  const auto lines = static_cast<double>(std::count(text.begin(), text.end(), '\n') + 1);
+  return fmt::format("set label 1 {} at screen 0.5, screen 0.965 center\nset tmargin {}", quote_text(text),
+                     lines + 2.5);
+}
+
+// The design choice a point stands for: its swept values but those on the
+// x axis (the keys go in the legend's title).
+std::string series_of(const json& point, const std::set<std::string>& on_x)
 {
   std::string s;
   const json label = point.value("label", json::object());
   for (const auto& [key, value] : label.items())
-    if (key != x_key)
+    if (!on_x.count(key))
       s += (s.empty() ? "" : ", ") + value.get<std::string>();
   return s.empty() ? "all points" : s;
 }
 
-std::string series_keys(const json& point, const std::string& x_key)
+std::string series_keys(const json& point, const std::set<std::string>& on_x)
 {
   std::string s;
   const json label = point.value("label", json::object());
   for (const auto& [key, value] : label.items())
-    if (key != x_key)
+    if (!on_x.count(key))
       s += (s.empty() ? "" : ", ") + key;
   return s;
 }
@@ -95,9 +148,174 @@ std::string x_key_of(const json& points, const std::string& asked, const std::st
   return best;
 }
 
-double mean(const json& point, const char* metric)
+// A point's figures of a metric over the iterations (min, max, mean,
+// median), or nullptr when the point has not got the metric.
+const json* stats_of(const json& point, const std::string& metric)
 {
-  return point.at("metrics").at(metric).at("mean").get<double>();
+  const auto metrics = point.find("metrics");
+  if (metrics == point.end() || !metrics->is_object())
+    return nullptr;
+  const auto it = metrics->find(metric);
+  return it == metrics->end() ? nullptr : &*it;
+}
+
+// A ratio for the notes: 24.8, 512, 16384.
+std::string span_text(double ratio)
+{
+  return ratio < 100 ? fmt::format("{:.3g}", ratio) : fmt::format("{:.0f}", ratio);
+}
+
+// The x axis of the metric figures: the swept key, each point's place on
+// it, gnuplot's settings and what was chosen (for the note on stderr).
+struct XAxis {
+  std::string key;  // empty: no sweep (the points in order)
+  // The key and the keys swept with it (zipped: one value for each of its
+  // values), which therefore split no line.
+  std::set<std::string> on_x;
+  std::string label;  // of the axis
+  std::vector<double> x;  // per point, in the result's order
+  std::string settings;
+  std::string note;
+};
+
+// The keys swept with `key`: a value for each of its values.
+std::set<std::string> swept_with(const json& points, const std::string& key)
+{
+  std::map<std::string, std::map<std::string, std::set<std::string>>> values;  // other key -> key's value -> its
+  for (const json& p : points) {
+    const json label = p.value("label", json::object());  // items() must not outlive it
+    for (const auto& [k, v] : label.items())
+      if (k != key)
+        values[k][label.value(key, std::string())].insert(v.get<std::string>());
+  }
+  std::set<std::string> with;
+  for (const auto& [k, by_value] : values)
+    if (std::all_of(by_value.begin(), by_value.end(), [](const auto& e) { return e.second.size() == 1; }))
+      with.insert(k);
+  return with;
+}
+
+// Tick labels at the given places, turned when they would not fit side by
+// side.
+std::string x_tics(const std::vector<std::pair<std::string, double>>& ticks)
+{
+  std::size_t longest = 0;
+  for (const auto& t : ticks)
+    longest = std::max(longest, t.first.size());
+  std::string s = ticks.size() * (longest + 2) > 64 ? "set xtics rotate by -45 (" : "set xtics (";
+  for (std::size_t k = 0; k < ticks.size(); ++k)
+    s += fmt::format("{}{} {}", k ? ", " : "", quote(ticks[k].first), ticks[k].second);
+  return s + ")";
+}
+
+XAxis x_axis(const json& points, const std::string& key)
+{
+  XAxis a;
+  a.key = key;
+  if (!key.empty()) {
+    a.on_x = swept_with(points, key);
+    std::string with;
+    for (const auto& k : a.on_x)
+      with += (with.empty() ? "" : ", ") + k;
+    a.label = with.empty() ? key : key + " (" + with + " swept with it)";
+    a.on_x.insert(key);
+  } else {
+    a.label = "point";
+  }
+  bool numeric = !key.empty();
+  for (const json& p : points) {
+    const json params = p.value("params", json::object());
+    numeric = numeric && params.contains(key) && params[key].is_number();
+  }
+  if (!numeric) {  // a place per value, in order of appearance
+    std::vector<std::pair<std::string, double>> ticks;
+    for (const json& p : points) {
+      const std::string text = key.empty() ? std::to_string(p.value("index", 0))
+                                           : p.value("label", json::object()).value(key, std::string("?"));
+      auto it = std::find_if(ticks.begin(), ticks.end(), [&](const auto& t) { return t.first == text; });
+      a.x.push_back(static_cast<double>(it - ticks.begin()));
+      if (it == ticks.end())
+        ticks.emplace_back(text, static_cast<double>(ticks.size()));
+    }
+    a.settings = x_tics(ticks) + fmt::format("\nset xrange [-0.5:{}]", static_cast<double>(ticks.size()) - 0.5);
+    a.note = key.empty() ? "the points in order" : key + ", one place per value";
+    return a;
+  }
+  std::map<double, std::string> ticks;
+  const bool sizes = key == kSize || key.ends_with("_size") || key.ends_with("buf") || key.ends_with("bytes") ||
+                     key.ends_with("buf_alloc");
+  for (const json& p : points) {
+    const json& v = p["params"][key];
+    a.x.push_back(v.get<double>());
+    ticks[a.x.back()] = sizes && v.is_number_integer()
+                            ? format_size(v.get<std::int64_t>())
+                            : p.value("label", json::object()).value(key, fmt::format("{}", a.x.back()));
+  }
+  const double lo = ticks.begin()->first, hi = ticks.rbegin()->first;
+  const bool log = lo > 0 && hi / lo > kLogSpan;
+  std::vector<std::pair<std::string, double>> places;
+  for (const auto& [x, text] : ticks)
+    places.emplace_back(text, x);
+  a.settings = (log ? "set logscale x 2\n" : "") + x_tics(places);
+  if (log)
+    a.settings += fmt::format("\nset xrange [{}:{}]", lo / 1.5, hi * 1.5);
+  else if (ticks.size() > 1)
+    a.settings += fmt::format("\nset xrange [{}:{}]", lo - (hi - lo) * 0.05, hi + (hi - lo) * 0.05);
+  a.note = fmt::format("{}, {}", key, log ? "log" : "linear");
+  if (lo > 0 && ticks.size() > 1)
+    a.note += fmt::format(" (its values span {}x, {} {:g}x)", span_text(hi / lo), log ? "more than" : "at most",
+                          kLogSpan);
+  return a;
+}
+
+// The y scale of a figure drawing these values (the means, or the bars).
+struct YScale {
+  bool log = false;
+  std::string why;
+};
+
+YScale y_scale(const std::vector<double>& values, PlotOptions::Scale asked)
+{
+  if (asked != PlotOptions::Scale::Auto)
+    return {asked == PlotOptions::Scale::Log, asked == PlotOptions::Scale::Log ? "--log" : "--linear"};
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  if (*lo <= 0)
+    return {false, fmt::format("a value is {:g}, which a log axis cannot show", *lo)};
+  const double span = *hi / *lo;
+  if (span > kLogSpan)
+    return {true,
+            fmt::format("the values span {}x, more than {:g}x; --linear forces linear", span_text(span), kLogSpan)};
+  return {false, fmt::format("the values span {}x, at most {:g}x; --log forces log", span_text(span), kLogSpan)};
+}
+
+// gnuplot's settings of an axis ('x' or 'y') for values from lo to hi
+// (under log: the smallest positive value drawn, bar ends included). Log:
+// with room below and above, ticks at 1, 2 and 5 times the powers of ten
+// (only the powers over more than four of them, every digit when that
+// gives less than three); linear: from 0 unless a value is negative.
+std::string axis_settings(char axis, bool log, double lo, double hi)
+{
+  if (!log && lo == 0 && hi == 0)
+    return fmt::format("set {}range [0:1]", axis);  // not an empty range
+  if (!log)
+    return fmt::format("set {}range [{}:*]", axis, lo < 0 ? "*" : "0");
+  const double bottom = lo / 1.5, top = hi * 1.5;
+  std::vector<int> digits = top / bottom > 1e4 ? std::vector<int>{1} : std::vector<int>{1, 2, 5};
+  std::string tics;
+  for (int pass = 0; pass < 2 && std::count(tics.begin(), tics.end(), ',') < 2; ++pass) {
+    if (pass == 1)
+      digits = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    tics.clear();
+    for (int e = static_cast<int>(std::floor(std::log10(bottom))); e <= static_cast<int>(std::ceil(std::log10(top)));
+         ++e)
+      for (int d : digits) {
+        const double v = std::stod(fmt::format("{}e{}", d, e));  // exactly the decimal number
+        if (v >= bottom && v <= top)
+          tics += fmt::format("{}{:g}", tics.empty() ? "" : ", ", v);
+      }
+  }
+  return fmt::format("set logscale {0}\nset {0}range [{1}:{2}]\nset {0}tics ({3})\nset format {0} '%g'", axis, bottom,
+                     top, tics);
 }
 
 // gnuplot's terminal for a figure format ("svg" or "png").
@@ -133,157 +351,338 @@ json read_json(const std::string& path, const char* what)
   }
 }
 
-}  // namespace
-
-std::vector<std::string> plot_result(const std::string& result_path, const std::string& out_dir,
-                                     const PlotOptions& opt)
+bool has_cpu_inputs(const json& points)
 {
-  const json r = read_json(result_path, "result");
-  if (!r.contains("points") || !r["points"].is_array() || r["points"].empty())
-    throw InputError(fmt::format("{}: error: not a result of `vsocksim run` (no points)", result_path));
-  const std::string name = r.value("experiment", std::string("result"));
-  fs::create_directories(out_dir);
-  std::vector<std::string> written;
-  std::string gp = "# Generated by `vsocksim plot`; rerun with: gnuplot plot.gp\n"
-                   "set datafile separator '\\t'\nset grid\n";
-  auto render = [&](const std::string& stem, const std::string& body) {
-    for (const char* ext : {"svg", "png"}) {
-      gp += terminal(ext);
-      gp += fmt::format("set output {}\n{}\nunset output\n", quote(out_dir + "/" + stem + "." + ext), body);
-      written.push_back(out_dir + "/" + stem + "." + ext);
-    }
-  };
+  for (const json& p : points)
+    for (const char* m : kCpuInputs)
+      if (!stats_of(p, m))
+        return false;
+  return true;
+}
 
-  // 1. Throughput against the x key, one line per design choice, with the
-  // spread over the iterations as error bars; y from 0 unless --log.
-  const std::string x_key = x_key_of(r["points"], opt.x_key, result_path);
-  gp += fmt::format("set key outside right top vertical title {}\n", quote(series_keys(r["points"][0], x_key)));
-  std::map<std::string, std::vector<std::array<double, 4>>> series;  // (x, mean, min, max); ordered: deterministic
-  std::vector<std::string> order;
-  bool numeric = !x_key.empty();
-  for (const json& p : r["points"])
-    if (!p["params"].contains(x_key) || !p["params"][x_key].is_number())
-      numeric = false;
-  std::vector<std::string> categories;  // x values as labelled, when not numeric
-  for (const json& p : r["points"]) {
-    std::string s = series_of(p, x_key);
-    if (!series.count(s))
-      order.push_back(s);
-    double x = 0;
-    if (numeric) {
-      x = p["params"][x_key].get<double>();
-    } else {
-      const std::string text =
-          x_key.empty() ? std::to_string(p.value("index", 0)) : p["label"].value(x_key, std::string("?"));
-      auto it = std::find(categories.begin(), categories.end(), text);
-      x = static_cast<double>(it - categories.begin());
-      if (it == categories.end())
-        categories.push_back(text);
-    }
-    const json& t = p.at("metrics").at("throughput_MBps");
-    series[s].push_back({x, t.at("mean").get<double>(), t.at("min").get<double>(), t.at("max").get<double>()});
+// The figures to draw, by metric name (or kCpuPerGbFigure): those asked
+// for, each of which the result must have; else the run's report.metrics
+// (throughput_MBps for a result without) that the result has, and the CPU
+// cost when the result has what it needs.
+std::vector<std::string> figures_of(const json& points, const std::vector<std::string>& asked,
+                                    const std::string& path, std::ostream& err)
+{
+  std::set<std::string> present;
+  for (const json& p : points) {
+    const json metrics = p.value("metrics", json::object());  // items() must not outlive it
+    for (const auto& [name, stats] : metrics.items())
+      present.insert(name);
   }
+  const bool cpu = has_cpu_inputs(points);
+  std::vector<std::string> names;
+  auto add = [&](const std::string& n) {
+    if (std::find(names.begin(), names.end(), n) == names.end())
+      names.push_back(n);
+  };
+  for (const std::string& n : asked) {
+    if (n == kCpuPerGbFigure && !cpu)
+      throw InputError(fmt::format("{}: error: --metrics {}: needs {}, {} and {} in every point", path, n,
+                                   kCpuInputs[0], kCpuInputs[1], kCpuInputs[2]));
+    if (n != kCpuPerGbFigure && !present.count(n)) {
+      std::string list = cpu ? kCpuPerGbFigure : "";
+      for (const auto& m : present)
+        list += (list.empty() ? "" : ", ") + m;
+      throw InputError(fmt::format("{}: error: --metrics: '{}' is not a metric of this result (allowed: {})", path, n,
+                                   list.empty() ? "none: the result has no metrics" : list));
+    }
+    add(n);
+  }
+  if (!asked.empty())
+    return names;
+  const json params = points[0].value("params", json::object());
+  const std::vector<std::string> reported = params.contains("report.metrics") && params["report.metrics"].is_string()
+                                                ? split_commas(params["report.metrics"].get<std::string>())
+                                                : std::vector<std::string>{"throughput_MBps"};
+  for (const std::string& n : reported)
+    if (present.count(n))
+      add(n);
+    else
+      err << fmt::format("vsocksim plot: warning: report.metrics names {}, which this result has not got: no figure "
+                         "of it\n",
+                         n);
+  if (cpu)
+    add(kCpuPerGbFigure);
+  return names;
+}
+
+// The figures of one result, their data files and one gnuplot script.
+class ResultFigures {
+public:
+  ResultFigures(const json& r, const std::string& path, const std::string& out_dir, const PlotOptions& opt,
+                std::ostream& err)
+      : r_(r), points_(r["points"]), path_(path), dir_(out_dir), opt_(opt), err_(err),
+        x_(x_axis(points_, x_key_of(points_, opt.x_key, path)))
   {
-    std::ofstream d(out_dir + "/throughput.dat");
+    const std::string name = r.value("experiment", std::string("result"));
+    const json params = points_[0].value("params", json::object());
+    const std::string description = params.value("description", std::string());
+    head_ = !description.empty() && name.size() + 2 + description.size() <= 110 ? name + ": " + description : name;
+    gp_ = "# Generated by `vsocksim plot`; rerun with: gnuplot plot.gp\n";
+    for (std::size_t i = 0; i < kColours.size(); ++i)
+      gp_ += fmt::format("set linetype {} lc rgb '{}' lw 1.5 pt {} ps 1.1\n", i + 1, kColours[i], kPointTypes[i]);
+  }
+
+  // The metric's mean against the x axis, one line per design choice, the
+  // min-max over the iterations as error bars.
+  void metric(const std::string& m)
+  {
+    if (!opt_.quiet && !x_noted_)
+      err_ << "vsocksim plot: x axis: " << x_.note << '\n';
+    x_noted_ = true;
+    std::vector<double> means;
+    for (const json& p : points_)
+      if (const json* s = stats_of(p, m))
+        means.push_back(s->at("mean").get<double>());
+    const YScale y = y_scale(means, opt_.y_scale);
+    std::map<std::string, std::vector<std::array<double, 4>>> series;  // (x, mean, min, max); ordered: deterministic
+    std::vector<std::string> order, dropped;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (std::size_t i = 0; i < points_.size(); ++i) {
+      const json* s = stats_of(points_[i], m);
+      if (!s)
+        continue;
+      const std::array<double, 3> v = {s->at("mean").get<double>(), s->at("min").get<double>(),
+                                       s->at("max").get<double>()};
+      if (y.log && v[0] <= 0) {
+        dropped.push_back(std::to_string(points_[i].value("index", 0)));
+        continue;
+      }
+      const std::string name = series_of(points_[i], x_.on_x);
+      if (!series.count(name))
+        order.push_back(name);
+      series[name].push_back({x_.x[i], v[0], v[1], v[2]});
+      for (double e : v)
+        if (!y.log || e > 0) {
+          lo = std::min(lo, e);
+          hi = std::max(hi, e);
+        }
+    }
+    note(m, y);
+    left_out(m, dropped, order.empty());
+    std::string stem = m;  // metric names are [A-Za-z0-9_.]; a hand-made result's may be anything
+    for (char& c : stem)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-')
+        c = '_';
+    const std::string data = dir_ + "/" + stem + ".dat";
+    std::ofstream d(data);
     std::string plots;
     for (std::size_t i = 0; i < order.size(); ++i) {
       d << "# " << order[i] << ": x, mean, min, max over the iterations\n";
       auto pts = series[order[i]];
       std::sort(pts.begin(), pts.end());
-      for (const auto& q : pts)
+      for (auto q : pts) {
+        if (y.log && q[2] <= 0)
+          q[2] = lo / 1.5;  // a bar reaching 0 or below ends at the axis
         d << fmt::format("{}\t{}\t{}\t{}\n", q[0], q[1], q[2], q[3]);
-      d << "\n\n";
-      plots += fmt::format("{}{} index {} using 1:2:3:4 with yerrorlines title {}", i ? ", " : "plot ",
-                           quote(out_dir + "/throughput.dat"), i, quote(order[i]));
-    }
-    std::string xaxis = "unset logscale x\nset xtics autofreq";
-    if (numeric) {
-      std::map<double, std::string> ticks;
-      const bool sizes = x_key == kSize || x_key.ends_with("_size") || x_key.ends_with("buf") ||
-                         x_key.ends_with("bytes") || x_key.ends_with("buf_alloc");
-      for (const json& p : r["points"]) {
-        const double x = p["params"][x_key].get<double>();
-        ticks[x] = sizes && p["params"][x_key].is_number_integer() ? format_size(p["params"][x_key].get<std::int64_t>())
-                                                                   : p["label"].value(x_key, fmt::format("{}", x));
       }
-      const bool log_x = ticks.begin()->first > 0 && ticks.rbegin()->first / ticks.begin()->first >= 8;
-      xaxis = log_x ? "set logscale x 2\nset xtics (" : "unset logscale x\nset xtics (";
-      for (const auto& [x, text] : ticks)
-        xaxis += fmt::format("{}{} {}", xaxis.back() == '(' ? "" : ", ", quote(text), x);
-      xaxis += ")";
-      if (log_x)
-        xaxis += fmt::format("\nset xrange [{}:{}]", ticks.begin()->first / 1.5, ticks.rbegin()->first * 1.5);
-      else if (ticks.size() > 1)
-        xaxis += fmt::format("\nset xrange [{}:{}]", ticks.begin()->first - (ticks.rbegin()->first - ticks.begin()->first) * 0.05,
-                             ticks.rbegin()->first + (ticks.rbegin()->first - ticks.begin()->first) * 0.05);
-    } else {
-      xaxis = "unset logscale x\nset xtics (";
-      for (std::size_t k = 0; k < categories.size(); ++k)
-        xaxis += fmt::format("{}{} {}", k ? ", " : "", quote(categories[k]), k);
-      xaxis += fmt::format(")\nset xrange [-0.5:{}]", static_cast<double>(categories.size()) - 0.5);
+      d << "\n\n";
+      plots += fmt::format("{}{} index {} using 1:2:3:4 with yerrorlines lt {} dt {} title {}", i ? ", " : "plot ",
+                           quote(data), i, i % kColours.size() + 1, i / kColours.size() % 4 + 1, quote(order[i]));
     }
-    const std::string yaxis = opt.log_y ? "set logscale y\nset yrange [*:*]" : "unset logscale y\nset yrange [0:*]";
-    render("throughput",
-           fmt::format("set title {}\nset xlabel {}\nset ylabel 'throughput (MB/s; mean, bars: min-max over the "
-                       "iterations)'\n{}\n{}\n{}",
-                       quote(name + ": throughput"), quote(x_key.empty() ? "point" : x_key), xaxis, yaxis, plots));
-    gp += "unset logscale x\nunset logscale y\nset xtics autofreq\nset autoscale x\nset autoscale y\n";
+    const std::string unit = metric_unit(m);
+    const MetricDoc* doc = find_metric(m);
+    const std::string about = m + (unit.empty() ? "" : " (" + unit + ")");
+    render(stem, fmt::format("{}\nset key title {}\nset xlabel {}\nset ylabel {}\n{}\n{}\n{}",
+                             title_settings(head_ + "\n" + wrap(doc ? about + ": " + doc->doc : about, 110)),
+                             quote_text(series_keys(points_[0], x_.on_x)), quote_text(x_.label),
+                             quote_text(about + "; mean, bars: min to max over the iterations"), x_.settings,
+                             axis_settings('y', y.log, lo, hi), plots));
   }
 
-  // 2. CPU time per GB moved, guest and host, one bar pair per point,
-  // labelled by the point's swept values.
+  // CPU time per GB moved, guest and host, a bar each per point (stacked on
+  // a linear axis, side by side on a log one), labelled by the point's
+  // swept values.
+  void cpu_per_gb()
   {
-    std::ofstream d(out_dir + "/cpu_per_GB.dat");
-    for (const json& p : r["points"]) {
-      double mbps = mean(p, "throughput_MBps");
-      auto per_gb = [&](const char* m) { return mean(p, m) / 100.0 * 1000.0 / mbps; };
+    std::vector<std::array<double, 2>> costs;  // (guest, host) per point
+    std::vector<double> values;
+    for (const json& p : points_) {
+      const double mbps = stats_of(p, kCpuInputs[0])->at("mean").get<double>();
+      auto per_gb = [&](const char* m) { return stats_of(p, m)->at("mean").get<double>() / 100.0 * 1000.0 / mbps; };
+      costs.push_back({per_gb(kCpuInputs[1]), per_gb(kCpuInputs[2])});
+      values.insert(values.end(), costs.back().begin(), costs.back().end());
+    }
+    const YScale y = y_scale(values, opt_.y_scale);
+    std::vector<std::string> dropped;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    std::ofstream d(dir_ + "/" + kCpuPerGbFigure + ".dat");
+    for (std::size_t i = 0; i < points_.size(); ++i) {
       std::string label;
-      const json swept = p.value("label", json::object());
+      const json swept = points_[i].value("label", json::object());
       for (const auto& [key, value] : swept.items())
         label += (label.empty() ? "" : ", ") + value.get<std::string>();
       if (label.empty())
-        label = fmt::format("point {}", p.value("index", 0));
-      d << fmt::format("{}\t{}\t{}\n", quote(label), per_gb("guest_cpu_percent"), per_gb("host_cpu_percent"));
+        label = fmt::format("point {}", points_[i].value("index", 0));
+      std::array<std::string, 2> cells;
+      for (std::size_t k = 0; k < 2; ++k) {
+        const double v = costs[i][k];
+        if (y.log && v <= 0) {
+          dropped.push_back(fmt::format("{} ({})", points_[i].value("index", 0), k ? "host" : "guest"));
+          cells[k] = "NaN";
+          continue;
+        }
+        cells[k] = fmt::format("{}", v);
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+      d << fmt::format("{}\t{}\t{}\n", quote(label), cells[0], cells[1]);
     }
+    note(kCpuPerGbFigure, y);
+    left_out(kCpuPerGbFigure, dropped, lo > hi);
     std::string keys;
-    const json first = r["points"][0].value("label", json::object());
+    const json first = points_[0].value("label", json::object());
     for (const auto& [key, value] : first.items())
       keys += (keys.empty() ? "" : ", ") + key;
-    render("cpu_per_GB",
-           fmt::format("set title {}\nset xlabel {}\nset ylabel 'CPU seconds per GB'\nset yrange [0:*]\n"
-                       "set key title ''\nset style data histograms\n"
-                       "set style histogram rowstacked\nset style fill solid 0.8 border -1\nset boxwidth 0.8\n"
-                       "set xtics rotate by -45 font ',7'\nset bmargin 12\n"
-                       "plot {} using 2:xtic(1) title 'guest', '' using 3 title 'host'\nset xtics norotate font ''\n"
-                       "set bmargin\nset autoscale y\n",
-                       quote(name + ": CPU cost per GB"), quote(keys.empty() ? "point" : keys),
-                       quote(out_dir + "/cpu_per_GB.dat")));
+    render(kCpuPerGbFigure,
+           fmt::format("{}\nset xlabel {}\nset ylabel 'CPU time per GB moved (s/GB)'\n{}\n"
+                       "set style data histograms\nset style histogram {}\nset style fill solid 0.8 border -1\n"
+                       "set boxwidth 0.8\nset xtics rotate by -45 font ',7'\nset bmargin 12\n"
+                       "plot {} using 2:xtic(1) lt 1 title 'guest', '' using 3 lt 2 title 'host'",
+                       title_settings(head_ + "\nCPU cost per GB moved (guest_cpu_percent and host_cpu_percent over "
+                                          "throughput_MBps)"),
+                       quote_text(keys.empty() ? "point" : keys), axis_settings('y', y.log, lo, hi),
+                       y.log ? "clustered gap 1" : "rowstacked", quote(dir_ + "/" + kCpuPerGbFigure + ".dat")));
   }
 
-  // 3. Predicted against measured, where the result carries published figures.
-  if (r.contains("validation") && !r["validation"]["rows"].empty()) {
-    std::ofstream d(out_dir + "/predicted_vs_measured.dat");
-    double hi = 0;
-    for (const json& row : r["validation"]["rows"]) {
-      double m = row["measured"].get<double>(), p = row["predicted"].get<double>();
-      hi = std::max({hi, m, p});
-      d << fmt::format("{}\t{}\t{}\n", m, p, quote(row["metric"].get<std::string>()));
+  // Predicted against measured, where the result carries published
+  // figures: a series per metric of the rows, both axes on one scale.
+  void validation()
+  {
+    const json& v = r_["validation"];
+    std::vector<std::string> metrics;
+    std::vector<double> values;
+    for (const json& row : v["rows"]) {
+      const std::string m = row["metric"].get<std::string>();
+      if (std::find(metrics.begin(), metrics.end(), m) == metrics.end())
+        metrics.push_back(m);
+      values.insert(values.end(), {row["measured"].get<double>(), row["predicted"].get<double>()});
     }
+    const YScale scale = y_scale(values, opt_.y_scale);
+    const std::string data = dir_ + "/predicted_vs_measured.dat";
+    std::ofstream d(data);
+    std::vector<std::string> dropped;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    std::string plots = "plot x title 'predicted = measured' with lines lt 9, x*1.15 title '+15%' with lines lt 9 dt "
+                        "2, x*0.85 title '-15%' with lines lt 9 dt 3";
+    for (std::size_t i = 0; i < metrics.size(); ++i) {
+      d << "# " << metrics[i] << ": measured, predicted\n";
+      for (const json& row : v["rows"]) {
+        const double m = row["measured"].get<double>(), p = row["predicted"].get<double>();
+        if (row["metric"] != metrics[i])
+          continue;
+        if (scale.log && (m <= 0 || p <= 0)) {
+          dropped.push_back(fmt::format("{} ({})", row.value("point", 0), metrics[i]));
+          continue;
+        }
+        lo = std::min({lo, m, p});
+        hi = std::max({hi, m, p});
+        d << fmt::format("{}\t{}\n", m, p);
+      }
+      d << "\n\n";
+      const std::string unit = metric_unit(metrics[i]);
+      plots += fmt::format(", {} index {} using 1:2 title {} with points lt {} pt {} ps 1.3", quote(data), i,
+                           quote_text("published: " + metrics[i] + (unit.empty() ? "" : " (" + unit + ")")),
+                           i % kColours.size() + 1, kPointTypes[i % kPointTypes.size()]);
+    }
+    note("predicted_vs_measured", scale, "x and y axes");
+    left_out("predicted_vs_measured", dropped, lo > hi);
+    const std::string axes = scale.log ? axis_settings('x', true, lo, hi) + "\n" + axis_settings('y', true, lo, hi)
+                                       : fmt::format("set xrange [{0}:{1}]\nset yrange [{0}:{1}]",
+                                                     std::min(lo, 0.0) * 1.1, hi * 1.1);
     render("predicted_vs_measured",
-           fmt::format("set key title ''\nset title {}\nset xlabel 'measured'\nset ylabel 'predicted'\nset size square\n"
-                       "set xrange [0:{}]\nset yrange [0:{}]\n"
-                       "plot x title 'predicted = measured' with lines, x*1.15 title '+15%' with lines dt 2, "
-                       "x*0.85 title '-15%' with lines dt 2, {} using 1:2 title 'published rows' with points pt 7\n"
-                       "set size nosquare\nset autoscale",
-                       quote(fmt::format("{}: predicted against measured (MAE {:.1f}%)", name,
-                                         r["validation"]["mean_abs_error_percent"].get<double>())),
-                       hi * 1.1, hi * 1.1, quote(out_dir + "/predicted_vs_measured.dat")));
+           fmt::format("{}\nset xlabel 'measured (published)'\nset ylabel 'predicted'\nset size square\n"
+                       "set samples 400\n{}\n{}",
+                       title_settings(fmt::format("{}\npredicted against measured (MAE {:.1f}%)", head_,
+                                                  v["mean_abs_error_percent"].get<double>())),
+                       axes, plots));
   }
 
-  const std::string script = out_dir + "/plot.gp";
-  write_file_atomic(script, gp);
-  run_gnuplot(script);
-  return written;
+  // Writes the script, runs gnuplot; returns the figures written.
+  std::vector<std::string> finish()
+  {
+    const std::string script = dir_ + "/plot.gp";
+    write_file_atomic(script, gp_);
+    run_gnuplot(script);
+    return written_;
+  }
+
+private:
+  // Each figure starts from gnuplot's defaults (but the line types above).
+  void render(const std::string& stem, const std::string& body)
+  {
+    for (const char* ext : {"svg", "png"}) {
+      gp_ += terminal(ext);
+      gp_ += fmt::format("set output {}\nreset\nset datafile separator '\\t'\nset grid\n"
+                         "set key outside right top vertical\n{}\nunset output\n",
+                         quote(dir_ + "/" + stem + "." + ext), body);
+      written_.push_back(dir_ + "/" + stem + "." + ext);
+    }
+  }
+
+  void note(const std::string& figure, const YScale& y, const char* axes = "y axis")
+  {
+    if (!opt_.quiet)
+      err_ << fmt::format("vsocksim plot: {}: {} {} ({})\n", figure, axes, y.log ? "log" : "linear", y.why);
+  }
+
+  // The warning for the values --log leaves out (`dropped`: the points,
+  // and which value of theirs when they have more than one); InputError
+  // when none is left.
+  void left_out(const std::string& figure, const std::vector<std::string>& dropped, bool nothing_left)
+  {
+    if (nothing_left)
+      throw InputError(fmt::format("{}: error: --log: {} has no value above 0 to draw on a log axis (use --linear)",
+                                   path_, figure));
+    if (dropped.empty())
+      return;
+    std::string list;
+    for (const auto& p : dropped)
+      list += (list.empty() ? "" : ", ") + p;
+    err_ << fmt::format("vsocksim plot: warning: {}: --log leaves out {} value(s) not above 0, which a log axis "
+                        "cannot show ({} {})\n",
+                        figure, dropped.size(), dropped.size() == 1 ? "point" : "points", list);
+  }
+
+  const json& r_;
+  const json& points_;
+  std::string path_, dir_;
+  const PlotOptions& opt_;
+  std::ostream& err_;
+  std::string head_, gp_;
+  const XAxis x_;
+  bool x_noted_ = false;
+  std::vector<std::string> written_;
+};
+
+}  // namespace
+
+std::vector<std::string> plot_result(const std::string& result_path, const std::string& out_dir,
+                                     const PlotOptions& opt, std::ostream& err)
+{
+  const json r = read_json(result_path, "result");
+  if (!r.contains("points") || !r["points"].is_array() || r["points"].empty())
+    throw InputError(fmt::format("{}: error: not a result of `vsocksim run` (no points)", result_path));
+  const std::vector<std::string> names = figures_of(r["points"], opt.metrics, result_path, err);
+  const bool validation = r.contains("validation") && !r["validation"]["rows"].empty();
+  if (names.empty() && !validation)
+    throw InputError(fmt::format("{}: error: nothing to draw: the result has none of its report.metrics (use "
+                                 "--metrics)",
+                                 result_path));
+  ResultFigures figures(r, result_path, out_dir, opt, err);
+  fs::create_directories(out_dir);
+  for (const std::string& n : names)
+    if (n == kCpuPerGbFigure)
+      figures.cpu_per_gb();
+    else
+      figures.metric(n);
+  if (validation)
+    figures.validation();
+  return figures.finish();
 }
 
 std::vector<std::string> plot_predicted_vs_measured(const std::vector<PvmFigure>& figures, const std::string& dir,

@@ -1,12 +1,16 @@
 // `vsocksim plot RESULT`: figures of a result (JSON of `run`) rendered with
-// gnuplot to SVG and PNG: throughput against the swept key with the most
-// values (or --x KEY; log x for sizes spanning 8x or more), one line per
-// design choice, y from 0, error bars from the iterations; CPU cost per GB
-// (guest and host) as bars labelled by the points' swept values; predicted
-// against measured when the result carries published figures. The data
-// files and the gnuplot script are kept beside the figures.
+// gnuplot to SVG and PNG. One figure per metric (by default the run's
+// report.metrics, in the metric's own unit): its mean against the swept key
+// with the most values (or --x KEY), one line per combination of the other
+// swept values, the min-max over the iterations as error bars. CPU cost per
+// GB (guest and host) as bars labelled by the points' swept values; predicted
+// against measured when the result carries published figures. Each y axis
+// (and a numeric x axis) is logarithmic when its values span more than 20x,
+// unless forced. The data files and the gnuplot script are kept beside the
+// figures; the same result gives the same script and figures, byte for byte.
 #pragma once
 
+#include <iostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,16 +37,32 @@ struct PvmFigure {
 std::vector<std::string> plot_predicted_vs_measured(const std::vector<PvmFigure>& figures, const std::string& dir,
                                                     const std::string& script);
 
+// The name --metrics takes for the CPU cost figure (no metric: worked out
+// from throughput_MBps, guest_cpu_percent and host_cpu_percent).
+inline constexpr const char* kCpuPerGbFigure = "cpu_per_GB";
+
 struct PlotOptions {
-  std::string x_key;   // the x axis (a swept key); empty: the swept key with the most values
-  bool log_y = false;  // throughput on a log scale (otherwise from 0)
+  enum class Scale { Auto, Linear, Log };
+  std::string x_key;  // the x axis (a swept key); empty: the swept key with the most values
+  // The figures, by metric name (or kCpuPerGbFigure); empty: the run's
+  // report.metrics (those the result has) and the CPU cost, or, for a
+  // result without report.metrics, throughput_MBps and the CPU cost.
+  std::vector<std::string> metrics;
+  // Every y axis: Auto is log when the values drawn are all positive and
+  // the largest is more than 20 times the smallest, else linear (from 0
+  // unless a value is negative). Log leaves out (with a warning) the points
+  // whose value is not positive.
+  Scale y_scale = Scale::Auto;
+  bool quiet = false;  // no note per figure of the scales chosen
 };
 
-// Returns the files written. Throws InputError for an unreadable result or
-// an --x key the result does not sweep, std::runtime_error when gnuplot is
-// missing or fails.
+// Returns the files written; notes (scales chosen, unless quiet) and
+// warnings go to `err`. Throws InputError for an unreadable result, an --x
+// key the result does not sweep, a --metrics name the result does not have,
+// or a figure with nothing to draw on a log axis; std::runtime_error when
+// gnuplot is missing or fails.
 std::vector<std::string> plot_result(const std::string& result_path, const std::string& out_dir,
-                                     const PlotOptions& opt = {});
+                                     const PlotOptions& opt = {}, std::ostream& err = std::cerr);
 
 // `vsocksim plot --timeline TRACE.json`: the trace's window drawn with
 // gnuplot (one row per CPU, a box per slice coloured by thread, hatched by
