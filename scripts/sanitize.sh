@@ -4,6 +4,7 @@
 # simulated threads are C++20 coroutines, which ASan follows).
 # LeakSanitizer is on: every test process that leaks fails. Simulations run
 # by the runner's forked children end with _exit, which LSan does not check.
+# Then two minutes of the model fuzzer (scripts/model_fuzz.sh) on the same build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --deps --test-deps
@@ -25,3 +26,9 @@ cd build-asan
 # under the sanitizers.
 VSIM_STOP_MOMENTS=10 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j "$(nproc)" -E slurm_job_array
+# Then 2 minutes of the model fuzzer (scripts/model_fuzz.sh) on this build:
+# a sanitizer report (or a leak) in any simulation is a failure; simulations
+# are 5-10 times slower here, hence the longer timeout and shorter runs.
+cd ..
+MODEL_FUZZ_BUILD=build-asan MODEL_FUZZ_TIMEOUT=120 MODEL_FUZZ_MAX_MESSAGES=5000 ASAN_OPTIONS=detect_leaks=1 \
+  UBSAN_OPTIONS=print_stacktrace=1 scripts/model_fuzz.sh 120 1000
