@@ -50,7 +50,9 @@ costs:
   virtio_guest_isr: 700
   virtio_guest_dequeue_pkt: 200
   virtio_guest_poll_syscall: 1000
+  virtio_guest_iperf3_user_per_call: 300
   virtio_host_user_per_call: 300
+  virtio_host_iperf3_user_per_call: 300
   virtio_host_send_syscall: 800
   virtio_host_recv_syscall: 800
   virtio_host_alloc: 150
