@@ -315,7 +315,10 @@ std::string describe_markdown(const ParamRegistry& reg)
   out += "\n## Sources of the cost values\n\nfitted: fitted on published rows, see "
          "[calibration.md](calibration.md); kvm-2019 fit: kvm-2018 keeps kvm-2019's fitted value; held: held 5% "
          "inside a bound of its plausible range that a fit went to, the other costs refitted around it "
-         "([calibration.md](calibration.md#costs-at-a-bound-does-the-bound-hold-the-fit-back)); prior: a "
+         "([calibration.md](calibration.md#costs-at-a-bound-does-the-bound-hold-the-fit-back)); loop prior: the "
+         "plain loop's user cost per call (`workload.app: loop`) on a KVM profile, none of whose fitted rows "
+         "measures it (kvm-2019's are iperf3's, whose own cost is `virtio_*_iperf3_user_per_call`), set to the "
+         "value hyperv-2019's loop rows fit; prior: a "
          "published figure or a plausible value (../shared/domain/costs-and-engine.md), not fitted; -: the profile's transport does not use it.\n\n| key |";
   for (const auto& p : platform_profiles())
     out += " " + p.name + " |";

@@ -80,9 +80,12 @@ void declare_experiment_params(ParamRegistry& reg)
                      "connection i's threads start at i x this (a program opening its connections one after "
                      "another); identical connections starting at the same cycle would tie"));
   ParamSpec app = choice("workload.app", "loop", {"loop", "iperf3"},
-                         "the benchmark: `loop` sends and receives in blocking loops; `iperf3` is iperf3's "
-                         "client sending (non-blocking: select(), then up to 10 write()s per select) and its "
-                         "server receiving (select(), then blocking read()s until a whole block)");
+                         "the benchmark, with its own user time: `loop` sends and receives in blocking loops, "
+                         "`costs.guest_user_per_call` (guest) or `costs.virtio_host_user_per_call` (host) per "
+                         "send()/recv(); `iperf3` is iperf3's client sending (non-blocking: select(), then up to "
+                         "10 write()s per select) and its server receiving (select(), then blocking read()s until "
+                         "a whole block), `costs.virtio_guest_iperf3_user_per_call` (guest) or "
+                         "`costs.virtio_host_iperf3_user_per_call` (host) per write() and per block received");
   app.scope = "virtio_vsock";
   reg.declare(app);
   reg.declare(ranged("guest.vcpus", ParamKind::Integer, "vCPUs", "2", 1, 64,

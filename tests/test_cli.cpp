@@ -2322,8 +2322,12 @@ TEST_CASE("trace: a traced run of each transport and direction is a well-formed 
        {"virtio_transport_send_pkt_info", "virtqueue_kick: tx", "vhost_vsock_handle_tx_kick",
         "virtio_transport_send_credit_update"},
        "credit0 guest writer"},
+      // Host to guest: since the plain loop pays its own small user cost
+      // (issue 31 item 8) the run's rx interrupts (two) come in its first
+      // 24 us, before the default window; the tx interrupts of the reader's
+      // credit updates fall in it.
       {{"run", kTinyVirtio, "--point", "1"},
-       {"virtio_transport_send_pkt_info", "vhost_transport_do_send_pkt", "vring_interrupt: rx",
+       {"virtio_transport_send_pkt_info", "vhost_transport_do_send_pkt", "vring_interrupt: tx",
         "virtio_transport_send_credit_update"},
        "credit0 host writer"},
   };

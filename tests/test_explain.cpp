@@ -337,6 +337,36 @@ TEST_CASE("bound: hv_sock writer cycles per MB from the costs, by hand", "[expla
   CHECK(validate_topology(plan, limits_for(plan)).empty());
 }
 
+TEST_CASE("bound: virtio-vsock applications pay their own model's user cost per call", "[explain][bound]")
+{
+  // Issue 31 item 8: the loop's per send()/recv(), iperf3's per write() and
+  // per block (one block per message); four different costs, so that a swap
+  // of any two fails.
+  auto load = [](const char* dir, const char* app, const char* thread) {
+    Experiment ex = load_experiment_text(
+        slurp(kSource + "/tests/data/cli/tiny-virtio.yaml"), "t.yaml",
+        {std::string("workload.app=") + app, "costs.guest_user_per_call=100", "costs.virtio_host_user_per_call=200",
+         "costs.virtio_guest_iperf3_user_per_call=3000", "costs.virtio_host_iperf3_user_per_call=5000"},
+        registry());
+    // Point 0 is guest to host, point 1 host to guest.
+    const Params& p = ex.points.at(std::string(dir) == "guest_to_host" ? 0 : 1).params;
+    REQUIRE(p.text("direction") == dir);
+    for (const auto& l : platform_plan(p).loads)
+      if (l.thread == thread)
+        return l.cycles_per_MB;
+    FAIL("no load " << thread);
+    return 0.0;
+  };
+  const double msgs = 1e6 / 4096;  // messages per MB
+  auto more = [&](const char* dir, const char* thread) {
+    return load(dir, "iperf3", thread) - load(dir, "loop", thread);
+  };
+  CHECK(more("guest_to_host", "guest_writer0") == Approx(msgs * (3000 - 100)));
+  CHECK(more("guest_to_host", "host_reader0") == Approx(msgs * (5000 - 200)));
+  CHECK(more("host_to_guest", "host_writer0") == Approx(msgs * (5000 - 200)));
+  CHECK(more("host_to_guest", "guest_reader0") == Approx(msgs * (3000 - 100)));
+}
+
 // --------------------------------------------------------------- explain
 
 TEST_CASE("explain: hv_sock with the default ring names the fill-drain ping-pong with its counts", "[explain][e2e]")

@@ -327,10 +327,14 @@ TEST_CASE("run length: auto agrees with full on representative points of both tr
        "transport: hv_sock\nplatform: hyperv-2019\ndirection: host_to_guest\niterations: 2\n"
        "workload: {message_size: 64KiB, total_bytes: 256MB}\nhv_sock: {rcvbuf: 64KiB}\n"},
       // virtio-vsock's counts come in bursts (rx refills, credit updates):
-      // at 0.5% they need most of a 256 MB run to settle; at 2% less.
-      {"virtio 4.19 g2h 4 KiB, precision 2%",
+      // at 0.5% they need most of a 256 MB run to settle; at 2% less. 16 KiB:
+      // since the plain loop pays its own small user cost (issue 31 item 8),
+      // a 4 KiB loop writer no longer fills its vCPU, and its kicks (the
+      // vCPU's hypervisor time) come in bursts that do not settle to 2% in
+      // 256 MB (auto then simulates it in full).
+      {"virtio 4.19 g2h 16 KiB, precision 2%",
        "transport: virtio_vsock\nplatform: kvm-2019\ndirection: guest_to_host\niterations: 2\n"
-       "workload: {message_size: 4KiB, total_bytes: 256MB}\nvirtio_vsock: {preset: linux-4.19}\n"
+       "workload: {message_size: 16KiB, total_bytes: 256MB}\nvirtio_vsock: {preset: linux-4.19}\n"
        "sim: {precision: 0.02}\n",
        0.02},
       {"virtio 5.4 h2g 64 KiB, precision 2%",

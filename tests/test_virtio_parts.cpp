@@ -529,7 +529,7 @@ TEST_CASE("virtio_vsock: the iteration jitter scales every host CPU cost, and no
       CHECK(v == 1000);
     }
   }
-  CHECK(scaled == 14);
+  CHECK(scaled == 15);  // with iperf3's own host user cost (issue 31 item 8), like the loop's
 }
 
 TEST_CASE("lock_sock: a thread woken on a halted vCPU waits the halted vCPU's wake-up too, on a busy one not",

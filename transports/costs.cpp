@@ -9,9 +9,16 @@ const std::vector<CostField<SharedCosts>>& shared_costs()
       VSIM_COST(clock_ghz, "GHz", 0.1, 10, "platform clock: every cycle figure below counts cycles of this clock", "",
          2.0, 3.8, "Two-socket Xeons of the era run 2.0-2.7 GHz nominal (e.g. E5-2660 v4 2.0 GHz, 3.0 turbo) with single-core turbo up to ~3.5-3.8 GHz; every cycle range below assumes 2.5 GHz and scales with it.",
          "[R26], [R27]"),
-        VSIM_COST(guest_user_per_call, "cycles", 0, 1e7, "user-space cost of one send()/recv() in the benchmark loop (iperf3's server: once per block; its select() is virtio_*_poll_syscall)", "",
-         50, 5000, "(derived) A libc send()/recv() wrapper in a tight loop costs tens of cycles; an iperf3-style loop that also checks timers and calls select() each iteration can reach ~1-2 us, since select() alone is a syscall of ~190-240 ns entry/exit plus its polling work.",
-         "[R1], [R2]; no direct source for iperf3's user time"),
+        // The plain loop's (workload.app loop); iperf3's own is virtio_guest_iperf3_user_per_call.
+        VSIM_COST(guest_user_per_call, "cycles", 0, 1e7,
+         "user-space cost of one send()/recv() of the plain loop (workload.app loop: a tight loop around "
+         "blocking calls); iperf3 has its own, virtio_guest_iperf3_user_per_call", "",
+         20, 600,
+         "(derived) The loop's own instructions and the libc wrapper take tens of cycles; after each call the user "
+         "code refills what the kernel path displaced (pipeline, a few L1 lines from L2 or L3 at 14-56 cycles, "
+         "branch history: the indirect cost of a synchronous syscall), a few hundred cycles at most for a loop of "
+         "a few cache lines.",
+         "[R2], [R25], [R50]; hyperv-2019's loop rows fit 300 (docs/calibration.md, not a public source)"),
         VSIM_COST(guest_copy_fixed, "cycles", 0, 1e7, "fixed cost of one kernel copy (memcpy_from_msg, ring copy, memcpy_to_msg)", "",
          30, 300, "rep-movs start-up is ~40 cycles (measured for REP MOVSD on Nehalem; ERMSB from Ivy Bridge), and each copy call adds access_ok, iov_iter bookkeeping and (with SMAP) stac/clac, which Linus measured as the dominant part of a short user copy.",
          "[R30], [R32], [R33]"),

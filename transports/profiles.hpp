@@ -37,9 +37,10 @@ const PlatformProfile* find_profile(const std::string& name);
 // "fitted" (docs/calibration.md says on which rows), "kvm-2019 fit" (kvm-2018
 // keeps the kvm-2019 fitted value), "held" (held 5% inside a bound of its
 // plausible range that a fit went to, the other costs refitted around it;
-// calibration.md, "Costs at a bound") or "prior" (a published figure or a
-// plausible value, see
-// ../shared/domain/costs-and-engine.md).
+// calibration.md, "Costs at a bound"), "loop prior" (the plain loop's user
+// cost per call on a profile none of whose fitted rows measures it: the
+// value hyperv-2019's loop rows fit) or "prior" (a published figure or a
+// plausible value, see ../shared/domain/costs-and-engine.md).
 std::string cost_source(const PlatformProfile& profile, const std::string& key);
 
 // A profile value outside its cost's plausible range (ParamSpec::plausible_*):

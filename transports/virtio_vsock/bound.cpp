@@ -15,7 +15,11 @@ PlatformPlan platform_plan(const Params& p)
   // internal.hpp), without the iteration's jitter.
   const detail::Costs k = detail::Costs::from(p);
   const detail::Knobs kn = detail::read_knobs(p);
-  const detail::StackCosts host = detail::StackCosts::host(k);
+  // The application's own user time per call is its model's (workload.app):
+  // the plain loop's or iperf3's (per write(), and per block received: one
+  // block per message here).
+  const detail::StackCosts guest = detail::StackCosts::guest(k, kn.iperf3);
+  const detail::StackCosts host = detail::StackCosts::host(k, kn.iperf3);
   auto guest_copy = [&](double n) { return k.guest_copy(n); };
   auto host_copy = [&](double n) { return host.copy(n); };
   auto vhost_copy = [&](double n) { return k.vhost_copy(n); };
@@ -56,7 +60,7 @@ PlatformPlan platform_plan(const Params& p)
         return k.virtio_guest_pkt + 2 * k.virtio_guest_alloc + guest_copy(n);
       });
       plan.loads.push_back({fmt::format("guest_writer{}", i), gcpu, "guest writer (send syscall, packets, copy)", i,
-                            msgs * (k.guest_user_per_call + k.virtio_guest_send_syscall + sp.sum),
+                            msgs * (guest.user_per_call + k.virtio_guest_send_syscall + sp.sum),
                             fmt::format("{:.0f} packets per MB", msgs * sp.packets)});
       // send_pkt_work after each syscall: one run, a tx entry per packet.
       plan.loads.push_back({kworker, gcpu, "guest kworker (send work onto the tx queue)", i,
@@ -78,7 +82,7 @@ PlatformPlan platform_plan(const Params& p)
         return chunks * (k.virtio_host_dequeue_pkt + hcopy_fixed) + std::ceil(n / hbpc) + k.virtio_host_free;
       });
       plan.loads.push_back({fmt::format("host_reader{}", i), hcpu, "host reader (recv syscall, copy out)", i,
-                            msgs * (k.virtio_host_user_per_call + k.virtio_host_recv_syscall + rp.sum) +
+                            msgs * (host.user_per_call + k.virtio_host_recv_syscall + rp.sum) +
                                 credits * (k.virtio_host_pkt + k.virtio_host_alloc),
                             fmt::format("{:.0f} recv() per MB", msgs)});
       // vCPU 0: tx completions (virtio_transport_tx_work frees every packet)
@@ -95,7 +99,7 @@ PlatformPlan platform_plan(const Params& p)
         return k.virtio_host_pkt + 2 * k.virtio_host_alloc + host_copy(n);
       });
       plan.loads.push_back({fmt::format("host_writer{}", i), hcpu, "host writer (send syscall, packets, copy)", i,
-                            msgs * (k.virtio_host_user_per_call + k.virtio_host_send_syscall + wp.sum),
+                            msgs * (host.user_per_call + k.virtio_host_send_syscall + wp.sum),
                             fmt::format("{:.0f} packets per MB", msgs * wp.packets)});
       // vhost send_pkt_work: a guest rx buffer per rx_buf_size bytes, a
       // header in each (only the first with mergeable rx).
@@ -124,7 +128,7 @@ PlatformPlan platform_plan(const Params& p)
       const double per_entry = k.virtio_guest_dequeue_pkt + guest_copy(std::min(entry_bytes, static_cast<double>(m))) +
                                k.virtio_guest_free;
       plan.loads.push_back({fmt::format("guest_reader{}", i), gcpu, "guest reader (recv syscall, copy out)", i,
-                            msgs * (k.guest_user_per_call + k.virtio_guest_recv_syscall + entries * per_entry) +
+                            msgs * (guest.user_per_call + k.virtio_guest_recv_syscall + entries * per_entry) +
                                 credits * (k.virtio_guest_pkt + k.virtio_guest_alloc),
                             fmt::format("{:.0f} recv() per MB", msgs)});
       plan.loads.push_back({kworker, gcpu, "guest kworker (credit updates onto the tx queue)", i,

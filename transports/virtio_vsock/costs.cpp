@@ -16,6 +16,15 @@ const std::vector<CostField<Costs>>& Costs::fields()
         VSIM_COST(virtio_guest_poll_syscall, "cycles", 0, 1e7, "select() on the benchmark's sockets (workload.app iperf3): entry/exit, vsock_poll under the socket lock, the loop's timers", "virtio_vsock",
          300, 4000, "(derived) A syscall entry/exit as for recvmsg (190-240 ns with KPTI), a poll callback and wait-queue set-up per descriptor (iperf3 polls its control socket and the stream), vsock_poll's lock_sock, and iperf3's timer check (gettimeofday in the vDSO).",
          "[R1], [R2], [R3]"),
+        VSIM_COST(virtio_guest_iperf3_user_per_call, "cycles", 0, 1e7,
+         "iperf3's own user-space work in the guest (workload.app iperf3): per write() of its client "
+         "(iperf_send's multisend loop), once per block of its server (iperf_run_server; its select() is "
+         "virtio_guest_poll_syscall)", "virtio_vsock",
+         50, 5000,
+         "(derived) More than the plain loop's (guest_user_per_call): iperf3 keeps per-stream byte counts, "
+         "checks its timers and rate limit (gettimeofday in the vDSO) and rebuilds its select() descriptor sets "
+         "each pass, up to ~1-2 us per call, the cost of a syscall's entry/exit (190-240 ns with KPTI) and more.",
+         "[R1], [R2]; no direct source for iperf3's user time"),
         VSIM_COST(virtio_guest_alloc, "cycles", 0, 1e7, "one kernel allocation (kzalloc of a packet, kmalloc of its buffer)", "virtio_vsock",
          20, 3000, "A SLUB fast-path allocation is ~20-25 cycles (42-47 for alloc+free) plus zeroing of a small struct; a 64 KiB kmalloc (5.4 tx packets) is an order-4 buddy allocation that before 5.13 takes the zone lock with no per-CPU cache (no cycle figure found; upper bound ~1 us derived).",
          "[R20], [R23], [R24], [R22]"),
@@ -53,9 +62,16 @@ const std::vector<CostField<Costs>>& Costs::fields()
          50, 600, "(derived) Spinlock, list walk and length bookkeeping per packet touched (copy and free are separate).",
          "[R20], [R26]"),
         // virtio-vsock: host (drivers/vhost/vsock.c, vhost.c, the host socket)
-        VSIM_COST(virtio_host_user_per_call, "cycles", 0, 1e7, "user-space cost of one send()/recv() of the host application (iperf3's server: once per block)", "virtio_vsock",
-         50, 5000, "Same as guest_user_per_call (tight loop tens of cycles; iperf3 with timers and select() up to ~2 us).",
-         "[R1], [R2]"),
+        VSIM_COST(virtio_host_user_per_call, "cycles", 0, 1e7,
+         "user-space cost of one send()/recv() of the host's plain loop (workload.app loop); iperf3 has its own, "
+         "virtio_host_iperf3_user_per_call", "virtio_vsock",
+         20, 600, "Same as guest_user_per_call (a tight loop around blocking calls, and the refill after each).",
+         "[R2], [R25], [R50]"),
+        VSIM_COST(virtio_host_iperf3_user_per_call, "cycles", 0, 1e7,
+         "iperf3's own user-space work on the host (workload.app iperf3): per write() of its client, once per "
+         "block of its server (its select() is virtio_host_poll_syscall)", "virtio_vsock",
+         50, 5000, "Same as virtio_guest_iperf3_user_per_call.",
+         "[R1], [R2]; no direct source for iperf3's user time"),
         VSIM_COST(virtio_host_send_syscall, "cycles", 0, 1e7, "host sendmsg entry/exit + vsock_stream_sendmsg fixed work", "virtio_vsock",
          300, 3000, "Same composition as guest_send_syscall on the host kernel (KPTI and retpolines on Skylake-SP hosts of 2018-19).",
          "[R1], [R2], [R3]"),

@@ -420,16 +420,40 @@ struct StackCosts {
   double copy_fixed, copy_bpc;
   double copy(double bytes) const { return copy_fixed + std::ceil(bytes / copy_bpc); }
 
-  static StackCosts guest(const Costs& k)
+  // user_per_call: the application's own user time per call, as its model
+  // (workload.app) charges it: the plain loop's per send()/recv(), or
+  // iperf3's per write() and per block received.
+  static StackCosts guest(const Costs& k, bool iperf3)
   {
-    return {k.guest_user_per_call, k.virtio_guest_send_syscall, k.virtio_guest_recv_syscall, k.virtio_guest_poll_syscall, k.virtio_guest_alloc, k.virtio_guest_free, k.virtio_guest_pkt, k.virtio_guest_dequeue_pkt,
-            k.guest_wakeup_latency, k.guest_context_switch, k.virtio_guest_halted_wakeup, k.guest_copy_fixed,
+    return {iperf3 ? k.virtio_guest_iperf3_user_per_call : k.guest_user_per_call,
+            k.virtio_guest_send_syscall,
+            k.virtio_guest_recv_syscall,
+            k.virtio_guest_poll_syscall,
+            k.virtio_guest_alloc,
+            k.virtio_guest_free,
+            k.virtio_guest_pkt,
+            k.virtio_guest_dequeue_pkt,
+            k.guest_wakeup_latency,
+            k.guest_context_switch,
+            k.virtio_guest_halted_wakeup,
+            k.guest_copy_fixed,
             k.guest_copy_bytes_per_cycle};
   }
-  static StackCosts host(const Costs& k)
+  static StackCosts host(const Costs& k, bool iperf3)
   {
-    return {k.virtio_host_user_per_call, k.virtio_host_send_syscall, k.virtio_host_recv_syscall, k.virtio_host_poll_syscall, k.virtio_host_alloc, k.virtio_host_free, k.virtio_host_pkt, k.virtio_host_dequeue_pkt,
-            k.host_wakeup_latency, k.guest_context_switch, 0, k.virtio_host_copy_fixed, k.virtio_host_copy_bytes_per_cycle};
+    return {iperf3 ? k.virtio_host_iperf3_user_per_call : k.virtio_host_user_per_call,
+            k.virtio_host_send_syscall,
+            k.virtio_host_recv_syscall,
+            k.virtio_host_poll_syscall,
+            k.virtio_host_alloc,
+            k.virtio_host_free,
+            k.virtio_host_pkt,
+            k.virtio_host_dequeue_pkt,
+            k.host_wakeup_latency,
+            k.guest_context_switch,
+            0,
+            k.virtio_host_copy_fixed,
+            k.virtio_host_copy_bytes_per_cycle};
   }
 };
 
@@ -484,7 +508,7 @@ private:
 class GuestApp : public AppThread {
 public:
   GuestApp(World& w, Cpu& cpu, Shared& s, Conn& c, bool writer, Kworker& kworker)
-      : AppThread(w, cpu, s, c, c.guest, writer, StackCosts::guest(s.k), s.kn.max_pkt_size, "guest"),
+      : AppThread(w, cpu, s, c, c.guest, writer, StackCosts::guest(s.k, s.kn.iperf3), s.kn.max_pkt_size, "guest"),
         kworker_(kworker)
   {
   }
@@ -505,7 +529,7 @@ private:
 class HostApp : public AppThread {
 public:
   HostApp(World& w, Cpu& cpu, Shared& s, Conn& c, bool writer)
-      : AppThread(w, cpu, s, c, c.host, writer, StackCosts::host(s.k), s.kn.host_pkt_size, "host")
+      : AppThread(w, cpu, s, c, c.host, writer, StackCosts::host(s.k, s.kn.iperf3), s.kn.host_pkt_size, "host")
   {
   }
 

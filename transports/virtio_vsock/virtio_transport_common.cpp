@@ -129,6 +129,8 @@ Task<> AppThread::send_all()
 
 Task<std::uint64_t> AppThread::send_call(std::uint64_t len, bool blocking)
 {
+  // The application's own work per call: the plain loop's, or iperf3's per
+  // write() (StackCosts, by workload.app).
   charge(sc_.user_per_call, Cat::User);
   charge(sc_.send_syscall, Cat::Sys);
   s_.n.syscalls.add();
@@ -197,7 +199,7 @@ Task<> AppThread::receive_all()
     // Nread() reads until a whole block has come (blocking read()s in a
     // tight loop: iperf3's own work is once per block, not per read()).
     co_await select_until(false);
-    charge(sc_.user_per_call, Cat::User);
+    charge(sc_.user_per_call, Cat::User);  // iperf3's own work per block (virtio_*_iperf3_user_per_call)
     std::uint64_t block = std::min(kn.message_size, kn.total_bytes - c_.delivered);
     while (block > 0)
       block -= co_await recv_call(block, false);
@@ -210,7 +212,7 @@ Task<std::uint64_t> AppThread::recv_call(std::uint64_t len, bool user_work)
 {
   const Knobs& kn = s_.kn;
   if (user_work)
-    charge(sc_.user_per_call, Cat::User);
+    charge(sc_.user_per_call, Cat::User);  // the plain loop's per recv()
   charge(sc_.recv_syscall, Cat::Sys);
   s_.n.syscalls.add();
   co_await lock_sock(waiter(), sk_);  // the queue as of the work before
