@@ -191,11 +191,14 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
   if (shard)
     keep_shard(ex, *shard);
   const std::size_t points_run = ex.points.size();  // the sweep's, or the shard's
-  if (trace) {
+  if (trace)
     check_trace_options(*trace, ex);  // InputError before anything runs
-    // Only the traced point is simulated, every iteration of it (the trace's
-    // default window and its check need the traced iteration's normal run):
-    // the result, and --output, then hold that point alone.
+  if (trace && trace->point_given) {
+    // With --point, only the traced point is simulated, every iteration of
+    // it (the trace's default window and its check need the traced
+    // iteration's normal run): the result, and --output, then hold that
+    // point alone. Without it the whole sweep runs and point 0 is traced
+    // (`run --trace` also writes a timeline).
     std::erase_if(ex.points, [&](const Point& p) { return static_cast<long long>(p.index) != trace->point; });
     if (!quiet)
       std::cerr << fmt::format("--trace: simulating point {} only (of {}{})\n", trace->point, points_run,
@@ -309,7 +312,7 @@ int cmd_run(const std::string& file, const std::vector<std::string>& sets, const
     json["manifest"]["shard"] = fmt::format("{}/{}", shard->index, shard->count);
     json["manifest"]["points_total"] = points_total;
   }
-  if (trace) {  // the one point run of the sweep's (or shard's)
+  if (trace && trace->point_given) {  // the one point run of the sweep's (or shard's)
     json["manifest"]["traced_point"] = trace->point;
     json["manifest"]["points_total"] = points_total;
   }
@@ -475,15 +478,17 @@ int main(int argc, char** argv)
       "--trace", trace_opt.path,
       "also write a timeline of one iteration of one point in the Trace Event Format (open it in "
       "ui.perfetto.dev or chrome://tracing; draw it with plot --timeline): what ran on each CPU, wake-ups, kicks, "
-      "interrupts, signals, credit updates, ring and queue levels (docs/trace.md). Only the traced point is "
-      "simulated (every iteration): the result holds it alone, with the figures the whole run gives it");
+      "interrupts, signals, credit updates, ring and queue levels (docs/trace.md). With --point K only point K "
+      "is simulated (every iteration): the result holds it alone, with the figures the whole run gives it; "
+      "without, the whole sweep runs and point 0 is traced");
   run->add_option("--trace-window", trace_opt.window,
                   "START:LENGTH of simulated time to trace (ns, us, ms, s; no unit: us), e.g. 500us:200us; default: "
                   "200 us from the end of the warm-up the run-length monitor found (else from 10% of the run)")
       ->needs(trace_path);
-  run->add_option("--point", trace_opt.point, "the point to trace (its index, as --list prints)")
-      ->needs(trace_path)
-      ->capture_default_str();
+  auto* point_opt = run->add_option("--point", trace_opt.point,
+                                    "the point to trace (its index, as --list prints); only it is simulated")
+                        ->needs(trace_path)
+                        ->capture_default_str();
   run->add_option("--iteration", trace_opt.iteration, "the iteration of that point to trace")
       ->needs(trace_path)
       ->capture_default_str();
@@ -585,7 +590,12 @@ int main(int argc, char** argv)
       return cmd_list(file, sets);
     if (*run)
       return cmd_run(file, sets, format, output, jobs, quiet, shard_text, allow_large, force, join_args(argc, argv),
-                     trace_path->count() ? std::optional<TraceOptions>(trace_opt) : std::nullopt);
+                     trace_path->count() ? std::optional<TraceOptions>([&] {
+                       TraceOptions t = trace_opt;
+                       t.point_given = point_opt->count() > 0;
+                       return t;
+                     }())
+                                         : std::nullopt);
     if (*plot && !plot_timeline_path.empty()) {
       if (plot_dir.empty())
         plot_dir = (fs::path(plot_timeline_path).parent_path() / fs::path(plot_timeline_path).stem()).string();

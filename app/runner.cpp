@@ -24,7 +24,17 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
-#if defined(__SANITIZE_ADDRESS__)
+// ASan builds: g++ defines __SANITIZE_ADDRESS__, clang (the project's
+// compiler) says so through __has_feature only.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VSIM_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(VSIM_ASAN)
+#define VSIM_ASAN 1
+#endif
+#if defined(VSIM_ASAN)
 #include <sanitizer/lsan_interface.h>
 #endif
 
@@ -137,7 +147,7 @@ std::string signal_text(int sig)
   std::fflush(stderr);
   if (!write_all(fd, out) && code == 0)
     code = 3;
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(VSIM_ASAN)
   // _exit skips LeakSanitizer's check at exit: run it here, so that the
   // sanitizer suite checks the simulations for leaks too (a leak fails the run).
   __lsan_do_leak_check();

@@ -26,6 +26,7 @@ struct TraceOptions {
   std::string path;         // --trace
   std::string window;       // --trace-window START:LENGTH, empty: the default
   long long point = 0;      // --point: the point's index (as run --list prints)
+  bool point_given = false; // --point was given: only that point is simulated
   long long iteration = 0;  // --iteration
   long long max_events = static_cast<long long>(kTraceMaxEvents);
 };

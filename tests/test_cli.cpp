@@ -3052,4 +3052,13 @@ TEST_CASE("trace: only the traced point is simulated, every iteration of it, and
   const std::string fresh = dir.ws + "/fresh";
   REQUIRE(run_cli(dir, {"run", kTiny, "-q", "--output", fresh, "--trace", "t.json", "--point", "1"}).status == 0);
   CHECK(names_in(fresh) == std::set<std::string>{"manifest.json", "point-0001.json", "result.json"});
+  // Without --point the whole sweep runs, as without --trace, and point 0 is traced.
+  const Run whole = run_cli(dir, {"run", kTiny, "--format", "json", "--trace", "t0.json"});
+  REQUIRE(whole.status == 0);
+  CHECK(whole.err.find("--trace: simulating point") == std::string::npos);
+  const ojson w = parse_json(whole.out);
+  CHECK(w["points"].size() == 2);
+  CHECK(w["points"].dump() == p["points"].dump());
+  CHECK_FALSE(w["manifest"].contains("traced_point"));
+  CHECK(parse_json(read_file(dir.in_ws("t0.json")))["metadata"]["point"] == 0);
 }
