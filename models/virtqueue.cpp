@@ -34,6 +34,11 @@ bool Virtqueue::add(Time t, std::uint16_t buffers, std::uint64_t token)
     fail("a chain longer than the queue");
   if (num_free_ < need)
     return false;
+  // virtqueue_add_split() kicks by itself when num_added reaches 65535, so
+  // that kick_prepare's 16-bit window (avail.idx - num_added) never wraps;
+  // the model's drivers call kick_prepare after every batch instead.
+  if (num_added_ == 0xffff)
+    fail("65535 chains added without virtqueue_kick_prepare: its window would wrap");
   // The chain's head names it; the other descriptors it takes are only
   // counted (their contents are not modelled).
   std::uint16_t head = free_heads_.back();
