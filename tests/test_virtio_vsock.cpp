@@ -312,6 +312,26 @@ TEST_CASE("virtio_vsock runs many connections over one device and one vhost work
   }
 }
 
+namespace {
+
+// One iteration of the first point of kBase with `sets`, in a child: "ran",
+// or "hang: <why>" when the simulated system hangs as its kernel would.
+std::string hang_or_ran(const std::vector<std::string>& sets)
+{
+  Experiment ex = load_experiment_text(kBase, "t.yaml", sets, registry());
+  const Params params = ex.points.at(0).params;
+  return run_in_child([&]() -> std::string {
+    try {
+      simulate_iteration(params, 0);
+      return "ran";
+    } catch (const ModelledHang& e) {
+      return std::string("hang: ") + e.what();
+    }
+  });
+}
+
+}  // namespace
+
 TEST_CASE("one rx buffer: the driver never refills it, and the run is reported as the kernel's hang (issue 30)",
           "[virtio][regression]")
 {
@@ -319,30 +339,18 @@ TEST_CASE("one rx buffer: the driver never refills it, and the run is reported a
   // payload descriptors): virtio_transport_rx_work refills only when
   // rx_buf_nr < rx_buf_max_nr / 2 = 0, never. Linux hangs; the model says so
   // (ModelledHang), not "internal error".
-  auto outcome = [](const std::vector<std::string>& sets) {
-    Experiment ex = load_experiment_text(kBase, "t.yaml", sets, registry());
-    const Params params = ex.points.at(0).params;
-    return run_in_child([&]() -> std::string {
-      try {
-        simulate_iteration(params, 0);
-        return "ran";
-      } catch (const ModelledHang& e) {
-        return std::string("hang: ") + e.what();
-      }
-    });
-  };
   for (const char* dir : {"direction=host_to_guest", "direction=guest_to_host"}) {
     INFO(dir);
-    const std::string one = outcome({dir, "virtio_vsock.queue_size=2", "virtio_vsock.indirect_desc=false"});
+    const std::string one = hang_or_ran({dir, "virtio_vsock.queue_size=2", "virtio_vsock.indirect_desc=false"});
     CHECK(one.rfind("hang: ", 0) == 0);
     CHECK(one.find("rx_buf_nr < rx_buf_max_nr / 2") != std::string::npos);
     // Two rx buffers (indirect descriptors: one each): refilled when both are used.
-    CHECK(outcome({dir, "virtio_vsock.queue_size=2", "virtio_vsock.indirect_desc=true"}) == "ran");
-    CHECK(outcome({dir, "virtio_vsock.queue_size=4", "virtio_vsock.indirect_desc=false"}) == "ran");
+    CHECK(hang_or_ran({dir, "virtio_vsock.queue_size=2", "virtio_vsock.indirect_desc=true"}) == "ran");
+    CHECK(hang_or_ran({dir, "virtio_vsock.queue_size=4", "virtio_vsock.indirect_desc=false"}) == "ran");
   }
   // Guest to host with less than the peer's window needs no credit update to
   // come through: it completes on one rx buffer.
-  CHECK(outcome({"direction=guest_to_host", "workload.total_bytes=100kB", "virtio_vsock.queue_size=2",
+  CHECK(hang_or_ran({"direction=guest_to_host", "workload.total_bytes=100kB", "virtio_vsock.queue_size=2",
                  "virtio_vsock.indirect_desc=false"}) == "ran");
 }
 
@@ -352,27 +360,15 @@ TEST_CASE("credit threshold 0: no credit update is ever sent, reported as the ke
   // 5.4's dequeue sends a credit update only when buf_alloc - (fwd_cnt -
   // last_fwd_cnt) < threshold: never with 0, so the writer stops after one
   // window. With 1 byte it comes when the peer's known space is 0.
-  auto outcome = [](const std::vector<std::string>& sets) {
-    Experiment ex = load_experiment_text(kBase, "t.yaml", sets, registry());
-    const Params params = ex.points.at(0).params;
-    return run_in_child([&]() -> std::string {
-      try {
-        simulate_iteration(params, 0);
-        return "ran";
-      } catch (const ModelledHang& e) {
-        return std::string("hang: ") + e.what();
-      }
-    });
-  };
   for (const char* dir : {"direction=host_to_guest", "direction=guest_to_host"}) {
     INFO(dir);
-    const std::string zero = outcome({dir, "virtio_vsock.credit_update=threshold", "virtio_vsock.credit_threshold=0"});
+    const std::string zero = hang_or_ran({dir, "virtio_vsock.credit_update=threshold", "virtio_vsock.credit_threshold=0"});
     CHECK(zero.rfind("hang: connection 0 stopped after 262144 of 1000000 bytes: virtio_vsock.credit_threshold is 0",
                      0) == 0);
-    CHECK(outcome({dir, "virtio_vsock.credit_update=threshold", "virtio_vsock.credit_threshold=1B"}) == "ran");
+    CHECK(hang_or_ran({dir, "virtio_vsock.credit_update=threshold", "virtio_vsock.credit_threshold=1B"}) == "ran");
   }
   // Within one window no update is needed.
-  CHECK(outcome({"workload.total_bytes=200kB", "virtio_vsock.credit_update=threshold",
+  CHECK(hang_or_ran({"workload.total_bytes=200kB", "virtio_vsock.credit_update=threshold",
                  "virtio_vsock.credit_threshold=0"}) == "ran");
 }
 
