@@ -450,26 +450,6 @@ Comparison compare(const Experiment& ex, const std::vector<PointResult>& results
   return c;
 }
 
-std::string text_columns(const std::vector<std::vector<std::string>>& rows)
-{
-  std::vector<std::size_t> width;
-  for (const auto& row : rows)
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      width.resize(std::max(width.size(), i + 1), 0);
-      width[i] = std::max(width[i], row[i].size());
-    }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i)
-      line += fmt::format("{:<{}}", row[i], width[i] + 3);
-    while (!line.empty() && line.back() == ' ')
-      line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
-
 std::string comparison_table(const Comparison& c)
 {
   std::vector<std::vector<std::string>> rows;
@@ -481,7 +461,7 @@ std::string comparison_table(const Comparison& c)
     rows.push_back({std::to_string(r.point), keys, r.m->metric, r.stat, fmt::format("{:.4g}", r.measured),
                     fmt::format("{:.4g}", r.predicted), fmt::format("{:+.1f}%", r.error_percent)});
   }
-  std::string out = fmt::format("Predicted against measured ({}):\n", c.file) + text_columns(rows);
+  std::string out = fmt::format("Predicted against measured ({}):\n", c.file) + render_columns(rows);
   if (!c.rows.empty()) {
     const ComparisonRow& w = c.rows[c.worst];
     out += fmt::format("mean absolute error: {:.1f}% over {} row(s); worst: point {} ({:+.1f}%)\n",

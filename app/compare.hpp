@@ -134,9 +134,6 @@ std::string missing_metric_message(const Experiment& ex, const MissingMetric& mm
 Comparison compare(const Experiment& ex, const std::vector<PointResult>& results,
                    const std::vector<Measurement>& measurements, const std::string& file);
 std::string comparison_table(const Comparison& c);
-// Left-aligned columns three spaces apart, no trailing blanks (widths in
-// bytes: ASCII cells).
-std::string text_columns(const std::vector<std::vector<std::string>>& rows);
 nlohmann::ordered_json comparison_json(const Comparison& c);
 
 }  // namespace vsim::app

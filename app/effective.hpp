@@ -1,4 +1,4 @@
-// Effective values (issue 14): what each point's transport actually uses
+// Effective values: what each point's transport actually uses
 // once the kernel's clamps and the knobs' interplay are applied, the
 // warnings for swept values that were clamped or ignored, and the points
 // that are the same run.

@@ -45,7 +45,7 @@ std::string version_text();
 // Manifest::wall_started_utc.
 std::string format_utc(std::chrono::system_clock::time_point t);
 
-// The JSON result (see docs/interface): same inputs give the same dump(2),
+// The JSON result (the interface specification; README, "Use"): same inputs give the same dump(2),
 // byte for byte. `results` must hold one PointResult per point of ex.points, in
 // the same order (as run_points returns them). "points" holds the points
 // that ran; the points that failed (PointResult::failed) are listed after it

@@ -1,4 +1,4 @@
-// Looking at results after the run, without simulating (issue 14):
+// Looking at results after the run, without simulating:
 // `vsocksim show RESULT` re-prints a result with other metrics or formats,
 // `vsocksim compare A B` (or one result and two of its points) prints each
 // metric side by side with the relative change and whether the change is

@@ -1,4 +1,5 @@
 #include "app/validate.hpp"
+#include "app/results.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -416,13 +417,13 @@ std::string validation_text(const std::vector<Study>& studies)
                        run_size(s));
     if (const std::string d = description(s); !d.empty())
       out += d + "\n";
-    out += "\n" + text_columns(study_rows(s, true, false)) + summary_line(s, false) + "\n" + failed_lines(s, false);
+    out += "\n" + render_columns(study_rows(s, true, false)) + summary_line(s, false) + "\n" + failed_lines(s, false);
     if (const std::string h = held_out_line(rows_of(s)); !h.empty())
       out += h + "\n";
     out += "\n";
     if (const std::vector<DesignEffect> effects = design_effects(s.comparison); !effects.empty())
       out += "design effects (rows that differ only in design keys; ratio = changed / base):\n" +
-             text_columns(effect_rows(effects)) + effects_lines(effects, "") + "\n";
+             render_columns(effect_rows(effects)) + effects_lines(effects, "") + "\n";
   }
   out += overall_line(studies, false) + "\n";
   if (const std::string f = failed_total_line(studies); !f.empty())

@@ -118,7 +118,7 @@ void World::stop()
 {
   stopped_ = true;
   if (timer_) {
-    static_cast<Timer*>(timer_)->remove();
+    timer_->remove();
     timer_ = nullptr;
   }
 }
@@ -131,7 +131,7 @@ void World::arm()
   if (timer_) {
     if (armed_at_ <= t)
       return;
-    static_cast<Timer*>(timer_)->remove();
+    timer_->remove();
   }
   armed_at_ = t;
   timer_ = Timer::set(t, [this] {

@@ -21,6 +21,9 @@ namespace simgrid::s4u {
 class Engine;
 class NetZone;
 }
+namespace simgrid::kernel::timer {
+class Timer;
+}
 
 namespace vsim {
 
@@ -149,7 +152,7 @@ private:
   std::vector<SimThread*> registered_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   std::uint64_t seq_ = 0;
-  void* timer_ = nullptr;  // simgrid::kernel::timer::Timer* (internal header, kept out of this one)
+  simgrid::kernel::timer::Timer* timer_ = nullptr;  // its header is SimGrid's internal one: world.cpp only
   Time armed_at_ = 0;
   Time now_ = 0;
   int running_ = 0;  // non-daemon threads not finished
