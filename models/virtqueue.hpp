@@ -50,11 +50,13 @@ public:
   std::uint16_t size() const { return size_; }
   bool event_idx() const { return event_idx_; }
 
-  // Descriptors a chain of `buffers` buffers takes.
-  std::uint16_t descriptors_for(std::uint16_t buffers) const
+  // Descriptors a chain of `buffers` buffers takes, with or without
+  // VIRTIO_RING_F_INDIRECT_DESC.
+  static std::uint16_t descriptors_for(std::uint16_t buffers, bool indirect)
   {
-    return indirect_ && buffers > 1 ? 1 : buffers;
+    return indirect && buffers > 1 ? 1 : buffers;
   }
+  std::uint16_t descriptors_for(std::uint16_t buffers) const { return descriptors_for(buffers, indirect_); }
 
   // ---- driver (guest) -----------------------------------------------------
   std::uint16_t num_free() const { return num_free_; }

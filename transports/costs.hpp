@@ -7,11 +7,13 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sim/params.hpp"
+#include "sim/rng.hpp"
 
 namespace vsim {
 
@@ -80,6 +82,21 @@ void scale_side_costs(C& k, const std::vector<CostField<C>>& table, std::string_
     else if (unit == "bytes/cycle")
       k.*(e.field) /= f;
   }
+}
+
+// The per-iteration variability of both sides, for a transport's costs `k`
+// (table: its own costs): the host's CPU costs (own, named host_prefix...)
+// scaled by a factor drawn in [1-iteration_jitter, 1+iteration_jitter] from
+// the stream "host_speed", the guest's (own, named guest_prefix..., and the
+// shared guest_*) by one drawn with guest_iteration_jitter from "guest_speed".
+template <typename C>
+void apply_iteration_jitter(C& k, const std::vector<CostField<C>>& table, std::string_view host_prefix,
+                            std::string_view guest_prefix, std::uint64_t seed, std::uint32_t iteration)
+{
+  scale_side_costs(k, table, host_prefix, Rng(seed, iteration, "host_speed").factor(k.iteration_jitter));
+  const double g = Rng(seed, iteration, "guest_speed").factor(k.guest_iteration_jitter);
+  scale_side_costs(k, table, guest_prefix, g);
+  scale_side_costs(static_cast<SharedCosts&>(k), shared_costs(), "guest_", g);
 }
 
 template <typename C>

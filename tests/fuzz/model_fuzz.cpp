@@ -641,6 +641,20 @@ bool drain(int fd, std::string& into, std::size_t keep)
   }
 }
 
+// Reads what a child's result and stderr pipes hold, closing each at end of
+// file (result kept up to 1 MiB, stderr up to 64 KiB).
+void drain_pipes(Child& c)
+{
+  if (c.result_fd >= 0 && !drain(c.result_fd, c.result, 1 << 20)) {
+    ::close(c.result_fd);
+    c.result_fd = -1;
+  }
+  if (c.err_fd >= 0 && !drain(c.err_fd, c.err, 1 << 16)) {
+    ::close(c.err_fd);
+    c.err_fd = -1;
+  }
+}
+
 int reap(pid_t pid)
 {
   int status = 0;
@@ -882,14 +896,7 @@ public:
       now = std::chrono::steady_clock::now();
       std::vector<Child> still;
       for (Child& c : children) {
-        if (c.result_fd >= 0 && !drain(c.result_fd, c.result, 1 << 20)) {
-          ::close(c.result_fd);
-          c.result_fd = -1;
-        }
-        if (c.err_fd >= 0 && !drain(c.err_fd, c.err, 1 << 16)) {
-          ::close(c.err_fd);
-          c.err_fd = -1;
-        }
+        drain_pipes(c);
         ExperimentRun& e = *find(c.experiment);
         const double seconds = std::chrono::duration<double>(now - c.started).count();
         if (c.result_fd < 0 && c.err_fd < 0) {
@@ -1191,14 +1198,7 @@ Outcome run_in_order(const Experiment& ex, double timeout, Inject inject)
       for (;;) {
         pollfd pfds[2] = {{c.result_fd, POLLIN, 0}, {c.err_fd, POLLIN, 0}};
         ::poll(pfds, 2, 250);
-        if (c.result_fd >= 0 && !drain(c.result_fd, c.result, 1 << 20)) {
-          ::close(c.result_fd);
-          c.result_fd = -1;
-        }
-        if (c.err_fd >= 0 && !drain(c.err_fd, c.err, 1 << 16)) {
-          ::close(c.err_fd);
-          c.err_fd = -1;
-        }
+        drain_pipes(c);
         if (c.result_fd < 0 && c.err_fd < 0) {
           o = classify(c, reap(c.pid));
           break;

@@ -33,12 +33,7 @@ namespace {
 // shared ones) by another, from a stream of its own.
 void apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t iteration)
 {
-  Rng rng(seed, iteration, "host_speed");
-  scale_side_costs(k, Costs::fields(), "host_", rng.factor(k.iteration_jitter));
-  Rng guest(seed, iteration, "guest_speed");
-  const double g = guest.factor(k.guest_iteration_jitter);
-  scale_side_costs(k, Costs::fields(), "guest_", g);
-  scale_side_costs(static_cast<SharedCosts&>(k), shared_costs(), "guest_", g);
+  vsim::apply_iteration_jitter(k, Costs::fields(), "host_", "guest_", seed, iteration);
 }
 
 }  // namespace

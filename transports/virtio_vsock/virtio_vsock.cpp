@@ -27,12 +27,7 @@ using namespace detail;
 // internal.hpp says what it scales.
 void detail::apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t iteration)
 {
-  Rng rng(seed, iteration, "host_speed");
-  scale_side_costs(k, Costs::fields(), "virtio_host_", rng.factor(k.iteration_jitter));
-  Rng guest(seed, iteration, "guest_speed");
-  const double g = guest.factor(k.guest_iteration_jitter);
-  scale_side_costs(k, Costs::fields(), "virtio_guest_", g);
-  scale_side_costs(static_cast<SharedCosts&>(k), shared_costs(), "guest_", g);
+  vsim::apply_iteration_jitter(k, Costs::fields(), "virtio_host_", "virtio_guest_", seed, iteration);
 }
 
 Knobs detail::read_knobs(const Params& p)
@@ -86,9 +81,8 @@ std::vector<Effective> effective(const Params& p)
   if (irq >= vcpus)
     irq_note = fmt::format("virtio_vsock.irq_vcpu={}: the guest has {} vCPUs, the interrupts land on vCPU {}", irq,
                            vcpus, irq % vcpus);
-  // virtio_vsock_rx_fill(): rx buffers of a header and a payload descriptor
-  // (one ring descriptor each with indirect descriptors).
-  const std::uint32_t rx_buffers = kn.indirect ? kn.queue_size : kn.queue_size / 2u;
+  // virtio_vsock_rx_fill(): rx buffers of a header and a payload buffer.
+  const std::uint32_t rx_buffers = kn.queue_size / Virtqueue::descriptors_for(2, kn.indirect);
   std::string rx_note;
   if (rx_buffers < 2)
     rx_note = fmt::format("virtio_vsock.queue_size={}: the rx queue holds one rx buffer (no indirect descriptors), "
