@@ -25,8 +25,8 @@
 
 #include <functional>
 
-#include "app/experiment.hpp"
-#include "app/registry.hpp"
+#include "app/experiment/experiment.hpp"
+#include "app/experiment/registry.hpp"
 #include "transports/simulate.hpp"
 
 namespace vsim::bench {

@@ -1,6 +1,6 @@
 // The calibrated span of each platform profile (PlatformProfile::calibrated)
 // against the data it was fitted on, and the flag on points outside it
-// (app/calibration_span.hpp).
+// (app/report/calibration_span.hpp).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -10,10 +10,10 @@
 
 #include <fmt/format.h>
 
-#include "app/calibration_span.hpp"
-#include "app/compare.hpp"
-#include "app/experiment.hpp"
-#include "app/registry.hpp"
+#include "app/report/calibration_span.hpp"
+#include "app/validation/measurements.hpp"
+#include "app/experiment/experiment.hpp"
+#include "app/experiment/registry.hpp"
 #include "transports/profiles.hpp"
 
 using namespace vsim;

@@ -2113,7 +2113,7 @@ TEST_CASE("cli: check and run warn about swept values the transport clamps, and 
 }
 
 // ---------------------------------------------------------------------------
-// run --trace: the timeline (sim/trace.hpp, app/timeline.hpp, docs/trace.md).
+// run --trace: the timeline (sim/trace.hpp, app/run/timeline.hpp, docs/trace.md).
 
 namespace {
 
@@ -2536,7 +2536,7 @@ TEST_CASE("trace: a stop request during the traced run ends it at once and write
 // A failing point never costs the others (issue 30): run and validate carry
 // on, print and keep what ran, mark and list the failed points, exit 1; a
 // rerun into --output simulates only the failed ones. Failures are injected
-// with VSOCKSIM_TEST_FAIL_POINTS (test-only; app/runner.hpp).
+// with VSOCKSIM_TEST_FAIL_POINTS (test-only; app/run/runner.hpp).
 
 namespace {
 

@@ -13,8 +13,8 @@
 #include <sstream>
 #include <string>
 
-#include "app/describe.hpp"
-#include "app/registry.hpp"
+#include "app/experiment/describe.hpp"
+#include "app/experiment/registry.hpp"
 #include "transports/profiles.hpp"
 
 using namespace vsim;

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "app/describe.hpp"
-#include "app/registry.hpp"
+#include "app/experiment/describe.hpp"
+#include "app/experiment/registry.hpp"
 
 TEST_CASE("docs/parameters.md matches the parameter declarations", "[docs]")
 {

@@ -1,4 +1,4 @@
-// Effective values (app/effective.hpp): what a point's transport actually
+// Effective values (app/experiment/effective.hpp): what a point's transport actually
 // uses, the warnings for swept values it clamps or ignores, and the points
 // that are the same run.
 #include <catch2/catch.hpp>
@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "app/effective.hpp"
-#include "app/experiment.hpp"
-#include "app/registry.hpp"
-#include "app/results.hpp"
+#include "app/experiment/effective.hpp"
+#include "app/experiment/experiment.hpp"
+#include "app/experiment/registry.hpp"
+#include "app/report/results.hpp"
 
 using namespace vsim;
 using namespace vsim::app;

@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <openssl/sha.h>
 
-#include "app/describe.hpp"
-#include "app/experiment.hpp"
+#include "app/experiment/describe.hpp"
+#include "app/experiment/experiment.hpp"
 #include "transports/simulate.hpp"
-#include "app/registry.hpp"
+#include "app/experiment/registry.hpp"
 #include "transports/profiles.hpp"
 
 using namespace vsim;

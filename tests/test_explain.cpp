@@ -14,12 +14,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "app/experiment.hpp"
-#include "app/explain.hpp"
-#include "app/registry.hpp"
-#include "app/results.hpp"
-#include "app/runner.hpp"
-#include "app/topology.hpp"
+#include "app/experiment/experiment.hpp"
+#include "app/report/explain.hpp"
+#include "app/experiment/registry.hpp"
+#include "app/report/results.hpp"
+#include "app/run/runner.hpp"
+#include "transports/topology.hpp"
 #include "sim/breakdown.hpp"
 #include "sim/occupancy.hpp"
 #include "transports/simulate.hpp"

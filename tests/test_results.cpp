@@ -7,8 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "app/experiment.hpp"
-#include "app/results.hpp"
+#include "app/experiment/experiment.hpp"
+#include "app/report/results.hpp"
 
 using namespace vsim;
 using namespace vsim::app;

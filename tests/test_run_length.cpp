@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "app/experiment.hpp"
-#include "app/registry.hpp"
-#include "app/runner.hpp"
+#include "app/experiment/experiment.hpp"
+#include "app/experiment/registry.hpp"
+#include "app/run/runner.hpp"
 #include "sim/run_length.hpp"
 #include "transports/simulate.hpp"
 

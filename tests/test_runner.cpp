@@ -22,9 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "app/experiment.hpp"
-#include "app/runner.hpp"
-#include "app/stop.hpp"
+#include "app/experiment/experiment.hpp"
+#include "app/run/runner.hpp"
+#include "app/run/stop.hpp"
 
 using namespace vsim;
 using namespace vsim::app;

@@ -1,6 +1,6 @@
 // The timeline recorder (sim/trace.hpp) driven directly and through the
 // engine, and the pieces of `run --trace` that need no simulation
-// (app/timeline.hpp). The command itself: tests/test_cli.cpp, [trace].
+// (app/run/timeline.hpp). The command itself: tests/test_cli.cpp, [trace].
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "app/timeline.hpp"
+#include "app/run/timeline.hpp"
 #include "sim/trace.hpp"
 #include "sim/world.hpp"
 #include "tests/sim_support.hpp"

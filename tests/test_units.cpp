@@ -1,7 +1,7 @@
 // Size parsing and formatting (app/units).
 #include <catch2/catch.hpp>
 
-#include "app/units.hpp"
+#include "app/experiment/units.hpp"
 
 using vsim::app::format_size;
 using vsim::app::parse_size;

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "app/compare.hpp"
-#include "app/effects.hpp"
-#include "app/validate.hpp"
+#include "app/validation/measurements.hpp"
+#include "app/validation/effects.hpp"
+#include "app/validation/validate.hpp"
 
 using namespace vsim;
 using namespace vsim::app;

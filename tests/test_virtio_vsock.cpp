@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <utility>
 
-#include "app/experiment.hpp"
-#include "app/registry.hpp"
-#include "app/runner.hpp"
+#include "app/experiment/experiment.hpp"
+#include "app/experiment/registry.hpp"
+#include "app/run/runner.hpp"
 #include "transports/simulate.hpp"
 
 using namespace vsim;

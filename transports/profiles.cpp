@@ -114,7 +114,7 @@ const std::vector<PlatformProfile>& platform_profiles()
            {"iteration_jitter", 0.04},
            {"guest_iteration_jitter", 0.10},
        },
-       // The span of the data it was fitted on (app/calibration_span.hpp; a test derives it).
+       // The span of the data it was fitted on (app/report/calibration_span.hpp; a test derives it).
        {
           {"guest_to_host",
            {
@@ -150,7 +150,7 @@ const std::vector<PlatformProfile>& platform_profiles()
                           {"virtio_host_kick_latency", 5208},
                           {"virtio_host_interrupt_latency", 17690},
                       }),
-       // The span of the data it was fitted on (app/calibration_span.hpp; a test derives it).
+       // The span of the data it was fitted on (app/report/calibration_span.hpp; a test derives it).
        {
           {"guest_to_host",
            {
@@ -171,7 +171,7 @@ const std::vector<PlatformProfile>& platform_profiles()
        "KVM/QEMU with vhost-vsock, host and guest booted with nosmap, as measured with iperf3 for the 2019 "
        "throughput series (CPU not published)",
        kvm_2019,
-       // The span of the data it was fitted on (app/calibration_span.hpp; a test derives it).
+       // The span of the data it was fitted on (app/report/calibration_span.hpp; a test derives it).
        {
           {"guest_to_host",
            {

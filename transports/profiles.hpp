@@ -22,7 +22,7 @@ struct PlatformProfile {
   std::string doc;
   std::map<std::string, double> costs;  // key: path without the "costs." prefix
   // The span of the data the costs were fitted on, per direction: for each
-  // quantity app/calibration_span.hpp names (message size, connections, the
+  // quantity app/report/calibration_span.hpp names (message size, connections, the
   // buffer bounding the data in flight, the measured throughput in MB/s),
   // its smallest and largest value over the points of
   // experiments/calibration/<name>.yaml (throughput: over their published

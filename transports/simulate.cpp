@@ -199,6 +199,17 @@ std::map<std::string, double> finish_figures(const RunLength* monitor, std::map<
   return out;
 }
 
+std::string known_metrics_list()
+{
+  std::string s;
+  for (const auto& d : metric_docs()) {
+    if (!s.empty())
+      s += ", ";
+    s += d.name;
+  }
+  return s;
+}
+
 const MetricDoc* find_metric(const std::string& name)
 {
   for (const auto& d : metric_docs())

@@ -82,6 +82,8 @@ struct MetricDoc {
 const std::vector<MetricDoc>& metric_docs();
 // The declaration of a metric: the exact name, else the first family it matches.
 const MetricDoc* find_metric(const std::string& name);
+// Every metric name, comma-separated (for error messages).
+std::string known_metrics_list();
 bool is_metric_family(const MetricDoc& d);
 bool metric_matches(const std::string& pattern, const std::string& name);
 // How a reported figure scales, and its unit (AsIs for names no

@@ -47,7 +47,7 @@ struct Transport {
   PlatformPlan (*plan)(const Params&);
   std::vector<CostDecl> (*costs)();  // its own costs (the shared ones: shared_costs())
   std::vector<ThreadRole> threads;
-  // For the run estimate before a sweep starts (app/estimate.cpp): simulated
+  // For the run estimate before a sweep starts (app/experiment/estimate.cpp): simulated
   // messages and bytes per wall second on one core, as bench_hvsock and
   // bench_virtio measure them (rounded down: the estimate should not
   // promise too much).

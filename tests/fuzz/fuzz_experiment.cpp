@@ -17,10 +17,10 @@
 #include <string_view>
 #include <vector>
 
-#include "app/compare.hpp"
-#include "app/estimate.hpp"
-#include "app/experiment.hpp"
-#include "app/registry.hpp"
+#include "app/validation/measurements.hpp"
+#include "app/experiment/estimate.hpp"
+#include "app/experiment/experiment.hpp"
+#include "app/experiment/registry.hpp"
 
 namespace fs = std::filesystem;
 using namespace vsim::app;
@@ -62,7 +62,7 @@ bool inside_root(const fs::path& p)
 }
 
 // What `vsocksim check` does after loading, minus printing: a copy of
-// prepare() in app/main.cpp (measurements read and matched to the points),
+// prepare() in app/cli/main.cpp (measurements read and matched to the points),
 // then the estimate line.
 void check_like_main(const Experiment& ex)
 {

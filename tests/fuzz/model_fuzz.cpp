@@ -80,8 +80,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "app/experiment.hpp"
-#include "app/registry.hpp"
+#include "app/experiment/experiment.hpp"
+#include "app/experiment/registry.hpp"
 #include "sim/world.hpp"
 #include "transports/profiles.hpp"
 #include "transports/simulate.hpp"

@@ -1,0 +1,993 @@
+#include "app/experiment/experiment.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <openssl/evp.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
+
+#include "app/experiment/describe.hpp"
+#include "app/experiment/units.hpp"
+#include "transports/profiles.hpp"
+#include "transports/transport.hpp"
+#include "transports/virtio_vsock/params.hpp"
+
+namespace vsim::app {
+
+namespace {
+
+// Upper bound on the points of one sweep: a typo such as a 1000-value list
+// in a 4-axis grid should be an error, not an out-of-memory.
+constexpr std::size_t kMaxPoints = 100000;
+
+// ---------------------------------------------------------------------------
+// Where a value or key came from, for messages.
+
+struct Origin {
+  std::string file;      // display name of the file (empty: not from a file)
+  int line = 0;          // 1-based; 0 = no position
+  int column = 0;
+  std::string set_text;  // the --set entry, when it came from the command line
+
+  std::string prefix() const
+  {
+    if (!set_text.empty())
+      return fmt::format("--set '{}': error: ", set_text);
+    if (line > 0)
+      return fmt::format("{}:{}:{}: error: ", file, line, column);
+    if (!file.empty())
+      return fmt::format("{}: error: ", file);
+    return "error: ";
+  }
+  bool positioned() const { return !set_text.empty() || line > 0; }
+};
+
+Origin in_file(const std::string& file, int line = 0, int column = 0)
+{
+  Origin o;
+  o.file = file;
+  o.line = line;
+  o.column = column;
+  return o;
+}
+
+Origin in_set(const std::string& entry)
+{
+  Origin o;
+  o.set_text = entry;
+  return o;
+}
+
+[[noreturn]] void fail(const Origin& at, const std::string& key, const std::string& what)
+{
+  throw InputError(at.prefix() + (key.empty() ? "" : key + ": ") + what);
+}
+
+std::string with_allowed(const std::string& what, const std::string& allowed)
+{
+  return allowed.empty() ? what : what + " (allowed: " + allowed + ")";
+}
+
+std::string join(const std::vector<std::string>& items, const char* sep = ", ")
+{
+  std::string out;
+  for (const auto& s : items)
+    out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+// A value as given by the user (or a default), validated.
+struct Given {
+  Value value;
+  std::string raw;  // as written, e.g. "64KiB"
+  Origin at;
+};
+
+// A scalar to convert: the text and whether it was a plain (unquoted) YAML
+// scalar, which decides whether `12` is a number and `true` a boolean.
+struct Scalar {
+  std::string text;
+  bool plain = true;
+};
+
+// ---------------------------------------------------------------------------
+// Plain-scalar classification (YAML 1.2 core schema, decimal only).
+
+bool all_digits(std::string_view s)
+{
+  if (s.empty())
+    return false;
+  for (char c : s)
+    if (c < '0' || c > '9')
+      return false;
+  return true;
+}
+
+std::string_view unsigned_part(std::string_view s)
+{
+  if (!s.empty() && (s.front() == '-' || s.front() == '+'))
+    s.remove_prefix(1);
+  return s;
+}
+
+bool looks_integer(std::string_view s) { return all_digits(unsigned_part(s)); }
+
+// [-+]? ( .digits | digits ( . digits? )? ) ( [eE] [-+]? digits )?
+bool looks_float(std::string_view s)
+{
+  s = unsigned_part(s);
+  const std::size_t e = s.find_first_of("eE");
+  std::string_view mantissa = s.substr(0, e);
+  if (e != std::string_view::npos && !looks_integer(s.substr(e + 1)))
+    return false;
+  const std::size_t dot = mantissa.find('.');
+  if (dot == std::string_view::npos)
+    return all_digits(mantissa);
+  const std::string_view whole = mantissa.substr(0, dot), frac = mantissa.substr(dot + 1);
+  return (whole.empty() || all_digits(whole)) && (frac.empty() || all_digits(frac)) && !(whole.empty() && frac.empty());
+}
+
+std::optional<std::int64_t> to_int64(std::string_view s)
+{
+  if (!s.empty() && s.front() == '+')
+    s.remove_prefix(1);
+  std::int64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size())
+    return std::nullopt;
+  return v;
+}
+
+// Offset of the first invalid UTF-8 sequence in S, or npos when S is
+// all UTF-8 (no overlong forms, surrogates or code points above U+10FFFF):
+// the results are JSON, which holds only UTF-8.
+std::size_t invalid_utf8_at(std::string_view s)
+{
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    std::size_t len = 0;
+    unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+    if (b < 0x80)
+      len = 1;
+    else if (b >= 0xC2 && b <= 0xDF)
+      len = 2;
+    else if (b >= 0xE0 && b <= 0xEF) {
+      len = 3;
+      lo = b == 0xE0 ? 0xA0 : 0x80;
+      hi = b == 0xED ? 0x9F : 0xBF;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      len = 4;
+      lo = b == 0xF0 ? 0x90 : 0x80;
+      hi = b == 0xF4 ? 0x8F : 0xBF;
+    } else
+      return i;
+    if (i + len > s.size())
+      return i;
+    for (std::size_t k = 1; k < len; ++k) {
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xBF))
+        return i;
+    }
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+std::string got(const Scalar& s)
+{
+  return s.plain ? fmt::format("'{}'", s.text) : fmt::format("quoted text \"{}\"", s.text);
+}
+
+// ---------------------------------------------------------------------------
+// Converting one scalar against its declaration.
+
+class Converter {
+public:
+  Converter(const ParamSpec& spec, const Scalar& in, const Origin& at) : spec_(spec), in_(in), at_(at) {}
+
+  Value convert() const
+  {
+    Value v = convert_kind();
+    if (spec_.check) {
+      std::string why = spec_.check(value_to_string(v));
+      if (!why.empty())
+        fail(at_, spec_.path, why);
+    }
+    return v;
+  }
+
+private:
+  Value convert_kind() const
+  {
+    switch (spec_.kind) {
+      case ParamKind::Integer: return integer();
+      case ParamKind::Size: return size();
+      case ParamKind::Number: return number();
+      case ParamKind::Boolean: return boolean();
+      case ParamKind::Choice: return choice();
+      case ParamKind::Text: return text();
+    }
+    throw std::logic_error("unknown parameter kind");
+  }
+
+  [[noreturn]] void error(const std::string& what) const
+  {
+    fail(at_, spec_.path, with_allowed(what, allowed_values(spec_)));
+  }
+
+  void check_range(long double v) const
+  {
+    if (v < spec_.min || v > spec_.max)
+      error(fmt::format("{} is out of range", in_.text));
+  }
+
+  Value integer() const
+  {
+    if (!in_.plain || !looks_integer(in_.text))
+      error("expected an integer, got " + got(in_));
+    auto v = to_int64(in_.text);
+    if (!v)
+      error(fmt::format("{} is out of range", in_.text));
+    check_range(static_cast<long double>(*v));
+    return *v;
+  }
+
+  Value size() const
+  {
+    for (const auto& word : spec_.choices)
+      if (in_.text == word)
+        return in_.text;
+    std::int64_t bytes = 0;
+    if (in_.plain && looks_integer(in_.text)) {
+      auto v = to_int64(in_.text);
+      if (!v || *v < 0)
+        error(fmt::format("{} is out of range", in_.text));
+      bytes = *v;
+    } else {
+      const char first = in_.text.empty() ? ' ' : in_.text.front();
+      if (!(first >= '0' && first <= '9') && first != '.')
+        error("expected a size such as 64KiB, got " + got(in_));
+      std::string why;
+      auto v = parse_size(in_.text, &why);
+      if (!v)
+        fail(at_, spec_.path, why);
+      bytes = *v;
+    }
+    check_range(static_cast<long double>(bytes));
+    return bytes;
+  }
+
+  Value number() const
+  {
+    if (!in_.plain || !(looks_integer(in_.text) || looks_float(in_.text)))
+      error("expected a number, got " + got(in_));
+    std::string_view s = in_.text;
+    if (s.front() == '+')
+      s.remove_prefix(1);
+    double v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v))
+      error(fmt::format("{} is out of range", in_.text));
+    check_range(v);
+    return v;
+  }
+
+  Value boolean() const
+  {
+    if (in_.plain && (in_.text == "true" || in_.text == "false"))
+      return in_.text == "true";
+    error("expected true or false, got " + got(in_));
+  }
+
+  Value text() const
+  {
+    if (const std::size_t at = invalid_utf8_at(in_.text); at != std::string::npos)
+      fail(at_, spec_.path, fmt::format("invalid UTF-8 at byte {} of the text (allowed: UTF-8 text)", at + 1));
+    return in_.text;
+  }
+
+  Value choice() const
+  {
+    for (const auto& c : spec_.choices)
+      if (in_.text == c)
+        return in_.text;
+    error(fmt::format("'{}' is not one of the choices", in_.text));
+  }
+
+  const ParamSpec& spec_;
+  const Scalar& in_;
+  const Origin& at_;
+};
+
+// Where each YAML document and its root node start; nothing else of the
+// parse is kept.
+struct DocumentMarks : YAML::EventHandler {
+  std::vector<YAML::Mark> starts, roots;
+  void node(const YAML::Mark& m)
+  {
+    if (roots.size() < starts.size())
+      roots.push_back(m);
+  }
+  void OnDocumentStart(const YAML::Mark& m) override { starts.push_back(m); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { node(m); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override
+  {
+    node(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override
+  {
+    node(m);
+  }
+  void OnMapEnd() override {}
+};
+
+// The marks of at most the first three documents of TEXT (throws
+// YAML::Exception). Not YAML::LoadAll: yaml-cpp 0.7 leaves a stray token such
+// as a ',' after a block unconsumed and then returns empty documents at it
+// forever, allocating until memory runs out.
+DocumentMarks document_marks(const std::string& text)
+{
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentMarks h;
+  while (h.starts.size() < 3 && parser.HandleNextDocument(h)) {
+  }
+  return h;
+}
+
+std::string node_kind(const YAML::Node& n)
+{
+  switch (n.Type()) {
+    case YAML::NodeType::Map: return "a map";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Scalar: return fmt::format("'{}'", n.Scalar());
+    default: return "no value";
+  }
+}
+
+const char* expected_kind(ParamKind k)
+{
+  switch (k) {
+    case ParamKind::Integer: return "an integer";
+    case ParamKind::Size: return "a size";
+    case ParamKind::Number: return "a number";
+    case ParamKind::Boolean: return "true or false";
+    case ParamKind::Choice: return "one of the choices";
+    case ParamKind::Text: return "text";
+  }
+  return "a value";
+}
+
+Given convert_node(const ParamSpec& spec, const YAML::Node& node, const Origin& at)
+{
+  if (!node.IsScalar())
+    fail(at, spec.path,
+         with_allowed(fmt::format("expected {}, got {}", expected_kind(spec.kind), node_kind(node)),
+                      allowed_values(spec)));
+  Scalar in{node.Scalar(), node.Tag() == "?"};
+  return Given{Converter(spec, in, at).convert(), in.text, at};
+}
+
+Value default_value(const ParamSpec& spec)
+{
+  if (spec.kind == ParamKind::Text)
+    return spec.default_text;
+  if (spec.default_text.empty())
+    throw std::logic_error("parameter '" + spec.path + "' has no default");
+  try {
+    Scalar in{spec.default_text, true};
+    return Converter(spec, in, Origin{}).convert();
+  } catch (const InputError& e) {
+    throw std::logic_error(fmt::format("bad default for '{}': {}", spec.path, e.what()));
+  }
+}
+
+bool is_cost(const std::string& path) { return path.rfind("costs.", 0) == 0; }
+
+// ---------------------------------------------------------------------------
+// Key paths: which dotted paths are parameters, which are groups of them.
+
+class KeyTree {
+public:
+  explicit KeyTree(const ParamRegistry& reg) : reg_(reg)
+  {
+    children_[""].insert("sweep");
+    children_["sweep"] = {"grid", "zip"};
+    for (const auto& spec : reg.all()) {
+      std::string parent;
+      std::size_t start = 0;
+      for (;;) {
+        const std::size_t dot = spec.path.find('.', start);
+        const std::string segment = spec.path.substr(start, dot - start);
+        children_[parent].insert(segment);
+        if (dot == std::string::npos)
+          break;
+        parent = spec.path.substr(0, dot);
+        start = dot + 1;
+      }
+    }
+  }
+
+  const ParamSpec* param(const std::string& path) const { return reg_.find(path); }
+  bool is_group(const std::string& path) const { return !path.empty() && children_.count(path) != 0; }
+  std::string children(const std::string& group) const
+  {
+    auto it = children_.find(group);
+    return it == children_.end() ? "" : join({it->second.begin(), it->second.end()});
+  }
+
+  // The group a path would belong to: its longest proper prefix that is a
+  // group, or "" for the top level.
+  std::string level_of(const std::string& path) const
+  {
+    for (std::size_t dot = path.rfind('.'); dot != std::string::npos && dot > 0; dot = path.rfind('.', dot - 1)) {
+      const std::string prefix = path.substr(0, dot);
+      if (is_group(prefix))
+        return prefix;
+    }
+    return "";
+  }
+
+  std::string unknown_key(const std::string& path) const
+  {
+    // Keys that existed once get a message saying what became of them.
+    if (path == "sim.mode")
+      return "sim.mode was removed: the engine now runs every event in one exact order, so there is no fast or "
+             "exact mode any more (delete the key; docs/model.md, 'The engine')";
+    return with_allowed("unknown key", children(level_of(path)));
+  }
+
+  // For sweep keys, which must be parameters: the full paths under the level.
+  std::string sweepable_near(const std::string& path) const
+  {
+    const std::string level = is_group(path) ? path : level_of(path);
+    if (level.empty() || level == "sweep")
+      return "a parameter path, as listed by 'vsocksim describe'";
+    std::vector<std::string> paths;
+    for (const auto& spec : reg_.all())
+      if (spec.path.rfind(level + ".", 0) == 0)
+        paths.push_back(spec.path);
+    return join(paths);
+  }
+
+private:
+  const ParamRegistry& reg_;
+  std::map<std::string, std::set<std::string>> children_;
+};
+
+// ---------------------------------------------------------------------------
+// The loader: collects explicit values and sweep axes from the file and the
+// --set entries, then resolves and expands.
+
+enum class AxisKind { Grid, Zip };
+
+const char* axis_name(AxisKind k) { return k == AxisKind::Grid ? "sweep.grid" : "sweep.zip"; }
+
+struct Axis {
+  std::string key;
+  std::vector<Given> values;
+  Origin at;      // the list
+  Origin key_at;  // the key
+};
+
+class Loader {
+public:
+  Loader(const ParamRegistry& reg, std::string file) : tree_(reg), reg_(reg), file_(std::move(file)) {}
+
+  void read_file(const std::string& text)
+  {
+    DocumentMarks docs;
+    YAML::Node root;
+    try {
+      docs = document_marks(text);
+      root = YAML::Load(text);  // the first document
+    } catch (const YAML::Exception& e) {
+      fail(mark(e.mark), "", "invalid YAML: " + e.msg);
+    }
+    // A document starting where the previous one did: the parser could not
+    // take the token there.
+    const std::vector<YAML::Mark>& starts = docs.starts;
+    for (std::size_t i = 1; i < starts.size(); ++i)
+      if (starts[i].pos == starts[i - 1].pos)
+        fail(mark(starts[i]), "",
+             fmt::format("invalid YAML: unexpected '{}'",
+                         static_cast<std::size_t>(starts[i].pos) < text.size() ? text.substr(starts[i].pos, 1) : ""));
+    if (starts.empty() || (starts.size() == 1 && root.IsNull()))
+      fail(in_file(file_, 1, 1), "", "the file is empty (allowed: a map of experiment keys, see 'vsocksim describe')");
+    if (starts.size() > 1)
+      fail(mark(docs.roots.size() > 1 ? docs.roots[1] : starts[1]), "",
+           "expected one YAML document, found another one here");
+    if (!root.IsMap())
+      fail(mark(root.Mark()), "",
+           fmt::format("the top level must be a map of keys, got {} (allowed: a map of experiment keys, see "
+                       "'vsocksim describe')",
+                       node_kind(root)));
+    walk_map(root, "");
+    check_zip_lengths();
+  }
+
+  void apply_set(const std::string& entry)
+  {
+    const Origin at = in_set(entry);
+    const std::size_t eq = entry.find('=');
+    if (eq == std::string::npos)
+      fail(at, entry, "missing '=' (allowed: KEY=VALUE, e.g. workload.message_size=4KiB)");
+    const std::string key = trim(entry.substr(0, eq));
+    if (key.empty())
+      fail(at, "", "missing key before '=' (allowed: KEY=VALUE, e.g. workload.message_size=4KiB)");
+    YAML::Node value;
+    try {
+      value = YAML::Load(entry.substr(eq + 1));
+    } catch (const YAML::Exception& e) {
+      fail(at, key, "invalid YAML value: " + e.msg);
+    }
+    if (auto kind = axis_kind_of(key)) {
+      set_axis(*kind, key.substr(std::strlen(axis_name(*kind)) + 1), value, at, at);
+    } else if (key == "sweep" || key == "sweep.grid" || key == "sweep.zip") {
+      fail(at, key, "set one sweep axis at a time (allowed: sweep.grid.KEY=[v1, v2], sweep.zip.KEY=[v1, v2])");
+    } else if (const ParamSpec* spec = tree_.param(key)) {
+      given_[key] = value_of(*spec, value, at);
+      remove_axis(grid_, key);
+      remove_axis(zip_, key);
+    } else if (tree_.is_group(key)) {
+      fail(at, key, with_allowed("a group of keys, not a key; set one of them", tree_.children(key)));
+    } else {
+      fail(at, key, tree_.unknown_key(key));
+    }
+  }
+
+  Experiment finish(const std::string& display_name)
+  {
+    Experiment ex;
+    ex.file = display_name;
+    stem_ = std::filesystem::path(display_name).stem().string();
+    ex.base = resolve(given_);
+    ex.name = ex.base.text("name");
+    for (const auto& a : grid_)
+      ex.grid_keys.push_back(a.key);
+    for (const auto& a : zip_)
+      ex.zip_keys.push_back(a.key);
+    for (const auto& [key, g] : given_)
+      ex.given.push_back(key);
+    expand(ex);
+    if (const std::int64_t b = ex.base.integer("report.baseline"); b >= static_cast<std::int64_t>(ex.points.size()))
+      fail(with_file(origin_of(given_, "report.baseline")), "report.baseline",
+           with_allowed(fmt::format("point {} does not exist", b),
+                        fmt::format("-1 for none, or 0 to {}; `run --list` gives the indices", ex.points.size() - 1)));
+    ex.canonical = canonical(ex.base);
+    ex.config_sha256 = sha256_hex(ex.canonical);
+    return ex;
+  }
+
+private:
+  static std::string trim(const std::string& s)
+  {
+    const auto b = s.find_first_not_of(" \t");
+    const auto e = s.find_last_not_of(" \t");
+    return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+  }
+
+  Origin mark(const YAML::Mark& m) const
+  {
+    if (m.is_null())
+      return in_file(file_);
+    return in_file(file_, m.line + 1, m.column + 1);
+  }
+
+  // A null value has no useful mark of its own: point at its key instead.
+  Origin mark_of(const YAML::Node& value, const Origin& key_at) const
+  {
+    return value.IsNull() || value.Mark().is_null() ? key_at : mark(value.Mark());
+  }
+
+  static std::optional<AxisKind> axis_kind_of(const std::string& path)
+  {
+    for (AxisKind k : {AxisKind::Grid, AxisKind::Zip}) {
+      const std::string prefix = std::string(axis_name(k)) + ".";
+      if (path.size() > prefix.size() && path.rfind(prefix, 0) == 0)
+        return k;
+    }
+    return std::nullopt;
+  }
+
+  Given value_of(const ParamSpec& spec, const YAML::Node& node, const Origin& at) const
+  {
+    if (node.IsNull())
+      fail(at, spec.path,
+           with_allowed(fmt::format("expected {}, got no value", expected_kind(spec.kind)), allowed_values(spec)));
+    return convert_node(spec, node, at);
+  }
+
+  // Each pair of a map; reports the second of two equal keys in one map.
+  template <class F>
+  void for_each_pair(const YAML::Node& map, const std::string& prefix, F&& f)
+  {
+    std::map<std::string, Origin> seen;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const YAML::Node k = it->first;  // a copy: yaml-cpp's iterator hands out a temporary proxy
+      const Origin key_at = mark(k.Mark());
+      const std::string shown_prefix = prefix.empty() ? "" : prefix + ".";
+      if (!k.IsScalar() || k.Scalar().empty())
+        fail(key_at, prefix, fmt::format("keys must be words, got {}", k.IsScalar() ? "an empty key" : node_kind(k)));
+      const std::string path = shown_prefix + k.Scalar();
+      auto [first, fresh] = seen.emplace(k.Scalar(), key_at);
+      if (!fresh)
+        fail(key_at, path, duplicate(first->second));
+      f(path, k.Scalar(), key_at, it->second);
+    }
+  }
+
+  static std::string duplicate(const Origin& first)
+  {
+    return fmt::format("duplicate key (first given at line {}, column {})", first.line, first.column);
+  }
+
+  void walk_map(const YAML::Node& map, const std::string& prefix)
+  {
+    for_each_pair(map, prefix, [&](const std::string& path, const std::string&, const Origin& key_at,
+                                   const YAML::Node& value) { take(path, key_at, value); });
+  }
+
+  void expect_map(const std::string& path, const Origin& key_at, const YAML::Node& value, const std::string& allowed)
+  {
+    if (!value.IsMap())
+      fail(mark_of(value, key_at), path,
+           with_allowed(fmt::format("expected a map of keys, got {}", node_kind(value)), allowed));
+  }
+
+  void take(const std::string& path, const Origin& key_at, const YAML::Node& value)
+  {
+    if (path == "sweep") {
+      expect_map(path, key_at, value, tree_.children(path));
+      walk_map(value, path);
+    } else if (path == "sweep.grid" || path == "sweep.zip") {
+      const AxisKind kind = path == "sweep.grid" ? AxisKind::Grid : AxisKind::Zip;
+      expect_map(path, key_at, value, "parameter paths mapped to lists of values");
+      for_each_pair(value, path, [&](const std::string&, const std::string& key, const Origin& at,
+                                     const YAML::Node& list) { add_axis(kind, key, list, at); });
+    } else if (auto kind = axis_kind_of(path)) {
+      add_axis(*kind, path.substr(std::strlen(axis_name(*kind)) + 1), value, key_at);
+    } else if (const ParamSpec* spec = tree_.param(path)) {
+      auto [first, fresh] = leaf_seen_.emplace(path, key_at);
+      if (!fresh)
+        fail(key_at, path, duplicate(first->second));
+      given_[path] = value_of(*spec, value, mark_of(value, key_at));
+    } else if (tree_.is_group(path)) {
+      expect_map(path, key_at, value, tree_.children(path));
+      walk_map(value, path);
+    } else {
+      fail(key_at, path, tree_.unknown_key(path));
+    }
+  }
+
+  // The parameter a sweep key names, or an error at the key.
+  const ParamSpec& sweep_param(AxisKind kind, const std::string& key, const Origin& key_at) const
+  {
+    const std::string shown = std::string(axis_name(kind)) + "." + key;
+    const ParamSpec* spec = tree_.param(key);
+    if (!spec)
+      fail(key_at, shown, with_allowed(fmt::format("'{}' is not a parameter", key), tree_.sweepable_near(key)));
+    return *spec;
+  }
+
+  Axis make_axis(AxisKind kind, const std::string& key, const YAML::Node& list, const Origin& key_at,
+                 const Origin& list_at) const
+  {
+    const ParamSpec& spec = sweep_param(kind, key, key_at);
+    const std::string shown = std::string(axis_name(kind)) + "." + key;
+    if (!list.IsSequence())
+      fail(list_at, shown, fmt::format("expected a list of values, got {}", node_kind(list)));
+    if (list.size() == 0)
+      fail(list_at, shown, "the list is empty (allowed: one or more values)");
+    Axis axis{key, {}, list_at, key_at};
+    for (const auto& element : list)
+      axis.values.push_back(value_of(spec, element, list_at.set_text.empty() ? mark_of(element, list_at) : list_at));
+    return axis;
+  }
+
+  // From the file: each key may appear once over grid and zip together.
+  void add_axis(AxisKind kind, const std::string& key, const YAML::Node& list, const Origin& key_at)
+  {
+    sweep_param(kind, key, key_at);
+    for (AxisKind other : {AxisKind::Grid, AxisKind::Zip})
+      for (const auto& a : axes(other))
+        if (a.key == key)
+          fail(key_at, std::string(axis_name(kind)) + "." + key,
+               other == kind ? duplicate(a.key_at)
+                             : fmt::format("already swept in {} at line {}, column {} (a key can be swept only once)",
+                                           axis_name(other), a.key_at.line, a.key_at.column));
+    axes(kind).push_back(make_axis(kind, key, list, key_at, mark_of(list, key_at)));
+  }
+
+  // From --set: replaces the axis in place, or appends it; removes the key
+  // from the other kind of axis.
+  void set_axis(AxisKind kind, const std::string& key, const YAML::Node& list, const Origin& key_at,
+                const Origin& list_at)
+  {
+    Axis axis = make_axis(kind, key, list, key_at, list_at);
+    if (kind == AxisKind::Zip)
+      for (const auto& other : zip_)
+        if (other.key != key)
+          check_zip_length(axis, other);
+    remove_axis(axes(kind == AxisKind::Grid ? AxisKind::Zip : AxisKind::Grid), key);
+    auto& mine = axes(kind);
+    for (auto& a : mine)
+      if (a.key == key) {
+        a = std::move(axis);
+        return;
+      }
+    mine.push_back(std::move(axis));
+  }
+
+  static void remove_axis(std::vector<Axis>& axes, const std::string& key)
+  {
+    std::erase_if(axes, [&](const Axis& a) { return a.key == key; });
+  }
+
+  std::vector<Axis>& axes(AxisKind k) { return k == AxisKind::Grid ? grid_ : zip_; }
+  const std::vector<Axis>& axes(AxisKind k) const { return k == AxisKind::Grid ? grid_ : zip_; }
+
+  // Every zip list must be as long as the first one; a --set list is checked
+  // against the others when it is set, so the error names the entry.
+  void check_zip_lengths() const
+  {
+    for (const auto& a : zip_)
+      check_zip_length(a, zip_.front());
+  }
+
+  static void check_zip_length(const Axis& a, const Axis& reference)
+  {
+    if (a.values.size() != reference.values.size())
+      fail(a.at, std::string("sweep.zip.") + a.key,
+           fmt::format("the list has {} value{} but sweep.zip.{} has {} (zip lists must have equal lengths)",
+                       a.values.size(), a.values.size() == 1 ? "" : "s", reference.key, reference.values.size()));
+  }
+
+  // Every declared key: the given value, else its default; costs.* default
+  // to the value in the point's platform profile.
+  Params resolve(const std::map<std::string, Given>& given) const
+  {
+    // The transport first: a point keeps only the keys of its own transport.
+    const std::string transport = given.count("transport") ? std::get<std::string>(given.at("transport").value)
+                                                           : std::get<std::string>(default_value(*reg_.find("transport")));
+    Params p;
+    for (const auto& spec : reg_.all()) {
+      if (auto it = given.find(spec.path); it != given.end())
+        p.set(spec.path, it->second.value);
+      else if (!spec.scope.empty() && spec.scope != transport)
+        continue;
+      else if (!is_cost(spec.path) && spec.default_text != virtio_vsock::kFromPreset)
+        p.set(spec.path, default_value(spec));
+    }
+    const PlatformProfile* profile = find_profile(p.text("platform"));
+    if (!profile)
+      throw std::logic_error("platform '" + p.text("platform") + "' is a choice without a profile");
+    for (const auto& spec : reg_.all()) {
+      if (p.has(spec.path) || (!spec.scope.empty() && spec.scope != transport))
+        continue;
+      if (spec.default_text == virtio_vsock::kFromPreset) {
+        // A knob the user did not set: the value of the point's preset.
+        const auto* preset = virtio_vsock::find_preset(p.text("virtio_vsock.preset"));
+        if (!preset || !preset->values.count(spec.path))
+          throw std::logic_error("preset has no value for " + spec.path);
+        ParamSpec from_preset = spec;
+        from_preset.default_text = preset->values.at(spec.path);
+        p.set(spec.path, default_value(from_preset));
+        continue;
+      }
+      if (!is_cost(spec.path))
+        continue;
+      auto it = profile->costs.find(spec.path.substr(6));
+      if (it == profile->costs.end()) {
+        if (profile->transport != transport)
+          continue;  // check_point reports the platform/transport mismatch
+        throw std::logic_error("platform profile '" + profile->name + "' has no value for " + spec.path);
+      }
+      p.set(spec.path, it->second);
+    }
+    if (p.text("name").empty()) {
+      if (invalid_utf8_at(stem_) != std::string::npos)
+        fail(in_file(file_), "name",
+             "the file name is not UTF-8 text, so it cannot be the default name (allowed: set name to UTF-8 text)");
+      p.set("name", stem_);
+    }
+    return p;
+  }
+
+  // Where the point's value of KEY came from (no position for a default).
+  static Origin origin_of(const std::map<std::string, Given>& given, const std::string& key)
+  {
+    auto it = given.find(key);
+    return it == given.end() ? Origin{} : it->second.at;
+  }
+
+  void check_point(const Params& p, const std::map<std::string, Given>& given) const
+  {
+    const std::string& transport = p.text("transport");
+    const Origin transport_at = origin_of(given, "transport");
+    if (!find_transport(transport))
+      fail(with_file(transport_at), "transport", with_allowed(transport + " is not implemented yet", join(transport_names())));
+    // A key of another transport set for this point (e.g. hv_sock.sndbuf
+    // with transport: virtio_vsock) would be silently meaningless.
+    for (const auto& [path, g] : given) {
+      const ParamSpec* spec = reg_.find(path);
+      if (spec && !spec->scope.empty() && spec->scope != transport)
+        fail(with_file(g.at), path,
+             with_allowed(fmt::format("applies to transport {} only, and this point's transport is {}", spec->scope,
+                                      transport),
+                          "keys of " + transport + " (see `vsocksim describe " + transport + "`)"));
+    }
+    // Combinations that cannot mean what they say.
+    if (p.integer("workload.message_size") > p.integer("workload.total_bytes")) {
+      // Blame the key the user set (the message size when both were).
+      if (given.count("workload.message_size") || !given.count("workload.total_bytes"))
+        fail(with_file(origin_of(given, "workload.message_size")), "workload.message_size",
+             with_allowed(fmt::format("{} bytes is more than workload.total_bytes ({} bytes): not one whole "
+                                      "message would be sent",
+                                      p.integer("workload.message_size"), p.integer("workload.total_bytes")),
+                          "at most workload.total_bytes"));
+      fail(with_file(origin_of(given, "workload.total_bytes")), "workload.total_bytes",
+           with_allowed(fmt::format("{} bytes is less than workload.message_size ({} bytes): not one whole message "
+                                    "would be sent",
+                                    p.integer("workload.total_bytes"), p.integer("workload.message_size")),
+                        "at least workload.message_size"));
+    }
+    // A threshold the user set above the buffer (the kernel's constant above
+    // a buffer shrunk with SO_VM_SOCKETS_BUFFER_SIZE is real behaviour:
+    // a credit update on every read).
+    if (transport == "virtio_vsock" && given.count("virtio_vsock.credit_threshold") &&
+        p.text("virtio_vsock.credit_update") == "threshold" &&
+        p.integer("virtio_vsock.credit_threshold") > p.integer("virtio_vsock.buf_alloc"))
+      fail(with_file(origin_of(given, "virtio_vsock.credit_threshold")), "virtio_vsock.credit_threshold",
+           with_allowed(fmt::format("{} bytes is more than virtio_vsock.buf_alloc ({} bytes): the free space the "
+                                    "peer sees is always below it, so the threshold would change nothing",
+                                    p.integer("virtio_vsock.credit_threshold"), p.integer("virtio_vsock.buf_alloc")),
+                        "at most virtio_vsock.buf_alloc"));
+    const PlatformProfile* profile = find_profile(p.text("platform"));
+    if (profile->transport == transport)
+      return;
+    std::vector<std::string> compatible;
+    for (const auto& prof : platform_profiles())
+      if (prof.transport == transport)
+        compatible.push_back(prof.name);
+    Origin at = origin_of(given, "platform");
+    if (!at.positioned())
+      at = transport_at;
+    fail(with_file(at), "platform",
+         with_allowed(fmt::format("{} is calibrated for transport {}, not {}", profile->name, profile->transport,
+                                  transport),
+                      "with " + transport + ": " + (compatible.empty() ? "none yet" : join(compatible))));
+  }
+
+  Origin with_file(Origin at) const
+  {
+    if (at.set_text.empty() && at.file.empty())
+      at.file = file_;
+    return at;
+  }
+
+  void expand(Experiment& ex) const
+  {
+    const std::size_t zip_len = zip_.empty() ? 1 : zip_.front().values.size();
+    std::size_t total = 1;
+    auto multiply = [&](const Axis& a, std::size_t n, const char* kind) {
+      total *= n;
+      if (total > kMaxPoints)
+        fail(a.key_at, fmt::format("{}.{}", kind, a.key),
+             fmt::format("the sweep has more than {} points (allowed: at most {})", kMaxPoints, kMaxPoints));
+    };
+    if (!zip_.empty())
+      multiply(zip_.front(), zip_len, "sweep.zip");
+    for (const auto& a : grid_)
+      multiply(a, a.values.size(), "sweep.grid");
+    std::vector<std::size_t> pos(grid_.size(), 0);  // odometer over the grid, last key fastest
+    for (std::size_t index = 0; index < total; ++index) {
+      const std::size_t z = index / (total / zip_len);
+      std::size_t rest = index % (total / zip_len);
+      for (std::size_t g = grid_.size(); g-- > 0;) {
+        pos[g] = rest % grid_[g].values.size();
+        rest /= grid_[g].values.size();
+      }
+      std::map<std::string, Given> given = given_;
+      Point point{index, {}, {}};
+      for (const auto& a : zip_) {
+        given[a.key] = a.values[z];
+        point.label.emplace_back(a.key, a.values[z].raw);
+      }
+      for (std::size_t g = 0; g < grid_.size(); ++g) {
+        given[grid_[g].key] = grid_[g].values[pos[g]];
+        point.label.emplace_back(grid_[g].key, grid_[g].values[pos[g]].raw);
+      }
+      point.params = resolve(given);
+      check_point(point.params, given);
+      ex.points.push_back(std::move(point));
+    }
+  }
+
+  static nlohmann::json to_json(const Value& v)
+  {
+    return std::visit([](const auto& x) { return nlohmann::json(x); }, v);
+  }
+
+  std::string canonical(const Params& base) const
+  {
+    nlohmann::json j;
+    j["params"] = nlohmann::json::object();
+    for (const auto& [k, v] : base.all())
+      j["params"][k] = to_json(v);
+    for (AxisKind kind : {AxisKind::Grid, AxisKind::Zip}) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& a : axes(kind)) {
+        nlohmann::json values = nlohmann::json::array();
+        for (const auto& g : a.values)
+          values.push_back(to_json(g.value));
+        list.push_back({{"key", a.key}, {"values", values}});
+      }
+      j["sweep"][kind == AxisKind::Grid ? "grid" : "zip"] = list;
+    }
+    return j.dump();
+  }
+
+  KeyTree tree_;
+  const ParamRegistry& reg_;
+  std::string file_;
+  std::string stem_;
+  std::map<std::string, Given> given_;       // explicit values from the file and --set
+  std::map<std::string, Origin> leaf_seen_;  // parameter paths given in the file
+  std::vector<Axis> grid_, zip_;
+};
+
+}  // namespace
+
+Experiment load_experiment_text(const std::string& text, const std::string& display_name,
+                                const std::vector<std::string>& sets, const ParamRegistry& reg)
+{
+  Loader loader(reg, display_name);
+  loader.read_file(text);
+  for (const auto& entry : sets)
+    loader.apply_set(entry);
+  return loader.finish(display_name);
+}
+
+Experiment load_experiment(const std::string& path, const std::vector<std::string>& sets, const ParamRegistry& reg)
+{
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(fmt::format("{}: error: cannot read the file: it is a directory", path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw InputError(fmt::format("{}: error: cannot read the file: {}", path, std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad())
+    throw InputError(fmt::format("{}: error: cannot read the file", path));
+  return load_experiment_text(text.str(), path, sets, reg);
+}
+
+std::string sha256_hex(const std::string& text)
+{
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(text.data(), text.size(), digest, &len, EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("SHA-256 failed");
+  std::string hex;
+  for (unsigned int i = 0; i < len; ++i)
+    hex += fmt::format("{:02x}", digest[i]);
+  return hex;
+}
+
+}  // namespace vsim::app

@@ -1,0 +1,356 @@
+#include "app/report/explain.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "app/experiment/experiment.hpp"
+#include "transports/topology.hpp"
+#include "sim/breakdown.hpp"
+#include "transports/simulate.hpp"
+#include "transports/transport.hpp"
+
+namespace vsim::app {
+
+namespace {
+
+using json = nlohmann::json;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// Below this share of the bound, the simulation is limited by waiting, not CPU.
+constexpr double kWaitingRatio = 0.6;
+
+struct View {
+  const json& metrics;
+  double get(const std::string& name, double dflt = kNaN) const
+  {
+    auto it = metrics.find(name);
+    if (it == metrics.end() || !it->is_object() || !it->contains("mean") || !(*it)["mean"].is_number())
+      return dflt;
+    return (*it)["mean"].get<double>();
+  }
+  double count(const std::string& name) const { return get(name, 0); }
+};
+
+// The resolved parameters of a point, back from their JSON form.
+Params params_from(const json& j)
+{
+  Params p;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const json& v = it.value();
+    if (v.is_boolean())
+      p.set(it.key(), v.get<bool>());
+    else if (v.is_number_integer())
+      p.set(it.key(), v.get<std::int64_t>());
+    else if (v.is_number())
+      p.set(it.key(), v.get<double>());
+    else if (v.is_string())
+      p.set(it.key(), v.get<std::string>());
+  }
+  return p;
+}
+
+struct Busy {
+  std::string name;
+  double busy = 0;
+  std::array<double, kCats> cat{};
+  std::string breakdown() const
+  {
+    std::vector<std::pair<double, int>> order;
+    for (int c = 0; c < kCats; ++c)
+      order.emplace_back(-cat[static_cast<std::size_t>(c)], c);
+    std::sort(order.begin(), order.end());
+    std::string s;
+    for (auto [neg, c] : order)
+      if (-neg >= 0.05)
+        s += fmt::format("{}{} {:.1f}%", s.empty() ? "" : ", ", kBusyCategoryNames[c], -neg);
+    return s.empty() ? "idle" : s;
+  }
+  const char* top_category() const
+  {
+    int best = 0;
+    for (int c = 1; c < kCats; ++c)
+      if (cat[static_cast<std::size_t>(c)] > cat[static_cast<std::size_t>(best)])
+        best = c;
+    return kBusyCategoryNames[best];
+  }
+};
+
+// Every cpu.<x> or thread.<x> entity of the metrics, in metric (name) order.
+std::vector<Busy> entities(const View& v, const std::string& prefix)
+{
+  std::vector<Busy> out;
+  const std::string suffix = ".busy_percent";
+  for (auto it = v.metrics.begin(); it != v.metrics.end(); ++it) {
+    const std::string& k = it.key();
+    if (k.rfind(prefix, 0) != 0 || k.size() <= prefix.size() + suffix.size() ||
+        k.compare(k.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    Busy b;
+    b.name = k.substr(prefix.size(), k.size() - prefix.size() - suffix.size());
+    b.busy = v.count(k);
+    for (int c = 0; c < kCats; ++c)
+      b.cat[static_cast<std::size_t>(c)] = v.count(fmt::format("{}{}.{}_percent", prefix, b.name, kBusyCategoryNames[c]));
+    out.push_back(b);
+  }
+  return out;
+}
+
+// Where a thread sits on the data path (writer first, reader last), from
+// its transport's declaration of thread roles.
+int path_rank(const std::string& t)
+{
+  const ThreadRole* r = thread_role(t);
+  return r ? r->rank : 1000;
+}
+
+bool is_writer(const std::string& t)
+{
+  const ThreadRole* r = thread_role(t);
+  return r && r->writer;
+}
+
+std::string fmt_rate(double mbps)
+{
+  return std::isfinite(mbps) ? fmt::format("{:.1f} MB/s", mbps) : "unbounded";
+}
+
+}  // namespace
+
+std::string explain_point(const json& point, std::size_t position)
+{
+  if (!point.is_object() || !point.contains("params") || !point["params"].is_object() || !point.contains("metrics") ||
+      !point["metrics"].is_object())
+    throw InputError(fmt::format("point {} has no params or metrics (allowed: a point of a vsocksim result)", position));
+  const View v{point["metrics"]};
+  const Params p = params_from(point["params"]);
+  std::ostringstream o;
+
+  // --- heading
+  std::string label;
+  if (point.contains("label") && point["label"].is_object())
+    for (auto it = point["label"].begin(); it != point["label"].end(); ++it)
+      label += fmt::format("{}{}={}", label.empty() ? "" : ", ", it.key(),
+                           it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
+  auto text = [&](const char* key) { return p.has(key) ? value_to_string(p.get(key)) : std::string("?"); };
+  o << fmt::format("point {}{}: {} {}, {} connection(s), platform {}\n", position,
+                   label.empty() ? "" : " (" + label + ")", text("transport"), text("direction"),
+                   text("workload.connections"), text("platform"));
+  const double thr = v.get("throughput_MBps");
+  const double packets = v.count("packets_per_MB");
+  o << fmt::format("  simulated: {} ({} packets per MB)\n", fmt_rate(thr), packets > 0 ? fmt::format("{:.1f}", packets) : "?");
+
+  // --- which resource saturates
+  std::vector<Busy> cpus = entities(v, "cpu."), threads = entities(v, "thread.");
+  auto busiest = [](const std::vector<Busy>& xs) {
+    return std::max_element(xs.begin(), xs.end(), [](const Busy& a, const Busy& b) { return a.busy < b.busy; });
+  };
+  const Busy* top_thread = nullptr;
+  if (!cpus.empty() && !threads.empty()) {
+    const Busy& c = *busiest(cpus);
+    top_thread = &*busiest(threads);
+    o << fmt::format("  busiest CPU: {} at {:.1f}% ({}); busiest thread: {} at {:.1f}% ({})\n", c.name, c.busy,
+                     c.breakdown(), top_thread->name, top_thread->busy, top_thread->breakdown());
+  } else {
+    o << "  (no per-CPU or per-thread busy fractions in this result: it predates them)\n";
+  }
+
+  // --- the platform graph and its bound
+  std::optional<PlatformPlan> plan;
+  std::optional<Bound> bound;
+  std::string plan_error;
+  try {
+    plan = platform_plan(p);
+    bound = throughput_bound(*plan, limits_for(*plan));
+  } catch (const std::exception& e) {
+    plan_error = e.what();
+  }
+  auto stage_of = [&](const std::string& thread) -> std::string {
+    if (plan)
+      for (const ThreadLoad& l : plan->loads)
+        if (l.thread == thread)
+          return l.stage;
+    return thread;
+  };
+
+  // --- stages
+  if (!threads.empty()) {
+    std::vector<Busy> path = threads;
+    std::stable_sort(path.begin(), path.end(),
+                     [](const Busy& a, const Busy& b) { return path_rank(a.name) < path_rank(b.name); });
+    double total = 0;
+    for (const Busy& b : path)
+      total += b.busy;
+    o << "  stages (busy share of the elapsed time; share of all the busy time):\n";
+    for (const Busy& b : path) {
+      if (b.busy < 0.05)
+        continue;
+      o << fmt::format("    {:<62} {:>6.1f}%  {:>5.1f}%  mostly {}\n", fmt::format("{} [{}]", stage_of(b.name), b.name),
+                       b.busy, total > 0 ? b.busy / total * 100 : 0, b.top_category());
+    }
+  }
+
+  // --- waiting
+  struct Wait {
+    const char* metric;
+    const char* words;
+  };
+  static const Wait waits[] = {
+      {"ring_full_stalls_per_MB", "writer stalls on a full ring"},
+      {"credit_stalls_per_MB", "writer credit stalls (no credit, waits for CREDIT_UPDATE)"},
+      {"rx_buffer_stalls_per_MB", "vhost found no guest rx buffer"},
+      {"reader_sleeps_per_MB", "reader sleeps (no data)"},
+      {"socket_lock_waits_per_MB", "lock_sock found the socket held (slept)"},
+      {"eagain_writes_per_MB", "non-blocking writes with no credit (EAGAIN)"},
+      {"polls_per_MB", "select() calls of the benchmark"},
+      {"worker_wakeups_per_MB", "vhost worker wake-ups from sleep"},
+      {"signals_to_host_per_MB", "guest signals to the host"},
+      {"kicks_per_MB", "guest kicks (VM exits)"},
+      {"interrupts_to_guest_per_MB", "interrupts to the guest"},
+      {"guest_wake_ipis_per_MB", "guest wake-ups across vCPUs (IPI, a VM exit each)"},
+      {"host_wake_ipis_per_MB", "host wake-ups across CPUs (IPI)"},
+      {"credit_updates_per_MB", "CREDIT_UPDATE packets"},
+      {"host_dpc_runs_per_MB", "host DPC runs"},
+  };
+  std::string wait_lines;
+  for (const Wait& w : waits) {
+    const double n = v.count(w.metric);
+    if (n <= 0)
+      continue;
+    wait_lines += fmt::format("    {:<58} {:>9.2f} per MB{}\n", w.words, n,
+                              packets > 0 ? fmt::format("  (one per {:.1f} packets)", packets / n) : "");
+  }
+  if (!wait_lines.empty())
+    o << "  waiting and signalling:\n" << wait_lines;
+
+  // --- occupancy
+  for (const char* q : {"vmbus_ring", "virtio_tx", "virtio_rx"}) {
+    const std::string pre = std::string("queue.") + q;
+    if (std::isnan(v.get(pre + ".mean_percent")))
+      continue;
+    std::string hist;
+    for (int b = 0; b < Occupancy::kBins; ++b) {
+      double share = v.count(fmt::format("{}.time_{}_{}_percent", pre, b * 10, b * 10 + 10));
+      if (share >= 0.5)
+        hist += fmt::format(" {}-{}%:{:.0f}%", b * 10, b * 10 + 10, share);
+    }
+    o << fmt::format("  {} occupancy: mean {:.1f}% of capacity ({:.0f} {}), empty {:.1f}% of the time, time by "
+                     "level:{}\n",
+                     q, v.count(pre + ".mean_percent"), v.count(pre + ".mean"),
+                     std::string(q) == "vmbus_ring" ? "bytes" : "chains", v.count(pre + ".empty_time_percent"),
+                     hist.empty() ? " -" : hist);
+  }
+
+  // --- the bound and the verdict
+  if (!bound) {
+    o << "  bound: not computed (" << plan_error << ")\n";
+    return o.str();
+  }
+  const CpuLoad& bind = bound->binding;
+  const double ratio = thr / bound->MBps;
+  o << fmt::format("  analytic bound: {} ({} per connection), set by {} ({:.0f} cycles per MB at {} GHz; "
+                   "mostly {} [{}]: {}); simulated = {:.0f}% of it\n",
+                   fmt_rate(bound->MBps), fmt_rate(bound->per_connection_MBps), bind.cpu, bind.cycles_per_MB,
+                   plan->clock_ghz, bind.top_stage, bind.top_thread, bind.top_what, ratio * 100);
+
+  if (ratio >= kWaitingRatio && top_thread) {
+    std::string why;
+    const ThreadRole* role = thread_role(top_thread->name);
+    if (role && !role->bottleneck.empty()) {
+      double cycles = 0;
+      std::string what;
+      for (const ThreadLoad& l : plan->loads)
+        if (l.thread == top_thread->name) {
+          cycles = l.cycles_per_MB;
+          what = l.what;
+        }
+      why = fmt::format("{}; at least {:.0f} cycles per MB, {:.0f} per data packet ({})", role->bottleneck, cycles,
+                        packets > 0 ? cycles / packets : 0, what);
+    } else
+      why = fmt::format("the {} is the bottleneck", stage_of(top_thread->name));
+    o << fmt::format("  verdict: CPU limits this point: {} [{}] is busy {:.1f}% of the time, mostly {} ({}). The "
+                     "bound agrees: {} is the most loaded CPU.\n",
+                     stage_of(top_thread->name), top_thread->name, top_thread->busy, top_thread->top_category(), why,
+                     bind.cpu);
+    return o.str();
+  }
+
+  // Waiting, not CPU: the writers' idle time per stall and the dominant wait.
+  double writer_busy = 0;
+  int writers = 0;
+  for (const Busy& b : threads)
+    if (is_writer(b.name)) {
+      writer_busy += b.busy;
+      ++writers;
+    }
+  const double writer_idle = writers ? 1.0 - writer_busy / writers / 100.0 : kNaN;
+  auto per_event_us = [&](double per_mb) { return writers * writer_idle / (per_mb * thr) * 1e6; };
+  const double stalls = v.count("ring_full_stalls_per_MB"), credit = v.count("credit_stalls_per_MB");
+  const double rxbuf = v.count("rx_buffer_stalls_per_MB"), sleeps = v.count("reader_sleeps_per_MB");
+  o << fmt::format("  verdict: waiting, not CPU, is the limit (simulated {:.0f}% of the CPU bound; no CPU is "
+                   "saturated{}). ",
+                   ratio * 100, top_thread ? fmt::format(": the busiest thread, {}, is busy {:.0f}%", top_thread->name,
+                                                         top_thread->busy)
+                                           : "");
+  if (stalls > 0) {
+    const std::string ring_key = text("direction") == "host_to_guest" ? "ring_bytes_host_to_guest"
+                                                                       : "ring_bytes_guest_to_host";
+    const double ring = v.count(ring_key);
+    o << fmt::format("Fill-drain ping-pong: the writer fills the {}-byte ring ({:.0f} data bytes), stalls on it "
+                     "full {:.1f} times per MB -- once every {:.1f} packets -- and each stall waits about {:.1f} us "
+                     "for a round trip (the host drains the ring, signals back, the interrupt on vCPU 0 wakes the "
+                     "writer) while its CPU idles ({:.0f}% idle). The ring is too small to cover the round trip.\n",
+                     ring, ring - 4096, stalls, packets / stalls, per_event_us(stalls), writer_idle * 100);
+  } else if (credit > 0) {
+    o << fmt::format("Credit stalls: the writer runs out of credit {:.2f} times per MB (once every {:.1f} packets) "
+                     "and waits about {:.1f} us each for a CREDIT_UPDATE ({:.2f} per MB) to come back.\n",
+                     credit, packets / credit, per_event_us(credit), v.count("credit_updates_per_MB"));
+  } else if (rxbuf > 0) {
+    o << fmt::format("Rx buffer starvation: vhost finds no guest rx buffer {:.2f} times per MB and waits for the "
+                     "guest's refill and kick.\n",
+                     rxbuf);
+  } else if (sleeps > 0) {
+    o << fmt::format("Signalling latency: the reader sleeps {:.2f} times per MB (once every {:.1f} packets) "
+                     "waiting for data; each wake-up waits for a signal ({:.2f} interrupts, {:.2f} kicks per MB).\n",
+                     sleeps, packets / sleeps, v.count("interrupts_to_guest_per_MB"), v.count("kicks_per_MB"));
+  } else {
+    o << "No wait counter of the result explains the gap.\n";
+  }
+  return o.str();
+}
+
+std::string explain_result(const std::string& path, std::optional<long long> point)
+{
+  const std::string allowed = "allowed: the JSON written by `vsocksim run --format json` or the result.json of "
+                              "`run --output DIR`";
+  std::ifstream in(path);
+  if (!in)
+    throw InputError(fmt::format("{}: error: cannot open the file ({})", path, allowed));
+  json doc = json::parse(in, nullptr, false);
+  if (doc.is_discarded())
+    throw InputError(fmt::format("{}: error: not valid JSON ({})", path, allowed));
+  if (!doc.is_object() || !doc.contains("points") || !doc["points"].is_array())
+    throw InputError(fmt::format("{}: error: not a vsocksim result: no \"points\" array ({})", path, allowed));
+  const json& points = doc["points"];
+  if (points.empty())
+    throw InputError(fmt::format("{}: error: the result has no points ({})", path, allowed));
+  std::string out;
+  if (doc.contains("experiment") && doc["experiment"].is_string())
+    out += fmt::format("experiment {}: {} point(s)\n\n", doc["experiment"].get<std::string>(), points.size());
+  if (point) {
+    if (*point < 0 || static_cast<std::size_t>(*point) >= points.size())
+      throw InputError(fmt::format("{}: error: --point {} is out of range (allowed: 0 to {})", path, *point,
+                                   points.size() - 1));
+    return out + explain_point(points[static_cast<std::size_t>(*point)], static_cast<std::size_t>(*point));
+  }
+  for (std::size_t i = 0; i < points.size(); ++i)
+    out += (i ? "\n" : "") + explain_point(points[i], i);
+  return out;
+}
+
+}  // namespace vsim::app

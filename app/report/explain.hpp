@@ -1,0 +1,28 @@
+// `vsocksim explain RESULT.json [--point K]`: a plain-language account of
+// each point of a result -- which resource saturates and on what, what the
+// sides wait on (counts per MB), each data-path stage's share of the time,
+// the occupancy of the rings/queues -- and the analytic bound of the
+// platform graph (transports/topology.hpp) beside the simulated throughput, with
+// the verdict: CPU-bound (naming the resource) or limited by waiting
+// (naming the mechanism and citing its counts).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace vsim::app {
+
+// The account of one point of a result (a member of its "points" array).
+// Throws InputError when the point lacks params or metrics.
+std::string explain_point(const nlohmann::json& point, std::size_t position);
+
+// The accounts of every point of the result at `path` (the JSON of `run
+// --format json` or result.json of `--output DIR`), or of point `point`
+// (its position in "points", from 0). Throws InputError naming the file and
+// what is allowed when the file is missing, not JSON, not a result, or the
+// point is out of range.
+std::string explain_result(const std::string& path, std::optional<long long> point);
+
+}  // namespace vsim::app

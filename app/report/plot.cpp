@@ -1,0 +1,972 @@
+#include "app/report/plot.hpp"
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "app/experiment/experiment.hpp"
+#include "app/run/output_dir.hpp"
+#include "app/report/results.hpp"
+#include "app/experiment/units.hpp"
+#include "transports/simulate.hpp"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+namespace vsim::app {
+
+namespace {
+
+const char* kSize = "workload.message_size";
+// An axis is logarithmic when its values span more than this (largest over
+// smallest): then 128 B and 64 KiB points, or CPU costs of 0.4 and 19 s per
+// GB, all show.
+constexpr double kLogSpan = 20;
+// The series' colours (Tableau 10, the lightest last) and point types.
+constexpr std::array<const char*, 10> kColours = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                                  "#b07aa1", "#9c755f", "#ff9da7", "#79706e", "#edc948"};
+constexpr std::array<int, 10> kPointTypes = {7, 5, 9, 11, 13, 6, 4, 8, 10, 12};
+// What CPU cost per GB is worked out from.
+constexpr std::array<const char*, 3> kCpuInputs = {"throughput_MBps", "guest_cpu_percent", "host_cpu_percent"};
+
+// A gnuplot string in double quotes (which expand `command` as the shell
+// would: a backquote becomes a quote too).
+std::string quote(std::string s)
+{
+  for (auto& c : s)
+    if (c == '"' || c == '`')
+      c = '\'';
+  return "\"" + s + "\"";
+}
+
+// A gnuplot string of free text (titles, labels, as quote): a backslash
+// stays one, a newline starts a line.
+std::string quote_text(const std::string& text)
+{
+  std::string s = "\"";
+  for (char c : text)
+    s += c == '"' || c == '`' ? std::string("'")
+         : c == '\\'          ? std::string("\\\\")
+         : c == '\n'          ? std::string("\\n")
+                              : std::string(1, c);
+  return s + "\"";
+}
+
+// text in lines of at most `width` characters, cut at spaces.
+std::string wrap(const std::string& text, std::size_t width)
+{
+  std::string out, line, word;
+  std::istringstream words(text);
+  while (words >> word) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += (out.empty() ? "" : "\n") + line;
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + (out.empty() || line.empty() ? "" : "\n") + line;
+}
+
+// A figure's title, centred on the whole figure (gnuplot's title centres on
+// the plot area, beside which the legend stands), the plot below it.
+std::string title_settings(const std::string& text)
+{
+  const auto lines = static_cast<double>(std::count(text.begin(), text.end(), '\n') + 1);
+  return fmt::format("set label 1 {} at screen 0.5, screen 0.965 center\nset tmargin {}", quote_text(text),
+                     lines + 2.5);
+}
+
+// The design choice a point stands for: its swept values but those on the
+// x axis (the keys go in the legend's title).
+std::string series_of(const json& point, const std::set<std::string>& on_x)
+{
+  std::string s;
+  const json label = point.value("label", json::object());
+  for (const auto& [key, value] : label.items())
+    if (!on_x.count(key))
+      s += (s.empty() ? "" : ", ") + value.get<std::string>();
+  return s.empty() ? "all points" : s;
+}
+
+std::string series_keys(const json& point, const std::set<std::string>& on_x)
+{
+  std::string s;
+  const json label = point.value("label", json::object());
+  for (const auto& [key, value] : label.items())
+    if (!on_x.count(key))
+      s += (s.empty() ? "" : ", ") + key;
+  return s;
+}
+
+// The x axis: the key asked for, else the swept key with the most distinct
+// values.
+std::string x_key_of(const json& points, const std::string& asked, const std::string& path)
+{
+  std::vector<std::string> keys;
+  std::map<std::string, std::set<std::string>> values;
+  for (const json& p : points) {
+    const json label = p.value("label", json::object());  // items() must not outlive it
+    for (const auto& [key, value] : label.items()) {
+      if (std::find(keys.begin(), keys.end(), key) == keys.end())
+        keys.push_back(key);
+      values[key].insert(value.dump());
+    }
+  }
+  if (!asked.empty()) {
+    if (std::find(keys.begin(), keys.end(), asked) == keys.end()) {
+      std::string list;
+      for (const auto& k : keys)
+        list += (list.empty() ? "" : ", ") + k;
+      throw InputError(fmt::format("{}: error: --x {}: not a swept key of this result (allowed: {})", path, asked,
+                                   list.empty() ? "none: the result has no sweep" : list));
+    }
+    return asked;
+  }
+  // Ties go to the message size (the published figures' x axis), then to
+  // the first key.
+  std::string best;
+  for (const auto& k : keys)
+    if (best.empty() || values[k].size() > values[best].size() ||
+        (values[k].size() == values[best].size() && k == kSize))
+      best = k;
+  return best;
+}
+
+// A point's figures of a metric over the iterations (min, max, mean,
+// median), or nullptr when the point has not got the metric.
+const json* stats_of(const json& point, const std::string& metric)
+{
+  const auto metrics = point.find("metrics");
+  if (metrics == point.end() || !metrics->is_object())
+    return nullptr;
+  const auto it = metrics->find(metric);
+  return it == metrics->end() ? nullptr : &*it;
+}
+
+// A ratio for the notes: 24.8, 512, 16384.
+std::string span_text(double ratio)
+{
+  return ratio < 100 ? fmt::format("{:.3g}", ratio) : fmt::format("{:.0f}", ratio);
+}
+
+// The x axis of the metric figures: the swept key, each point's place on
+// it, gnuplot's settings and what was chosen (for the note on stderr).
+struct XAxis {
+  std::string key;  // empty: no sweep (the points in order)
+  // The key and the keys swept with it (zipped: one value for each of its
+  // values), which therefore split no line.
+  std::set<std::string> on_x;
+  std::string label;  // of the axis
+  std::vector<double> x;  // per point, in the result's order
+  std::string settings;
+  std::string note;
+};
+
+// The keys swept with `key`: a value for each of its values.
+std::set<std::string> swept_with(const json& points, const std::string& key)
+{
+  std::map<std::string, std::map<std::string, std::set<std::string>>> values;  // other key -> key's value -> its
+  for (const json& p : points) {
+    const json label = p.value("label", json::object());  // items() must not outlive it
+    for (const auto& [k, v] : label.items())
+      if (k != key)
+        values[k][label.value(key, std::string())].insert(v.get<std::string>());
+  }
+  std::set<std::string> with;
+  for (const auto& [k, by_value] : values)
+    if (std::all_of(by_value.begin(), by_value.end(), [](const auto& e) { return e.second.size() == 1; }))
+      with.insert(k);
+  return with;
+}
+
+// Tick labels at the given places, turned when they would not fit side by
+// side.
+std::string x_tics(const std::vector<std::pair<std::string, double>>& ticks)
+{
+  std::size_t longest = 0;
+  for (const auto& t : ticks)
+    longest = std::max(longest, t.first.size());
+  std::string s = ticks.size() * (longest + 2) > 64 ? "set xtics rotate by -45 (" : "set xtics (";
+  for (std::size_t k = 0; k < ticks.size(); ++k)
+    s += fmt::format("{}{} {}", k ? ", " : "", quote(ticks[k].first), ticks[k].second);
+  return s + ")";
+}
+
+XAxis x_axis(const json& points, const std::string& key)
+{
+  XAxis a;
+  a.key = key;
+  if (!key.empty()) {
+    a.on_x = swept_with(points, key);
+    std::string with;
+    for (const auto& k : a.on_x)
+      with += (with.empty() ? "" : ", ") + k;
+    a.label = with.empty() ? key : key + " (" + with + " swept with it)";
+    a.on_x.insert(key);
+  } else {
+    a.label = "point";
+  }
+  bool numeric = !key.empty();
+  for (const json& p : points) {
+    const json params = p.value("params", json::object());
+    numeric = numeric && params.contains(key) && params[key].is_number();
+  }
+  if (!numeric) {  // a place per value, in order of appearance
+    std::vector<std::pair<std::string, double>> ticks;
+    for (const json& p : points) {
+      const std::string text = key.empty() ? std::to_string(p.value("index", 0))
+                                           : p.value("label", json::object()).value(key, std::string("?"));
+      auto it = std::find_if(ticks.begin(), ticks.end(), [&](const auto& t) { return t.first == text; });
+      a.x.push_back(static_cast<double>(it - ticks.begin()));
+      if (it == ticks.end())
+        ticks.emplace_back(text, static_cast<double>(ticks.size()));
+    }
+    a.settings = x_tics(ticks) + fmt::format("\nset xrange [-0.5:{}]", static_cast<double>(ticks.size()) - 0.5);
+    a.note = key.empty() ? "the points in order" : key + ", one place per value";
+    return a;
+  }
+  std::map<double, std::string> ticks;
+  const bool sizes = key == kSize || key.ends_with("_size") || key.ends_with("buf") || key.ends_with("bytes") ||
+                     key.ends_with("buf_alloc");
+  for (const json& p : points) {
+    const json& v = p["params"][key];
+    a.x.push_back(v.get<double>());
+    ticks[a.x.back()] = sizes && v.is_number_integer()
+                            ? format_size(v.get<std::int64_t>())
+                            : p.value("label", json::object()).value(key, fmt::format("{}", a.x.back()));
+  }
+  const double lo = ticks.begin()->first, hi = ticks.rbegin()->first;
+  const bool log = lo > 0 && hi / lo > kLogSpan;
+  std::vector<std::pair<std::string, double>> places;
+  for (const auto& [x, text] : ticks)
+    places.emplace_back(text, x);
+  a.settings = (log ? "set logscale x 2\n" : "") + x_tics(places);
+  if (log)
+    a.settings += fmt::format("\nset xrange [{}:{}]", lo / 1.5, hi * 1.5);
+  else if (ticks.size() > 1)
+    a.settings += fmt::format("\nset xrange [{}:{}]", lo - (hi - lo) * 0.05, hi + (hi - lo) * 0.05);
+  a.note = fmt::format("{}, {}", key, log ? "log" : "linear");
+  if (lo > 0 && ticks.size() > 1)
+    a.note += fmt::format(" (its values span {}x, {} {:g}x)", span_text(hi / lo), log ? "more than" : "at most",
+                          kLogSpan);
+  return a;
+}
+
+// The y scale of a figure drawing these values (the means, or the bars).
+struct YScale {
+  bool log = false;
+  std::string why;
+};
+
+YScale y_scale(const std::vector<double>& values, PlotOptions::Scale asked)
+{
+  if (asked != PlotOptions::Scale::Auto)
+    return {asked == PlotOptions::Scale::Log, asked == PlotOptions::Scale::Log ? "--log" : "--linear"};
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  if (*lo <= 0)
+    return {false, fmt::format("a value is {:g}, which a log axis cannot show", *lo)};
+  const double span = *hi / *lo;
+  if (span > kLogSpan)
+    return {true,
+            fmt::format("the values span {}x, more than {:g}x; --linear forces linear", span_text(span), kLogSpan)};
+  return {false, fmt::format("the values span {}x, at most {:g}x; --log forces log", span_text(span), kLogSpan)};
+}
+
+// gnuplot's settings of an axis ('x' or 'y') for values from lo to hi
+// (under log: the smallest positive value drawn, bar ends included). Log:
+// with room below and above, ticks at 1, 2 and 5 times the powers of ten
+// (only the powers over more than four of them, every digit when that
+// gives less than three); linear: from 0 unless a value is negative.
+std::string axis_settings(char axis, bool log, double lo, double hi)
+{
+  if (!log && lo == 0 && hi == 0)
+    return fmt::format("set {}range [0:1]", axis);  // not an empty range
+  if (!log)
+    return fmt::format("set {}range [{}:*]", axis, lo < 0 ? "*" : "0");
+  const double bottom = lo / 1.5, top = hi * 1.5;
+  std::vector<int> digits = top / bottom > 1e4 ? std::vector<int>{1} : std::vector<int>{1, 2, 5};
+  std::string tics;
+  for (int pass = 0; pass < 2 && std::count(tics.begin(), tics.end(), ',') < 2; ++pass) {
+    if (pass == 1)
+      digits = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    tics.clear();
+    for (int e = static_cast<int>(std::floor(std::log10(bottom))); e <= static_cast<int>(std::ceil(std::log10(top)));
+         ++e)
+      for (int d : digits) {
+        const double v = std::stod(fmt::format("{}e{}", d, e));  // exactly the decimal number
+        if (v >= bottom && v <= top)
+          tics += fmt::format("{}{:g}", tics.empty() ? "" : ", ", v);
+      }
+  }
+  return fmt::format("set logscale {0}\nset {0}range [{1}:{2}]\nset {0}tics ({3})\nset format {0} '%g'", axis, bottom,
+                     top, tics);
+}
+
+// gnuplot's terminal for a figure format ("svg" or "png").
+std::string terminal(const std::string& ext)
+{
+  return ext == "svg" ? "set terminal svg size 960,640 dynamic noenhanced font 'sans,11'\n"
+                      : "set terminal pngcairo size 960,640 noenhanced font 'sans,10'\n";
+}
+
+void run_gnuplot(const std::string& script)
+{
+  pid_t pid = 0;
+  std::string prog = "gnuplot";
+  std::vector<char*> argv = {prog.data(), const_cast<char*>(script.c_str()), nullptr};
+  if (posix_spawnp(&pid, "gnuplot", nullptr, nullptr, argv.data(), environ) != 0)
+    throw std::runtime_error("gnuplot not found: install it (scripts/setup.sh installs gnuplot-nox)");
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("gnuplot failed on " + script);
+}
+
+// The JSON document at path (`what`: result or trace, for the messages).
+json read_json(const std::string& path, const char* what)
+{
+  std::ifstream f(path);
+  if (!f)
+    throw InputError(fmt::format("{}: error: cannot read the {}", path, what));
+  try {
+    return json::parse(f);
+  } catch (const json::exception& e) {
+    throw InputError(fmt::format("{}: error: not a JSON {}: {}", path, what, e.what()));
+  }
+}
+
+bool has_cpu_inputs(const json& points)
+{
+  for (const json& p : points)
+    for (const char* m : kCpuInputs)
+      if (!stats_of(p, m))
+        return false;
+  return true;
+}
+
+// The figures to draw, by metric name (or kCpuPerGbFigure): those asked
+// for, each of which the result must have; else the run's report.metrics
+// (throughput_MBps for a result without) that the result has, and the CPU
+// cost when the result has what it needs.
+std::vector<std::string> figures_of(const json& points, const std::vector<std::string>& asked,
+                                    const std::string& path, std::ostream& err)
+{
+  std::set<std::string> present;
+  for (const json& p : points) {
+    const json metrics = p.value("metrics", json::object());  // items() must not outlive it
+    for (const auto& [name, stats] : metrics.items())
+      present.insert(name);
+  }
+  const bool cpu = has_cpu_inputs(points);
+  std::vector<std::string> names;
+  auto add = [&](const std::string& n) {
+    if (std::find(names.begin(), names.end(), n) == names.end())
+      names.push_back(n);
+  };
+  for (const std::string& n : asked) {
+    if (n == kCpuPerGbFigure && !cpu)
+      throw InputError(fmt::format("{}: error: --metrics {}: needs {}, {} and {} in every point", path, n,
+                                   kCpuInputs[0], kCpuInputs[1], kCpuInputs[2]));
+    if (n != kCpuPerGbFigure && !present.count(n)) {
+      std::string list = cpu ? kCpuPerGbFigure : "";
+      for (const auto& m : present)
+        list += (list.empty() ? "" : ", ") + m;
+      throw InputError(fmt::format("{}: error: --metrics: '{}' is not a metric of this result (allowed: {})", path, n,
+                                   list.empty() ? "none: the result has no metrics" : list));
+    }
+    add(n);
+  }
+  if (!asked.empty())
+    return names;
+  const json params = points[0].value("params", json::object());
+  const std::vector<std::string> reported = params.contains("report.metrics") && params["report.metrics"].is_string()
+                                                ? split_commas(params["report.metrics"].get<std::string>())
+                                                : std::vector<std::string>{"throughput_MBps"};
+  for (const std::string& n : reported)
+    if (present.count(n))
+      add(n);
+    else
+      err << fmt::format("vsocksim plot: warning: report.metrics names {}, which this result has not got: no figure "
+                         "of it\n",
+                         n);
+  if (cpu)
+    add(kCpuPerGbFigure);
+  return names;
+}
+
+// The figures of one result, their data files and one gnuplot script.
+class ResultFigures {
+public:
+  ResultFigures(const json& r, const std::string& path, const std::string& out_dir, const PlotOptions& opt,
+                std::ostream& err)
+      : r_(r), points_(r["points"]), path_(path), dir_(out_dir), opt_(opt), err_(err),
+        x_(x_axis(points_, x_key_of(points_, opt.x_key, path)))
+  {
+    const std::string name = r.value("experiment", std::string("result"));
+    const json params = points_[0].value("params", json::object());
+    const std::string description = params.value("description", std::string());
+    head_ = !description.empty() && name.size() + 2 + description.size() <= 110 ? name + ": " + description : name;
+    gp_ = "# Generated by `vsocksim plot`; rerun with: gnuplot plot.gp\n";
+    for (std::size_t i = 0; i < kColours.size(); ++i)
+      gp_ += fmt::format("set linetype {} lc rgb '{}' lw 1.5 pt {} ps 1.1\n", i + 1, kColours[i], kPointTypes[i]);
+  }
+
+  // The metric's mean against the x axis, one line per design choice, the
+  // min-max over the iterations as error bars.
+  void metric(const std::string& m)
+  {
+    if (!opt_.quiet && !x_noted_)
+      err_ << "vsocksim plot: x axis: " << x_.note << '\n';
+    x_noted_ = true;
+    std::vector<double> means;
+    for (const json& p : points_)
+      if (const json* s = stats_of(p, m))
+        means.push_back(s->at("mean").get<double>());
+    const YScale y = y_scale(means, opt_.y_scale);
+    std::map<std::string, std::vector<std::array<double, 4>>> series;  // (x, mean, min, max); ordered: deterministic
+    std::vector<std::string> order, dropped;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (std::size_t i = 0; i < points_.size(); ++i) {
+      const json* s = stats_of(points_[i], m);
+      if (!s)
+        continue;
+      const std::array<double, 3> v = {s->at("mean").get<double>(), s->at("min").get<double>(),
+                                       s->at("max").get<double>()};
+      if (y.log && v[0] <= 0) {
+        dropped.push_back(std::to_string(points_[i].value("index", 0)));
+        continue;
+      }
+      const std::string name = series_of(points_[i], x_.on_x);
+      if (!series.count(name))
+        order.push_back(name);
+      series[name].push_back({x_.x[i], v[0], v[1], v[2]});
+      for (double e : v)
+        if (!y.log || e > 0) {
+          lo = std::min(lo, e);
+          hi = std::max(hi, e);
+        }
+    }
+    note(m, y);
+    left_out(m, dropped, order.empty());
+    std::string stem = m;  // metric names are [A-Za-z0-9_.]; a hand-made result's may be anything
+    for (char& c : stem)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-')
+        c = '_';
+    const std::string data = dir_ + "/" + stem + ".dat";
+    std::ofstream d(data);
+    std::string plots;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      d << "# " << order[i] << ": x, mean, min, max over the iterations\n";
+      auto pts = series[order[i]];
+      std::sort(pts.begin(), pts.end());
+      for (auto q : pts) {
+        if (y.log && q[2] <= 0)
+          q[2] = lo / 1.5;  // a bar reaching 0 or below ends at the axis
+        d << fmt::format("{}\t{}\t{}\t{}\n", q[0], q[1], q[2], q[3]);
+      }
+      d << "\n\n";
+      plots += fmt::format("{}{} index {} using 1:2:3:4 with yerrorlines lt {} dt {} title {}", i ? ", " : "plot ",
+                           quote(data), i, i % kColours.size() + 1, i / kColours.size() % 4 + 1, quote(order[i]));
+    }
+    const std::string unit = metric_unit(m);
+    const MetricDoc* doc = find_metric(m);
+    const std::string about = m + (unit.empty() ? "" : " (" + unit + ")");
+    render(stem, fmt::format("{}\nset key title {}\nset xlabel {}\nset ylabel {}\n{}\n{}\n{}",
+                             title_settings(head_ + "\n" + wrap(doc ? about + ": " + doc->doc : about, 110)),
+                             quote_text(series_keys(points_[0], x_.on_x)), quote_text(x_.label),
+                             quote_text(about + "; mean, bars: min to max over the iterations"), x_.settings,
+                             axis_settings('y', y.log, lo, hi), plots));
+  }
+
+  // CPU time per GB moved, guest and host, a bar each per point (stacked on
+  // a linear axis, side by side on a log one), labelled by the point's
+  // swept values.
+  void cpu_per_gb()
+  {
+    std::vector<std::array<double, 2>> costs;  // (guest, host) per point
+    std::vector<double> values;
+    for (const json& p : points_) {
+      const double mbps = stats_of(p, kCpuInputs[0])->at("mean").get<double>();
+      auto per_gb = [&](const char* m) { return stats_of(p, m)->at("mean").get<double>() / 100.0 * 1000.0 / mbps; };
+      costs.push_back({per_gb(kCpuInputs[1]), per_gb(kCpuInputs[2])});
+      values.insert(values.end(), costs.back().begin(), costs.back().end());
+    }
+    const YScale y = y_scale(values, opt_.y_scale);
+    std::vector<std::string> dropped;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    std::ofstream d(dir_ + "/" + kCpuPerGbFigure + ".dat");
+    for (std::size_t i = 0; i < points_.size(); ++i) {
+      std::string label;
+      const json swept = points_[i].value("label", json::object());
+      for (const auto& [key, value] : swept.items())
+        label += (label.empty() ? "" : ", ") + value.get<std::string>();
+      if (label.empty())
+        label = fmt::format("point {}", points_[i].value("index", 0));
+      std::array<std::string, 2> cells;
+      for (std::size_t k = 0; k < 2; ++k) {
+        const double v = costs[i][k];
+        if (y.log && v <= 0) {
+          dropped.push_back(fmt::format("{} ({})", points_[i].value("index", 0), k ? "host" : "guest"));
+          cells[k] = "NaN";
+          continue;
+        }
+        cells[k] = fmt::format("{}", v);
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+      d << fmt::format("{}\t{}\t{}\n", quote(label), cells[0], cells[1]);
+    }
+    note(kCpuPerGbFigure, y);
+    left_out(kCpuPerGbFigure, dropped, lo > hi);
+    std::string keys;
+    const json first = points_[0].value("label", json::object());
+    for (const auto& [key, value] : first.items())
+      keys += (keys.empty() ? "" : ", ") + key;
+    render(kCpuPerGbFigure,
+           fmt::format("{}\nset xlabel {}\nset ylabel 'CPU time per GB moved (s/GB)'\n{}\n"
+                       "set style data histograms\nset style histogram {}\nset style fill solid 0.8 border -1\n"
+                       "set boxwidth 0.8\nset xtics rotate by -45 font ',7'\nset bmargin 12\n"
+                       "plot {} using 2:xtic(1) lt 1 title 'guest', '' using 3 lt 2 title 'host'",
+                       title_settings(head_ + "\nCPU cost per GB moved (guest_cpu_percent and host_cpu_percent over "
+                                          "throughput_MBps)"),
+                       quote_text(keys.empty() ? "point" : keys), axis_settings('y', y.log, lo, hi),
+                       y.log ? "clustered gap 1" : "rowstacked", quote(dir_ + "/" + kCpuPerGbFigure + ".dat")));
+  }
+
+  // Predicted against measured, where the result carries published
+  // figures: a series per metric of the rows, both axes on one scale.
+  void validation()
+  {
+    const json& v = r_["validation"];
+    std::vector<std::string> metrics;
+    std::vector<double> values;
+    for (const json& row : v["rows"]) {
+      const std::string m = row["metric"].get<std::string>();
+      if (std::find(metrics.begin(), metrics.end(), m) == metrics.end())
+        metrics.push_back(m);
+      values.insert(values.end(), {row["measured"].get<double>(), row["predicted"].get<double>()});
+    }
+    const YScale scale = y_scale(values, opt_.y_scale);
+    const std::string data = dir_ + "/predicted_vs_measured.dat";
+    std::ofstream d(data);
+    std::vector<std::string> dropped;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    std::string plots = "plot x title 'predicted = measured' with lines lt 9, x*1.15 title '+15%' with lines lt 9 dt "
+                        "2, x*0.85 title '-15%' with lines lt 9 dt 3";
+    for (std::size_t i = 0; i < metrics.size(); ++i) {
+      d << "# " << metrics[i] << ": measured, predicted\n";
+      for (const json& row : v["rows"]) {
+        const double m = row["measured"].get<double>(), p = row["predicted"].get<double>();
+        if (row["metric"] != metrics[i])
+          continue;
+        if (scale.log && (m <= 0 || p <= 0)) {
+          dropped.push_back(fmt::format("{} ({})", row.value("point", 0), metrics[i]));
+          continue;
+        }
+        lo = std::min({lo, m, p});
+        hi = std::max({hi, m, p});
+        d << fmt::format("{}\t{}\n", m, p);
+      }
+      d << "\n\n";
+      const std::string unit = metric_unit(metrics[i]);
+      plots += fmt::format(", {} index {} using 1:2 title {} with points lt {} pt {} ps 1.3", quote(data), i,
+                           quote_text("published: " + metrics[i] + (unit.empty() ? "" : " (" + unit + ")")),
+                           i % kColours.size() + 1, kPointTypes[i % kPointTypes.size()]);
+    }
+    note("predicted_vs_measured", scale, "x and y axes");
+    left_out("predicted_vs_measured", dropped, lo > hi);
+    const std::string axes = scale.log ? axis_settings('x', true, lo, hi) + "\n" + axis_settings('y', true, lo, hi)
+                                       : fmt::format("set xrange [{0}:{1}]\nset yrange [{0}:{1}]",
+                                                     std::min(lo, 0.0) * 1.1, hi * 1.1);
+    render("predicted_vs_measured",
+           fmt::format("{}\nset xlabel 'measured (published)'\nset ylabel 'predicted'\nset size square\n"
+                       "set samples 400\n{}\n{}",
+                       title_settings(fmt::format("{}\npredicted against measured (MAE {:.1f}%)", head_,
+                                                  v["mean_abs_error_percent"].get<double>())),
+                       axes, plots));
+  }
+
+  // Writes the script, runs gnuplot; returns the figures written.
+  std::vector<std::string> finish()
+  {
+    const std::string script = dir_ + "/plot.gp";
+    write_file_atomic(script, gp_);
+    run_gnuplot(script);
+    return written_;
+  }
+
+private:
+  // Each figure starts from gnuplot's defaults (but the line types above).
+  void render(const std::string& stem, const std::string& body)
+  {
+    for (const char* ext : {"svg", "png"}) {
+      gp_ += terminal(ext);
+      gp_ += fmt::format("set output {}\nreset\nset datafile separator '\\t'\nset grid\n"
+                         "set key outside right top vertical\n{}\nunset output\n",
+                         quote(dir_ + "/" + stem + "." + ext), body);
+      written_.push_back(dir_ + "/" + stem + "." + ext);
+    }
+  }
+
+  void note(const std::string& figure, const YScale& y, const char* axes = "y axis")
+  {
+    if (!opt_.quiet)
+      err_ << fmt::format("vsocksim plot: {}: {} {} ({})\n", figure, axes, y.log ? "log" : "linear", y.why);
+  }
+
+  // The warning for the values --log leaves out (`dropped`: the points,
+  // and which value of theirs when they have more than one); InputError
+  // when none is left.
+  void left_out(const std::string& figure, const std::vector<std::string>& dropped, bool nothing_left)
+  {
+    if (nothing_left)
+      throw InputError(fmt::format("{}: error: --log: {} has no value above 0 to draw on a log axis (use --linear)",
+                                   path_, figure));
+    if (dropped.empty())
+      return;
+    std::string list;
+    for (const auto& p : dropped)
+      list += (list.empty() ? "" : ", ") + p;
+    err_ << fmt::format("vsocksim plot: warning: {}: --log leaves out {} value(s) not above 0, which a log axis "
+                        "cannot show ({} {})\n",
+                        figure, dropped.size(), dropped.size() == 1 ? "point" : "points", list);
+  }
+
+  const json& r_;
+  const json& points_;
+  std::string path_, dir_;
+  const PlotOptions& opt_;
+  std::ostream& err_;
+  std::string head_, gp_;
+  const XAxis x_;
+  bool x_noted_ = false;
+  std::vector<std::string> written_;
+};
+
+}  // namespace
+
+std::vector<std::string> plot_result(const std::string& result_path, const std::string& out_dir,
+                                     const PlotOptions& opt, std::ostream& err)
+{
+  const json r = read_json(result_path, "result");
+  if (!r.contains("points") || !r["points"].is_array() || r["points"].empty())
+    throw InputError(fmt::format("{}: error: not a result of `vsocksim run` (no points)", result_path));
+  const std::vector<std::string> names = figures_of(r["points"], opt.metrics, result_path, err);
+  const bool validation = r.contains("validation") && !r["validation"]["rows"].empty();
+  if (names.empty() && !validation)
+    throw InputError(fmt::format("{}: error: nothing to draw: the result has none of its report.metrics (use "
+                                 "--metrics)",
+                                 result_path));
+  ResultFigures figures(r, result_path, out_dir, opt, err);
+  fs::create_directories(out_dir);
+  for (const std::string& n : names)
+    if (n == kCpuPerGbFigure)
+      figures.cpu_per_gb();
+    else
+      figures.metric(n);
+  if (validation)
+    figures.validation();
+  return figures.finish();
+}
+
+std::vector<std::string> plot_predicted_vs_measured(const std::vector<PvmFigure>& figures, const std::string& dir,
+                                                    const std::string& script)
+{
+  fs::create_directories(dir);
+  std::vector<std::string> written;
+  std::string gp = fmt::format("# Generated by `vsocksim validate --plot`; rerun with: gnuplot {}\n"
+                               "set datafile separator '\\t'\nset grid\nset size square\nset key outside right top\n",
+                               script);
+  for (const PvmFigure& f : figures) {
+    const std::string data = dir + "/" + f.stem + ".dat";
+    std::ofstream d(data);
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    std::string plots = "plot x title 'predicted = measured' with lines lc 'black', "
+                        "x*1.15 title '+15%' with lines dt 2 lc 'gray40', x*0.85 title '-15%' with lines dt 2 lc "
+                        "'gray40'";
+    for (std::size_t i = 0; i < f.series.size(); ++i) {
+      d << "# " << f.series[i].title << "\n";
+      for (const auto& [m, p] : f.series[i].points) {
+        d << fmt::format("{}\t{}\n", m, p);
+        lo = std::min({lo, m, p});
+        hi = std::max({hi, m, p});
+      }
+      d << "\n\n";
+      plots += fmt::format(", {} index {} using 1:2 title {} with points pt {} ps 1.3 lc {}", quote(data), i,
+                           quote(f.series[i].title), 5 + 2 * static_cast<int>(i % 4), i % 8 + 1);
+    }
+    const bool log = lo > 0;
+    const std::string axes =
+        log ? fmt::format("set logscale xy\nset xrange [{0}:{1}]\nset yrange [{0}:{1}]\nset samples 400\n", lo / 1.5,
+                          hi * 1.5)
+            : fmt::format("unset logscale\nset xrange [{0}:{1}]\nset yrange [{0}:{1}]\n", std::min(lo, 0.0) * 1.1,
+                          hi * 1.1);
+    for (const char* ext : {"svg", "png"}) {
+      const std::string out = dir + "/" + f.stem + "." + ext;
+      gp += terminal(ext) + fmt::format("set output {}\nset title {}\nset xlabel 'measured (published)'\n"
+                                        "set ylabel 'predicted'\n{}{}\nunset output\n",
+                                        quote(out), quote(f.title), axes, plots);
+      written.push_back(out);
+    }
+  }
+  const std::string path = dir + "/" + script;
+  write_file_atomic(path, gp);
+  run_gnuplot(path);
+  return written;
+}
+
+}  // namespace vsim::app
+
+namespace vsim::app {
+
+namespace {
+
+// The trace of `run --trace`, parsed: its CPU tracks in order, and what the
+// picture needs of its events. InputError when it is not such a trace.
+struct Timeline {
+  double start = 0, end = 0;  // the window, us
+  std::vector<std::pair<std::pair<long long, long long>, std::string>> rows;  // (pid, tid) -> "guest vcpu0"
+  struct Slice {
+    double ts, dur;
+    long long row;
+    std::string thread, cat;
+  };
+  std::vector<Slice> slices;
+  std::vector<std::pair<double, long long>> instants;  // (ts, row)
+  // Wake-up arrows by bind_id: (ts, row) of the waker's end, then the woken's.
+  std::map<long long, std::array<std::pair<double, long long>, 2>> wakeups;
+  std::map<std::string, std::vector<std::pair<double, double>>> counters;
+  std::string title;
+};
+
+Timeline read_timeline(const std::string& path)
+{
+  const json t = read_json(path, "trace");
+  const json meta = t.is_object() ? t.value("metadata", json::object()) : json::object();
+  if (!t.is_object() || !t.contains("traceEvents") || !t["traceEvents"].is_array() ||
+      !meta.contains("window_start_us") || !meta.contains("window_end_us"))
+    throw InputError(fmt::format("{}: error: not a trace of `vsocksim run --trace` (traceEvents and the window in "
+                                 "its metadata)",
+                                 path));
+  Timeline tl;
+  tl.start = meta["window_start_us"].get<double>();
+  tl.end = meta["window_end_us"].get<double>();
+  std::string label;
+  const json labels = meta.value("label", json::object());  // items() must not outlive it
+  std::size_t line = 0;  // the swept values, in lines of about 110 characters
+  for (const auto& [k, v] : labels.items()) {
+    const std::string item = k + "=" + v.get<std::string>();
+    if (line > 0 && line + item.size() > 110) {
+      label += ",\\n";
+      line = 0;
+    } else if (line > 0) {
+      label += ", ";
+    }
+    label += item;
+    line += item.size() + 2;
+  }
+  tl.title = fmt::format("{} point {} iteration {}{}: {} {}, {:.1f} to {:.1f} us of simulated time\\n{}",
+                         meta.value("experiment", ""), meta.value("point", 0), meta.value("iteration", 0),
+                         meta.value("capped", false) ? " [capped]" : "", meta.value("transport", ""),
+                         meta.value("direction", ""), tl.start, tl.end, label);
+  std::map<long long, std::string> processes;
+  std::map<std::pair<long long, long long>, long long> row_of;
+  try {
+    for (const json& e : t["traceEvents"])
+      if (e.at("ph") == "M" && e.at("name") == "process_name")
+        processes[e.at("pid").get<long long>()] = e.at("args").at("name").get<std::string>();
+    for (const json& e : t["traceEvents"])
+      if (e.at("ph") == "M" && e.at("name") == "thread_name" && (e.at("pid") == 1 || e.at("pid") == 2)) {
+        const auto key = std::make_pair(e.at("pid").get<long long>(), e.at("tid").get<long long>());
+        row_of[key] = -1;
+        tl.rows.emplace_back(key, processes[key.first] + " " + e.at("args").at("name").get<std::string>());
+      }
+    // CPUs with nothing in the window are left out.
+    std::set<std::pair<long long, long long>> busy;
+    for (const json& e : t["traceEvents"])
+      if (e.at("ph") == "X" || e.at("ph") == "i")
+        busy.insert({e.at("pid").get<long long>(), e.at("tid").get<long long>()});
+    std::erase_if(tl.rows, [&](const auto& r) { return !busy.count(r.first); });
+    std::sort(tl.rows.begin(), tl.rows.end());
+    for (std::size_t i = 0; i < tl.rows.size(); ++i)  // guest on top
+      row_of[tl.rows[i].first] = static_cast<long long>(tl.rows.size() - 1 - i);
+    for (const json& e : t["traceEvents"]) {
+      const std::string ph = e.at("ph");
+      if (ph == "C") {  // a series per argument, "<name> <key>" as Perfetto names it
+        for (const auto& [k, v] : e.at("args").items())
+          tl.counters[e.at("name").get<std::string>() + " " + k].emplace_back(e.at("ts").get<double>(),
+                                                                             v.get<double>());
+        continue;
+      }
+      if (ph != "X" && ph != "i")
+        continue;
+      auto row = row_of.find({e.at("pid").get<long long>(), e.at("tid").get<long long>()});
+      if (row == row_of.end() || row->second < 0)
+        throw InputError(fmt::format("{}: error: an event on a track no thread_name names: {}", path, e.dump()));
+      if (ph == "X" && e.contains("bind_id"))
+        tl.wakeups[e.at("bind_id").get<long long>()][e.value("flow_out", false) ? 0 : 1] = {e.at("ts").get<double>(),
+                                                                                             row->second};
+      else if (ph == "X")
+        tl.slices.push_back({e.at("ts").get<double>(), e.at("dur").get<double>(), row->second,
+                             e.at("name").get<std::string>(), e.at("cat").get<std::string>()});
+      else
+        tl.instants.emplace_back(e.at("ts").get<double>(), row->second);
+    }
+  } catch (const json::exception& e) {
+    throw InputError(fmt::format("{}: error: malformed trace event: {}", path, e.what()));
+  }
+  if (tl.rows.empty())
+    throw InputError(fmt::format("{}: error: no CPU ran anything in the trace's window", path));
+  return tl;
+}
+
+}  // namespace
+
+std::vector<std::string> plot_timeline(const std::string& trace_path, const std::string& out)
+{
+  const Timeline tl = read_timeline(trace_path);
+  // OUT.png or OUT.svg: that figure; otherwise OUT is the stem of both.
+  std::string stem = out;
+  std::vector<std::string> exts = {"svg", "png"};
+  for (const char* ext : {".svg", ".png"})
+    if (out.ends_with(ext)) {
+      stem = out.substr(0, out.size() - 4);
+      exts = {ext + 1};
+    }
+  const fs::path dir = fs::absolute(stem).parent_path();
+  if (!fs::is_directory(dir))
+    throw InputError(fmt::format("--output '{}': error: directory '{}' does not exist", out, dir.string()));
+
+  // Threads in order of appearance, interrupt contexts last (drawn over the
+  // work they preempt); a data block per thread, one per category.
+  std::vector<std::string> threads;
+  std::set<std::string> irq_like;
+  for (const auto& s : tl.slices) {
+    if (std::find(threads.begin(), threads.end(), s.thread) == threads.end())
+      threads.push_back(s.thread);
+    if (s.cat == "irq" || s.cat == "hypervisor")
+      irq_like.insert(s.thread);
+  }
+  std::stable_partition(threads.begin(), threads.end(), [&](const std::string& t) { return !irq_like.count(t); });
+  static const std::array<std::string, 4> cats = {"user", "sys", "irq", "hypervisor"};
+  static const std::array<std::string, 4> cat_colours = {"#c8c8c8", "#555555", "#d62728", "#000000"};
+  static const std::array<std::string, 8> colours = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1",
+                                                     "#edc948", "#76b7b2", "#ff9da7", "#9c755f"};
+  // One data block per thread, category, the instants and each counter
+  // (only non-empty ones: gnuplot's `index` does not count empty blocks).
+  std::string data;
+  int blocks = 0;
+  auto block = [&](const std::string& comment, const std::string& lines) {
+    if (lines.empty())
+      return -1;
+    data += "# " + comment + "\n" + lines + "\n\n";
+    return blocks++;
+  };
+  const std::string data_path = stem + ".dat", script = stem + ".gp";
+  std::string top;
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    std::string lines;
+    for (const auto& s : tl.slices)
+      if (s.thread == threads[i])
+        lines += fmt::format("{}\t{}\t{}\t{}\n", s.ts + s.dur / 2, s.row, s.dur / 2, irq_like.count(threads[i]) ? 0.22 : 0.3);
+    const int b = block("slices of " + threads[i] + ": x centre, row, half width, half height", lines);
+    top += fmt::format("{} index {} using 1:2:3:4 with boxxyerror fs solid 0.85 noborder lc rgb '{}' title {}, ",
+                       quote(data_path), b, colours[i % colours.size()], quote(threads[i]));
+  }
+  for (std::size_t c = 0; c < cats.size(); ++c) {
+    std::string lines;
+    for (const auto& s : tl.slices)
+      if (s.cat == cats[c])
+        lines += fmt::format("{}\t{}\t{}\t{}\n", s.ts + s.dur / 2, s.row - 0.38, s.dur / 2, 0.05);
+    if (const int b = block("category " + cats[c] + ": a strip under each row", lines); b >= 0)
+      top += fmt::format("{} index {} using 1:2:3:4 with boxxyerror fs solid 1 noborder lc rgb '{}' title {}, ",
+                         quote(data_path), b, cat_colours[c], quote("category: " + cats[c]));
+  }
+  std::string lines;
+  for (const auto& [ts, row] : tl.instants)
+    lines += fmt::format("{}\t{}\n", ts, row + 0.36);
+  if (const int b = block("kernel functions marked (instants): x, row", lines); b >= 0)
+    top += fmt::format("{} index {} using 1:2 with points pt 11 ps 0.5 lc rgb '#444444' title 'kernel function "
+                       "(instant)', ",
+                       quote(data_path), b);
+  lines.clear();
+  for (const auto& [id, ends] : tl.wakeups) {
+    // From the edge of the waker's row facing the woken's to the facing edge
+    // of the woken's (above the boxes when both are on one CPU).
+    const double from = static_cast<double>(ends[0].second), to = static_cast<double>(ends[1].second);
+    const double y0 = to < from ? from - 0.3 : from + 0.3, y1 = to > from ? to - 0.3 : to + 0.3;
+    lines += fmt::format("{}\t{}\t{}\t{}\n", ends[0].first, y0, ends[1].first - ends[0].first, y1 - y0);
+  }
+  if (const int b = block("wake-ups: x, row of the waker; dx, drow to the woken", lines); b >= 0)
+    top += fmt::format("{} index {} using 1:2:3:4 with vectors head size 0.6,20 lw 0.6 lc rgb '#888888' title "
+                       "'wake-up (waker to woken)', ",
+                       quote(data_path), b);
+  top = "plot " + top.substr(0, top.size() - 2) + "\n";
+  std::string bottom;
+  bool y2 = false;
+  std::size_t n = 0;
+  for (const auto& [name, points] : tl.counters) {
+    std::string lines;
+    for (const auto& [ts, v] : points)
+      lines += fmt::format("{}\t{}\n", ts, v);
+    lines += fmt::format("{}\t{}\n", tl.end, points.back().second);
+    const int b = block("counter " + name + ": x, level (held until the next)", lines);
+    const bool chains = name.ends_with(" chains");
+    y2 = y2 || chains;
+    bottom += fmt::format("{}{} index {} using 1:2 with steps lw 1.5 lc rgb '{}' axes {} title {}", n ? ", " : "plot ",
+                          quote(data_path), b, colours[(n + 4) % colours.size()], chains ? "x1y2" : "x1y1",
+                          quote(name + (chains ? " (right axis)" : "")));
+    ++n;
+  }
+  if (bottom.empty())
+    bottom = "plot NaN notitle";
+  write_file_atomic(data_path, data);
+  std::string ytics;
+  for (std::size_t i = 0; i < tl.rows.size(); ++i)
+    ytics += fmt::format("{}{} {}", i ? ", " : "", quote(tl.rows[i].second), tl.rows.size() - 1 - i);
+
+  std::string gp = fmt::format("# Generated by `vsocksim plot --timeline {}`; rerun with: gnuplot {}\n"
+                               "set datafile separator '\\t'\n",
+                               trace_path, script);
+  std::vector<std::string> written;
+  for (const std::string& ext : exts) {
+    const std::string file = stem + "." + ext;
+    gp += (ext == "svg" ? "set terminal svg size 1200,720 dynamic noenhanced font 'sans,10'\n"
+                        : "set terminal pngcairo size 1200,720 noenhanced font 'sans,9'\n");
+    gp += fmt::format(
+        "set output {}\nset multiplot\n"
+        "set lmargin at screen 0.11\nset rmargin at screen 0.74\nset xrange [{}:{}]\n"
+        "set key outside right top vertical font ',8'\nset grid x\n"
+        // Top: one row per CPU.
+        "set tmargin at screen 0.9\nset bmargin at screen 0.36\nset title {}\n"
+        "set yrange [-0.6:{}]\nset ytics ({})\nunset y2tics\nset format x ''\nunset xlabel\nunset ylabel\n{}"
+        // Bottom: the counters.
+        "set tmargin at screen 0.33\nset bmargin at screen 0.08\nunset title\nset yrange [*:*]\n"
+        "set ytics autofreq\nset format x '%g'\nset xlabel 'simulated time (us)'\nset ylabel 'bytes'\n{}{}\n"
+        "unset multiplot\nunset output\nunset y2tics\nunset y2label\n",
+        quote(file), tl.start, tl.end, quote(tl.title), static_cast<double>(tl.rows.size()) - 0.4, ytics, top,
+        y2 ? "set y2range [0:*]\nset y2tics\nset y2label 'chains'\n" : "", bottom);
+    written.push_back(file);
+  }
+  write_file_atomic(script, gp);
+  run_gnuplot(script);
+  return written;
+}
+
+}  // namespace vsim::app

@@ -1,0 +1,381 @@
+#include "app/report/show.hpp"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "app/report/calibration_span.hpp"
+#include "app/run/output_dir.hpp"
+#include "app/report/results.hpp"
+#include "transports/simulate.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+namespace vsim::app {
+
+namespace {
+
+const char* kAllowed = "allowed: the JSON of `vsocksim run --format json`, or a `run --output` directory";
+
+Value value_of(const json& v, const std::string& where)
+{
+  if (v.is_boolean())
+    return v.get<bool>();
+  if (v.is_number_integer())
+    return v.get<std::int64_t>();
+  if (v.is_number())
+    return v.get<double>();
+  if (v.is_string())
+    return v.get<std::string>();
+  throw InputError(fmt::format("{}: error: a parameter that is not a boolean, number or text ({})", where, kAllowed));
+}
+
+
+
+// The metrics to show: those asked for (each must be in the result), else
+// the run's report.metrics.
+std::vector<std::string> chosen_metrics(const LoadedResult& r, const std::vector<std::string>& asked)
+{
+  const std::set<std::string> present = metric_names(r.results);
+  std::vector<std::string> names = asked;
+  if (names.size() == 1 && names[0] == "all")
+    return {present.begin(), present.end()};
+  if (names.empty() && !r.ex.points.empty() && r.ex.points[0].params.has("report.metrics"))
+    names = split_commas(r.ex.points[0].params.text("report.metrics"));
+  for (const std::string& n : names)
+    if (!present.count(n)) {
+      std::string list;
+      for (const auto& p : present)
+        list += (list.empty() ? "" : ", ") + p;
+      throw InputError(fmt::format("{}: error: --metrics: '{}' is not in this result (allowed: all, {})", r.path, n,
+                                   list));
+    }
+  return names;
+}
+
+std::string cell(double v)
+{
+  return fmt::format("{:.4g}", v);
+}
+
+
+std::string label_text(const Point& p)
+{
+  std::string s;
+  for (const auto& [k, v] : p.label)
+    s += (s.empty() ? "" : ", ") + k + "=" + v;
+  return s.empty() ? "(no swept keys)" : s;
+}
+
+// Keys that change no figure: left out of what differs between two points.
+bool changes_no_figure(const std::string& key)
+{
+  return key == "name" || key == "description" || key.starts_with("report.") || key.starts_with("validation.");
+}
+
+// What differs between a point of result a and one of result b, as
+// "key: A -> B" lines: the code that made them (the manifests' version, git
+// commit and SimGrid version), then every resolved parameter that can change
+// a figure. Shortened where the cause is named: the costs.* of two platforms
+// (their profiles) are counted in one line, as are the keys of a section
+// only one side has (another transport's).
+std::vector<std::string> differences(const LoadedResult& a, const Point& pa, const LoadedResult& b, const Point& pb)
+{
+  std::vector<std::string> out;
+  const char* absent = "(absent)";
+  auto manifest = [](const LoadedResult& r, const char* key) {
+    const json m = r.doc.value("manifest", json::object());
+    return m.is_object() && m.contains(key) && m[key].is_string() ? m[key].get<std::string>() : "(absent)";
+  };
+  for (const char* key : {"version", "git_commit", "simgrid_version"})
+    if (const std::string va = manifest(a, key), vb = manifest(b, key); va != vb)
+      out.push_back(fmt::format("{}: {} -> {}", key, va, vb));
+  auto text = [](const Params& p, const std::string& key) {
+    return p.has(key) ? value_to_string(p.get(key)) : std::string("(absent)");
+  };
+  auto section = [](const std::string& key) { return key.substr(0, key.find('.')); };
+  std::set<std::string> keys, sections_a, sections_b;
+  for (const auto& [key, v] : pa.params.all())
+    keys.insert(key), sections_a.insert(section(key));
+  for (const auto& [key, v] : pb.params.all())
+    keys.insert(key), sections_b.insert(section(key));
+  const bool platforms_differ = text(pa.params, "platform") != text(pb.params, "platform");
+  std::map<std::string, std::size_t> folded;  // "costs" or a one-sided section -> keys that differ
+  for (const std::string& key : keys) {
+    if (changes_no_figure(key))
+      continue;
+    const std::string va = text(pa.params, key), vb = text(pb.params, key);
+    if (va == vb)
+      continue;
+    const std::string sec = section(key);
+    if (sec != key && (!sections_a.count(sec) || !sections_b.count(sec) || (platforms_differ && sec == "costs")))
+      ++folded[sec];
+    else
+      out.push_back(fmt::format("{}: {} -> {}", key, va, vb));
+  }
+  for (const auto& [sec, n] : folded) {
+    if (!sections_b.count(sec))
+      out.push_back(fmt::format("{}.*: {} key(s) -> {}", sec, n, absent));
+    else if (!sections_a.count(sec))
+      out.push_back(fmt::format("{}.*: {} -> {} key(s)", sec, absent, n));
+    else
+      out.push_back(fmt::format("{}.*: {} value(s) differ (the platforms' profiles: `vsocksim describe platforms`)",
+                                sec, n));
+  }
+  return out;
+}
+
+// The header of a pair of points of two results: what differs, or that
+// nothing does.
+std::string differences_text(const std::vector<std::string>& lines)
+{
+  if (lines.empty())
+    return "same parameters, same code\n";
+  std::string out = "what differs (A -> B):\n";
+  for (const std::string& l : lines)
+    out += "  " + l + "\n";
+  return out;
+}
+
+// One pair of points, metric by metric; `header` (what differs) follows the
+// two points' names.
+std::string compare_pair(const std::string& title_a, const Point& pa, const PointResult& ra, const std::string& title_b,
+                         const Point& pb, const PointResult& rb, const std::vector<std::string>& metrics,
+                         const std::string& header = "")
+{
+  auto failed = [](const PointResult& r) { return r.failed.empty() ? "" : " failed: " + r.failed; };
+  std::string out = fmt::format("A: {} point {} ({}){}\nB: {} point {} ({}){}\n", title_a, pa.index, label_text(pa),
+                                failed(ra), title_b, pb.index, label_text(pb), failed(rb));
+  out += header;
+  std::vector<std::vector<std::string>> rows{
+      {"metric", "unit", "A mean", "B mean", "change", "A spread", "B spread", "beyond the spread"}};
+  auto values = [](const PointResult& r, const std::string& m) {
+    std::vector<double> v;
+    for (const auto& it : r.iterations)
+      if (auto f = it.find(m); f != it.end())
+        v.push_back(f->second);
+    return v;
+  };
+  bool single = false;
+  for (const std::string& m : metrics) {
+    const auto va = values(ra, m), vb = values(rb, m);
+    if (va.empty() || vb.empty()) {
+      rows.push_back({m, metric_unit(m), va.empty() ? "-" : cell(summarize(va).mean),
+                      vb.empty() ? "-" : cell(summarize(vb).mean), "-", "-", "-", "-"});
+      continue;
+    }
+    const Stats a = summarize(va), b = summarize(vb);
+    single = single || va.size() < 2 || vb.size() < 2;
+    const std::string change = a.mean != 0 ? fmt::format("{:+.2f}%", (b.mean / a.mean - 1) * 100) : "-";
+    auto spread = [](const Stats& s) { return s.mean != 0 ? fmt::format("{:.2f}%", (s.max - s.min) / std::abs(s.mean) * 100) : "-"; };
+    // Beyond the spread: the ranges over the iterations do not overlap.
+    const bool beyond = b.min > a.max || b.max < a.min;
+    rows.push_back({m, metric_unit(m), cell(a.mean), cell(b.mean), change, spread(a), spread(b), beyond ? "yes" : "no"});
+  }
+  out += render_columns(rows);
+  if (single)
+    out += "(a point with one iteration has no spread: any change is beyond it)\n";
+  return out;
+}
+
+}  // namespace
+
+LoadedResult load_result(const std::string& path)
+{
+  LoadedResult r;
+  r.path = path;
+  std::string file = path;
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    file = (fs::path(path) / "result.json").string();
+  std::ifstream in(file);
+  if (!in)
+    throw InputError(fmt::format("{}: error: cannot read the result ({})", file, kAllowed));
+  r.doc = json::parse(in, nullptr, false);
+  if (r.doc.is_discarded())
+    throw InputError(fmt::format("{}: error: not valid JSON ({})", file, kAllowed));
+  const bool has_failed = r.doc.is_object() && r.doc.contains("failed_points") && r.doc["failed_points"].is_array();
+  if (!r.doc.is_object() || !r.doc.contains("points") || !r.doc["points"].is_array() ||
+      (r.doc["points"].empty() && (!has_failed || r.doc["failed_points"].empty())))
+    throw InputError(fmt::format("{}: error: not a vsocksim result: no points ({})", file, kAllowed));
+  r.path = file;
+  r.ex.file = file;
+  r.ex.name = r.doc.value("experiment", std::string("result"));
+  // The points that ran and those that failed, in the order of their indices.
+  std::vector<const json*> entries;
+  for (const char* list : {"points", "failed_points"})
+    if (list == std::string("points") || has_failed)
+      for (const json& p : r.doc[list]) {
+        const bool failed = list != std::string("points");
+        if (!p.is_object() || !p.contains("index") || !p["index"].is_number_unsigned() || !p.contains("params") ||
+            (failed ? !p.contains("failed") : !p.contains("iterations") || !p["iterations"].is_array()))
+          throw InputError(fmt::format("{}: error: {} ({})", file,
+                                       failed ? "a failed point without index, params or failed"
+                                              : "a point without index, params or iterations",
+                                       kAllowed));
+        entries.push_back(&p);
+      }
+  if (has_failed)
+    std::stable_sort(entries.begin(), entries.end(), [](const json* a, const json* b) {
+      return a->at("index").get<std::size_t>() < b->at("index").get<std::size_t>();
+    });
+  for (const json* entry : entries) {
+    const json& p = *entry;
+    const bool failed = p.contains("failed");
+    r.effective.push_back(p.value("effective", json::object()));
+    Point pt;
+    pt.index = p["index"].get<std::size_t>();
+    for (const auto& [k, v] : p["params"].items())
+      pt.params.set(k, value_of(v, file));
+    if (p.contains("label"))
+      for (const auto& [k, v] : p["label"].items()) {
+        pt.label.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+        if (std::find(r.ex.grid_keys.begin(), r.ex.grid_keys.end(), k) == r.ex.grid_keys.end())
+          r.ex.grid_keys.push_back(k);
+      }
+    PointResult pr{pt.index, {}, {}, {}, false};
+    if (failed) {
+      pr.failed = p["failed"].is_string() ? p["failed"].get<std::string>() : p["failed"].dump();
+      pr.hang = p.value("hang", false) == true;
+    } else
+      for (const json& it : p["iterations"])
+        pr.iterations.push_back(metrics_from_json(it));
+    if (!failed && p.contains("run_length") && p["run_length"].contains("iterations"))
+      for (const json& it : p["run_length"]["iterations"])
+        pr.run_length.push_back(metrics_from_json(it));
+    pr.run_length.resize(pr.iterations.size());
+    r.ex.points.push_back(std::move(pt));
+    r.results.push_back(std::move(pr));
+  }
+  return r;
+}
+
+std::size_t terminal_columns()
+{
+  if (const char* env = std::getenv("COLUMNS")) {
+    const std::string text = env;
+    if (!text.empty() && text.size() < 7 && text.find_first_not_of("0123456789") == std::string::npos &&
+        std::stoul(text) > 0)
+      return std::stoul(text);
+  }
+  winsize ws{};
+  if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+    return ws.ws_col;
+  return 100;
+}
+
+std::string show_result(const std::string& path, const std::vector<std::string>& metrics, const std::string& format,
+                        const std::string& stat, std::size_t width)
+{
+  LoadedResult r = load_result(path);
+  if (!stat.empty())
+    for (Point& p : r.ex.points)
+      p.params.set("report.stat", stat);
+  const std::vector<std::string> names = chosen_metrics(r, metrics);
+  if (format == "table") {
+    // The effective values the result recorded (its parameters may come
+    // from another version).
+    std::vector<std::vector<Effective>> eff;
+    for (const json& recorded : r.effective) {
+      std::vector<Effective> e;
+      for (const auto& [k, v] : recorded.items())
+        if (v.is_number())
+          e.push_back(Effective{k, v.get<double>(), "", "", ""});
+      eff.push_back(std::move(e));
+    }
+    const bool grouped = metrics == std::vector<std::string>{"all"} || metrics.size() > kGroupedAbove;
+    return (grouped ? to_grouped_table(r.ex, r.results, names, width) : to_table(r.ex, r.results, names)) +
+           table_notes(r.ex, eff) + calibration_notes(r.ex.points, r.results);
+  }
+  // JSON and CSV: the result with only the chosen metrics (all when none
+  // were asked for).
+  std::vector<PointResult> kept = r.results;
+  if (!metrics.empty())
+    for (auto& pr : kept)
+      for (auto& it : pr.iterations)
+        for (auto e = it.begin(); e != it.end();)
+          e = std::find(names.begin(), names.end(), e->first) == names.end() ? it.erase(e) : std::next(e);
+  if (format == "csv")
+    return to_csv(r.ex, kept);
+  json doc = r.doc;
+  std::map<std::size_t, const PointResult*> by_index;  // the failed points are not in doc["points"]
+  for (const PointResult& pr : kept)
+    by_index.emplace(pr.index, &pr);
+  if (!metrics.empty())
+    for (std::size_t i = 0; i < doc["points"].size(); ++i) {
+      json& p = doc["points"][i];
+      for (const char* section : {"metrics"})
+        if (p.contains(section)) {
+          json keep = json::object();
+          for (const auto& [k, v] : p[section].items())
+            if (std::find(names.begin(), names.end(), k) != names.end())
+              keep[k] = v;
+          p[section] = std::move(keep);
+        }
+      json its = json::array();
+      for (const Metrics& it : by_index.at(p["index"].get<std::size_t>())->iterations) {
+        json one = json::object();
+        for (const auto& [k, v] : it)
+          one[k] = v;
+        its.push_back(std::move(one));
+      }
+      p["iterations"] = std::move(its);
+    }
+  return doc.dump(2) + "\n";
+}
+
+std::string compare_results(const std::string& a, const std::string& b,
+                            std::optional<std::pair<std::size_t, std::size_t>> points,
+                            const std::vector<std::string>& metrics)
+{
+  const LoadedResult ra = load_result(a);
+  if (points) {
+    if (!b.empty())
+      throw InputError("compare: error: --points compares two points of one result; give one result, not two");
+    const std::size_t n = ra.ex.points.size();
+    for (std::size_t k : {points->first, points->second})
+      if (k >= n)
+        throw InputError(fmt::format("{}: error: --points: point {} does not exist (allowed: 0 to {})", ra.path, k,
+                                     n - 1));
+    return compare_pair(ra.ex.name, ra.ex.points[points->first], ra.results[points->first], ra.ex.name,
+                        ra.ex.points[points->second], ra.results[points->second], chosen_metrics(ra, metrics));
+  }
+  if (b.empty())
+    throw InputError("compare: error: give two results, or one result and --points I,J");
+  const LoadedResult rb = load_result(b);
+  const std::vector<std::string> names = chosen_metrics(ra, metrics);
+  std::string out;
+  if (ra.ex.points.size() == 1 && rb.ex.points.size() == 1)
+    return compare_pair(ra.path, ra.ex.points[0], ra.results[0], rb.path, rb.ex.points[0], rb.results[0], names,
+                        differences_text(differences(ra, ra.ex.points[0], rb, rb.ex.points[0])));
+  // Points paired by their swept values.
+  std::size_t paired = 0;
+  for (std::size_t i = 0; i < ra.ex.points.size(); ++i)
+    for (std::size_t j = 0; j < rb.ex.points.size(); ++j)
+      if (ra.ex.points[i].label == rb.ex.points[j].label) {
+        out += (paired++ ? "\n" : "") +
+               compare_pair(ra.path, ra.ex.points[i], ra.results[i], rb.path, rb.ex.points[j], rb.results[j], names,
+                            differences_text(differences(ra, ra.ex.points[i], rb, rb.ex.points[j])));
+        break;
+      }
+  if (paired == 0)
+    throw InputError(fmt::format("compare: error: no point of {} has the swept values of a point of {} (allowed: "
+                                 "results of the same sweep, or one result with --points I,J)",
+                                 ra.path, rb.path));
+  if (paired < ra.ex.points.size())
+    out += fmt::format("\n{} point(s) of {} have no match in {}\n", ra.ex.points.size() - paired, ra.path, rb.path);
+  return out;
+}
+
+}  // namespace vsim::app

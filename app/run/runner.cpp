@@ -1,0 +1,628 @@
+#include "app/run/runner.hpp"
+
+#include "app/experiment/estimate.hpp"
+#include "app/run/stop.hpp"
+#include "sim/world.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+// ASan builds: g++ defines __SANITIZE_ADDRESS__, clang (the project's
+// compiler) says so through __has_feature only.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VSIM_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(VSIM_ASAN)
+#define VSIM_ASAN 1
+#endif
+#if defined(VSIM_ASAN)
+#include <sanitizer/lsan_interface.h>
+#endif
+
+namespace vsim::app {
+namespace {
+
+// ---- wire format child -> parent ------------------------------------------
+// 'M' then, per metric: u64 name length, name bytes, the 8 bytes of the double
+// (same machine, so native byte order). Or 'E' then the error message.
+
+void put_u64(std::string& out, std::uint64_t v)
+{
+  char b[sizeof v];
+  std::memcpy(b, &v, sizeof v);
+  out.append(b, sizeof v);
+}
+
+}  // namespace
+
+std::string encode_metrics(const Metrics& m)
+{
+  std::string out(1, 'M');
+  for (const auto& [name, value] : m) {
+    put_u64(out, name.size());
+    out += name;
+    char b[sizeof(double)];
+    std::memcpy(b, &value, sizeof value);
+    out.append(b, sizeof b);
+  }
+  return out;
+}
+
+bool decode_metrics(const std::string& in, Metrics& m)
+{
+  if (in.empty() || in[0] != 'M')
+    return false;
+  std::size_t pos = 1;
+  while (pos < in.size()) {
+    std::uint64_t len;
+    if (in.size() - pos < sizeof len)
+      return false;
+    std::memcpy(&len, in.data() + pos, sizeof len);
+    pos += sizeof len;
+    if (in.size() - pos < len || in.size() - pos - len < sizeof(double))
+      return false;
+    std::string name = in.substr(pos, len);
+    pos += len;
+    double v;
+    std::memcpy(&v, in.data() + pos, sizeof v);
+    pos += sizeof v;
+    m[std::move(name)] = v;
+  }
+  return true;
+}
+
+namespace {
+
+bool write_all(int fd, const std::string& s)
+{
+  std::size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return false;
+    }
+    off += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+std::string signal_text(int sig)
+{
+  const char* abbrev = ::sigabbrev_np(sig);
+  const char* descr = ::sigdescr_np(sig);
+  std::string s = abbrev ? fmt::format("killed by signal SIG{}", abbrev) : fmt::format("killed by signal {}", sig);
+  if (descr)
+    s += fmt::format(" ({})", descr);
+  return s;
+}
+
+// ---- child ------------------------------------------------------------------
+
+// fn's result, or 'E' (or 'I' for an InputError, 'H' for a ModelledHang)
+// and the message.
+[[noreturn]] void child_main(int fd, const std::function<std::string()>& fn)
+{
+  // Whatever the simulation prints must not reach the parent's stdout, which
+  // may carry the results.
+  ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  std::string out;
+  int code = 0;
+  try {
+    out = fn();
+  } catch (const InputError& e) {
+    out = std::string("I") + e.what();
+    code = 1;
+  } catch (const ModelledHang& e) {
+    out = std::string("H") + e.what();
+    code = 1;
+  } catch (const std::exception& e) {
+    out = std::string("E") + e.what();
+    code = 1;
+  } catch (...) {
+    out = "Eunknown exception";
+    code = 1;
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  if (!write_all(fd, out) && code == 0)
+    code = 3;
+#if defined(VSIM_ASAN)
+  // _exit skips LeakSanitizer's check at exit: run it here, so that the
+  // sanitizer suite checks the simulations for leaks too (a leak fails the run).
+  __lsan_do_leak_check();
+#endif
+  ::_exit(code);  // never the parent's atexit handlers or static destructors
+}
+
+// A child process in its own process group, tracked for stop requests,
+// writing to a pipe: it runs `in_child` with the pipe's write end (which
+// must not return: child_main exits). The parent gets its pid and the
+// pipe's read end.
+std::pair<pid_t, int> fork_child(const std::function<void(int)>& in_child)
+{
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  std::fflush(nullptr);  // the child must not inherit (and later repeat) buffered output
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int err = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error(fmt::format("fork: {}", std::strerror(err)));
+  }
+  if (pid == 0) {
+    stop::enter_child(parent);
+    ::close(fds[0]);
+    in_child(fds[1]);
+    std::_Exit(1);  // in_child does not return
+  }
+  ::setpgid(pid, pid);  // as the child does: whichever runs first, the group exists from here on
+  stop::track(pid);
+  ::close(fds[1]);
+  return {pid, fds[0]};
+}
+
+// ---- parent -----------------------------------------------------------------
+
+struct Task {
+  std::size_t point;  // position in ex.points
+  std::uint32_t iteration;
+};
+
+struct Child {
+  pid_t pid;
+  int fd;
+  Task task;
+  std::string data;
+};
+
+int wait_for(pid_t pid)
+{
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR)
+      return -1;
+  }
+  return status;
+}
+
+// Kills and reaps every child still running when the run ends early (error or
+// exception); no zombie is left behind.
+struct Children {
+  std::vector<Child> running;
+  ~Children()
+  {
+    for (auto& c : running) {
+      if (c.pid <= 0)  // already reaped (never kill(-1, ...): every process)
+        continue;
+      ::kill(-c.pid, SIGKILL);  // its process group (stop::enter_child)
+      ::kill(c.pid, SIGKILL);
+      stop::untrack(c.pid);
+    }
+    for (auto& c : running) {
+      if (c.fd >= 0)
+        ::close(c.fd);
+      if (c.pid > 0)
+        wait_for(c.pid);
+    }
+  }
+};
+
+// Why a child's iteration failed: the message (or the signal), and whether
+// it was an InputError.
+struct Failure {
+  std::string why;
+  bool bad_input;
+  bool hang = false;  // a ModelledHang: the simulated system hangs, as its kernel would
+};
+
+// The point indices VSOCKSIM_TEST_FAIL_POINTS names (tests only; see
+// run_points in runner.hpp).
+std::set<std::size_t> injected_failures()
+{
+  std::set<std::size_t> out;
+  const char* text = std::getenv("VSOCKSIM_TEST_FAIL_POINTS");
+  if (text == nullptr || *text == '\0')
+    return out;
+  const std::string list = text;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string item = list.substr(start, comma - start);
+    if (item.empty() || item.size() > 9 || item.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument(fmt::format(
+          "VSOCKSIM_TEST_FAIL_POINTS='{}': not a comma-separated list of point indices (a switch for tests)", list));
+    out.insert(std::stoul(item));
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Progress on stderr: simulations and points done, simulated bytes, elapsed
+// time and an estimate of the time left (from the share of the expected
+// work done, by the cost model of app/experiment/estimate.hpp). One \r-updated line on a
+// terminal, a plain line at most every few seconds otherwise.
+class Progress {
+public:
+  Progress(bool enabled, const Experiment& ex, const std::vector<Task>& tasks)
+      : enabled_(enabled && !tasks.empty()), tty_(::isatty(STDERR_FILENO) == 1), total_(tasks.size()),
+        left_in_point_(ex.points.size(), 0)
+  {
+    for (const Point& point : ex.points) {
+      Estimate e = point_estimate(point.params);  // the cost model `check` uses
+      bytes_.push_back(e.bytes);
+      weight_.push_back(e.core_seconds);
+    }
+    for (const Task& t : tasks) {
+      total_weight_ += weight_[t.point];
+      ++left_in_point_[t.point];
+    }
+    start_ = last_ = std::chrono::steady_clock::now();
+  }
+
+  // A simulation ended. simulated_bytes: what it reported it simulated
+  // (sim.run_length), or < 0 for the estimate. point_failed: its point has
+  // failed (counted as failed, not done, once its last simulation ends).
+  void done(const Task& task, double simulated_bytes, bool point_failed)
+  {
+    ++done_;
+    done_bytes_ += simulated_bytes >= 0 ? simulated_bytes : bytes_[task.point];
+    done_weight_ += weight_[task.point];
+    point_ended(task, point_failed);
+  }
+
+  // A simulation of a failed point that is not run: out of the count.
+  void skipped(const Task& task)
+  {
+    --total_;
+    total_weight_ -= weight_[task.point];
+    point_ended(task, true);
+  }
+
+  // Ends a pending \r line, so an error message starts on its own line.
+  void abandon()
+  {
+    if (open_) {
+      std::fputc('\n', stderr);
+      std::fflush(stderr);
+      open_ = false;
+    }
+  }
+
+private:
+  void point_ended(const Task& task, bool point_failed)
+  {
+    if (--left_in_point_[task.point] == 0)
+      ++(point_failed ? points_failed_ : points_done_);
+    if (!enabled_)
+      return;
+    auto now = std::chrono::steady_clock::now();
+    bool final = done_ == total_;
+    if (!final && now - last_ < (tty_ ? std::chrono::milliseconds(250) : std::chrono::milliseconds(5000)))
+      return;
+    last_ = now;
+    double elapsed = std::chrono::duration<double>(now - start_).count();
+    std::string line = fmt::format("[{}/{} simulations, {}/{} points{}] {:.3g} GB simulated, elapsed {}", done_,
+                                   total_, points_done_, left_in_point_.size(),
+                                   points_failed_ ? fmt::format(", {} failed", points_failed_) : "",
+                                   done_bytes_ / 1e9, duration(elapsed));
+    if (!final && done_weight_ > 0)
+      line += ", about " + duration(elapsed * (total_weight_ - done_weight_) / done_weight_) + " left";
+    if (tty_) {
+      std::string text = "\r" + line;
+      if (line.size() < width_)
+        text.append(width_ - line.size(), ' ');
+      width_ = line.size();
+      open_ = !final;
+      if (final)
+        text += '\n';
+      std::fputs(text.c_str(), stderr);
+    } else {
+      std::fputs((line + "\n").c_str(), stderr);
+    }
+    std::fflush(stderr);
+  }
+
+  static std::string duration(double s)
+  {
+    if (s < 60)
+      return fmt::format("{:.1f} s", s);
+    long m = static_cast<long>(s / 60);
+    return fmt::format("{}m{:02d}s", m, static_cast<int>(s - 60.0 * static_cast<double>(m)));
+  }
+
+  bool enabled_;
+  bool tty_;
+  std::size_t total_;
+  std::vector<std::size_t> left_in_point_;
+  std::vector<double> bytes_, weight_;
+  double total_weight_ = 0, done_weight_ = 0, done_bytes_ = 0;
+  std::size_t done_ = 0, points_done_ = 0, points_failed_ = 0;
+  std::chrono::steady_clock::time_point start_, last_;
+  std::size_t width_ = 0;
+  bool open_ = false;
+};
+
+}  // namespace
+
+void split_run_length(Metrics& metrics, Metrics& info)
+{
+  static const std::string prefix = "run_length.";
+  for (auto it = metrics.lower_bound(prefix); it != metrics.end() && it->first.starts_with(prefix);) {
+    info[it->first.substr(prefix.size())] = it->second;
+    it = metrics.erase(it);
+  }
+}
+
+std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn, const RunOptions& opt)
+{
+  const unsigned jobs = std::max(1u, opt.jobs);
+  const std::set<std::size_t> injected = injected_failures();
+
+  std::vector<PointResult> results;
+  std::vector<Task> tasks;
+  results.reserve(ex.points.size());
+  for (std::size_t p = 0; p < ex.points.size(); ++p) {
+    const Point& point = ex.points[p];
+    std::int64_t n = point.params.integer("iterations");
+    if (n < 0)
+      throw std::invalid_argument(fmt::format("point {}: negative iteration count {}", point.index, n));
+    results.push_back(PointResult{point.index, std::vector<Metrics>(static_cast<std::size_t>(n)),
+                                  std::vector<Metrics>(static_cast<std::size_t>(n)), {}, false});
+    for (std::int64_t i = 0; i < n; ++i)
+      tasks.push_back(Task{p, static_cast<std::uint32_t>(i)});
+  }
+
+  Progress progress(opt.progress, ex, tasks);
+  Children children;
+  std::size_t next = 0, done = 0;
+  std::vector<std::size_t> left(results.size(), 0);
+  for (const Task& t : tasks)
+    ++left[t.point];
+  // Each point's lowest failed iteration so far. Its later iterations are
+  // not run (killed when running, their outcome ignored); its earlier ones
+  // run on, and one failing becomes the lowest: the failure reported is the
+  // lowest failing iteration's, whatever the order children end in.
+  std::vector<std::optional<std::uint32_t>> failed_at(results.size());
+  auto stopped = [&] { return opt.stop && opt.stop(); };
+
+  auto spawn = [&](const Task& task) {
+    const Point& point = ex.points[task.point];
+    const bool inject = injected.count(point.index) > 0;
+    const auto [pid, fd] = fork_child([&](int out) {
+      for (const auto& c : children.running)
+        ::close(c.fd);
+      child_main(out, [&] {
+        if (inject)
+          throw std::logic_error(kInjectedFailure);
+        return encode_metrics(fn(point.params, task.iteration));
+      });
+    });
+    children.running.push_back(Child{pid, fd, task, {}});
+  };
+
+  // Reaps a child whose pipe reached end of file and files its metrics, or
+  // returns why it failed.
+  auto finish = [&](Child& c) -> std::optional<Failure> {
+    ::close(c.fd);
+    stop::untrack(c.pid);
+    int status = wait_for(c.pid);
+    if (status < 0)
+      throw std::runtime_error(fmt::format("point {} iteration {}: waitpid: {}", ex.points[c.task.point].index,
+                                           c.task.iteration, std::strerror(errno)));
+    if (stopped())
+      throw Interrupted("interrupted");
+    if (WIFSIGNALED(status))
+      return Failure{signal_text(WTERMSIG(status)), false};
+    if (!WIFEXITED(status))
+      return Failure{"child ended abnormally", false};
+    if (WEXITSTATUS(status) != 0) {
+      if (!c.data.empty() && c.data[0] == 'H')
+        return Failure{fmt::format("{}{}", kHangPrefix, c.data.substr(1)), false, true};
+      if (!c.data.empty() && (c.data[0] == 'E' || c.data[0] == 'I'))
+        return Failure{c.data.substr(1), c.data[0] == 'I'};
+      return Failure{fmt::format("child exited with status {}", WEXITSTATUS(status)), false};
+    }
+    Metrics m;
+    if (!decode_metrics(c.data, m))
+      return Failure{"child exited without a valid result", false};
+    Metrics& info = results[c.task.point].run_length[c.task.iteration];
+    split_run_length(m, info);
+    results[c.task.point].iterations[c.task.iteration] = std::move(m);
+    return std::nullopt;
+  };
+
+  // A simulation ended (simulated_bytes as Progress::done) or was skipped
+  // (nullopt); after a point's last one, the point is filed.
+  auto task_ended = [&](const Task& task, std::optional<double> simulated_bytes) {
+    ++done;
+    const bool failed = failed_at[task.point].has_value();
+    if (simulated_bytes)
+      progress.done(task, *simulated_bytes, failed);
+    else
+      progress.skipped(task);
+    if (--left[task.point] > 0)
+      return;
+    PointResult& r = results[task.point];
+    if (failed) {
+      r.iterations.clear();
+      r.run_length.clear();
+    } else if (opt.on_point) {
+      opt.on_point(r);
+    }
+  };
+
+  // Files a failure of `task`: the point's failure when it is its lowest
+  // failed iteration so far; its later iterations still running are killed.
+  auto point_failed = [&](const Task& task, const Failure& f) {
+    std::optional<std::uint32_t>& at = failed_at[task.point];
+    if (at && *at < task.iteration)
+      return;
+    at = task.iteration;
+    results[task.point].failed = fmt::format("iteration {}: {}", task.iteration, f.why);
+    results[task.point].bad_input = f.bad_input;
+    results[task.point].hang = f.hang;
+    for (const Child& c : children.running)
+      if (c.pid > 0 && c.task.point == task.point && c.task.iteration > task.iteration) {
+        ::kill(-c.pid, SIGKILL);
+        ::kill(c.pid, SIGKILL);
+      }
+  };
+
+  auto drop = [&](const std::vector<bool>& ended) {
+    std::vector<Child> rest;
+    for (std::size_t j = 0; j < children.running.size(); ++j)
+      if (!ended[j])
+        rest.push_back(std::move(children.running[j]));
+    children.running = std::move(rest);
+  };
+
+  try {
+    while (done < tasks.size()) {
+      if (stopped())
+        throw Interrupted("interrupted");
+      while (children.running.size() < jobs && next < tasks.size()) {
+        const Task& task = tasks[next++];
+        if (failed_at[task.point] && task.iteration > *failed_at[task.point]) {
+          task_ended(task, std::nullopt);  // its point has failed already
+          continue;
+        }
+        spawn(task);
+        if (stopped())  // a request during the fork
+          throw Interrupted("interrupted");
+      }
+      if (children.running.empty())  // the rest was skipped
+        continue;
+
+      std::vector<pollfd> pfds;
+      pfds.reserve(children.running.size() + 1);
+      for (const auto& c : children.running)
+        pfds.push_back(pollfd{c.fd, POLLIN, 0});
+      if (opt.stop_fd >= 0)  // last, so pfds[k] is children.running[k]
+        pfds.push_back(pollfd{opt.stop_fd, POLLIN, 0});
+      if (::poll(pfds.data(), pfds.size(), -1) < 0) {
+        if (errno == EINTR)
+          continue;
+        throw std::runtime_error(fmt::format("poll: {}", std::strerror(errno)));
+      }
+
+      // Handle ready children in the order they were started; erase the
+      // finished ones afterwards.
+      if (stopped())
+        throw Interrupted("interrupted");
+      std::vector<bool> ended(children.running.size(), false);
+      // Whatever throws below, the finished entries (closed and reaped) are
+      // dropped first, so that ~Children kills and reaps only the rest.
+      try {
+        for (std::size_t k = 0; k < children.running.size(); ++k) {
+          if (pfds[k].revents == 0)
+            continue;
+          Child& c = children.running[k];
+          char buf[65536];
+          ssize_t n = ::read(c.fd, buf, sizeof buf);
+          if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN)
+              continue;
+            throw std::runtime_error(fmt::format("read from child: {}", std::strerror(errno)));
+          }
+          if (n > 0) {
+            c.data.append(buf, static_cast<std::size_t>(n));
+            continue;
+          }
+          // End of file: the child is done (or dead).
+          Child finished = std::move(c);
+          ended[k] = true;
+          c.fd = -1;
+          c.pid = -1;
+          const Task& task = finished.task;
+          const std::optional<Failure> failure = finish(finished);
+          if (failure)
+            point_failed(task, *failure);
+          const Metrics& info = results[task.point].run_length.at(task.iteration);
+          auto simulated = info.find("simulated_bytes");
+          task_ended(task, failure ? 0.0 : simulated == info.end() ? -1.0 : simulated->second);
+        }
+      } catch (...) {
+        drop(ended);
+        throw;
+      }
+      drop(ended);
+    }
+  } catch (...) {
+    progress.abandon();
+    throw;
+  }
+  return results;
+}
+
+std::string run_in_child(const std::function<std::string()>& fn)
+{
+  const auto [pid, fd] = fork_child([&](int out) { child_main(out, fn); });
+  std::string data;
+  char buf[65536];
+  for (;;) {
+    // A stop request ends the child at once (as run_points does).
+    pollfd pfds[2] = {{fd, POLLIN, 0}, {stop::wake_fd(), POLLIN, 0}};
+    const int ready = ::poll(pfds, stop::wake_fd() >= 0 ? 2 : 1, -1);
+    if (stop::requested()) {
+      ::kill(-pid, SIGKILL);
+      ::kill(pid, SIGKILL);
+      ::close(fd);
+      stop::untrack(pid);
+      wait_for(pid);
+      throw Interrupted("interrupted");
+    }
+    if (ready < 0 && errno == EINTR)
+      continue;
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    data.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  stop::untrack(pid);
+  const int status = wait_for(pid);
+  if (status < 0)
+    throw std::runtime_error(fmt::format("waitpid: {}", std::strerror(errno)));
+  if (WIFSIGNALED(status))
+    throw std::runtime_error(signal_text(WTERMSIG(status)));
+  if (!WIFEXITED(status))
+    throw std::runtime_error("child ended abnormally");
+  if (WEXITSTATUS(status) != 0) {
+    if (!data.empty() && data[0] == 'I')
+      throw InputError(data.substr(1));
+    if (!data.empty() && data[0] == 'H')
+      throw ModelledHang(data.substr(1));
+    if (!data.empty() && data[0] == 'E')
+      throw std::runtime_error(data.substr(1));
+    throw std::runtime_error(fmt::format("child exited with status {}", WEXITSTATUS(status)));
+  }
+  return data;
+}
+
+}  // namespace vsim::app

@@ -1,0 +1,115 @@
+// The run driver: every iteration of every point of an experiment runs in its
+// own forked child process (SimGrid allows one simulation per process), up to
+// `jobs` children at once. Results are placed by (point, iteration), so they do
+// not depend on the number of jobs or on the order in which children finish.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "app/experiment/experiment.hpp"
+#include "sim/params.hpp"
+
+namespace vsim::app {
+
+// One iteration's metrics, by name.
+using Metrics = std::map<std::string, double>;
+
+// Runs one iteration of one point; called in a child process. Throwing makes
+// that point fail (PointResult::failed) with the exception's message.
+using IterationFn = std::function<Metrics(const Params&, std::uint32_t iteration)>;
+
+struct PointResult;
+
+struct RunOptions {
+  unsigned jobs = 1;      // children at once; 0 counts as 1
+  bool progress = true;   // progress lines on stderr (a single \r-updated line on a terminal)
+  // Called (in the parent) as soon as every iteration of a point is done;
+  // not for a point that failed.
+  std::function<void(const PointResult&)> on_point;
+  // When it returns true (a stop request, app/run/stop.hpp), the run stops:
+  // children are killed with their process groups and reaped, and Interrupted
+  // is thrown. Asked before and after every fork and whenever the wait for
+  // children returns.
+  std::function<bool()> stop;
+  // A descriptor that becomes readable when a stop is requested, watched
+  // with the children's pipes so the wait returns at once; -1 for none.
+  int stop_fd = -1;
+};
+
+// The run was stopped through RunOptions::stop.
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct PointResult {
+  std::size_t index;                // Point::index
+  std::vector<Metrics> iterations;  // iterations 0..n-1, in order
+  // How each iteration's figures were obtained (sim.run_length): the
+  // run_length.* entries a simulation reports, without the prefix
+  // (extrapolated, reason, simulated_bytes, ...); empty maps if none.
+  std::vector<Metrics> run_length;
+  // Empty when every iteration ran. Else why the point failed, its lowest
+  // failed iteration's "iteration I: <message or signal>"; then iterations
+  // and run_length are empty.
+  std::string failed;
+  // The failure was an InputError: bad input found only by simulating.
+  bool bad_input = false;
+  // The failure was the simulated system's own hang (sim/world.hpp
+  // ModelledHang): a result the transport explains by a kernel rule, not a
+  // defect of the model. `failed` then says why.
+  bool hang = false;
+};
+
+// How the message of a point whose simulated system hangs (PointResult::hang)
+// begins, before the transport's reason.
+inline constexpr const char* kHangPrefix = "the simulated system hangs, as the kernel it models would: ";
+
+// The message of a failure injected by VSOCKSIM_TEST_FAIL_POINTS (below).
+inline constexpr const char* kInjectedFailure = "injected failure (VSOCKSIM_TEST_FAIL_POINTS)";
+
+// Moves the run_length.* entries of an iteration's metrics into `info`
+// (without the prefix).
+void split_run_length(Metrics& metrics, Metrics& info);
+
+// Runs params.integer("iterations") iterations of every point of `ex`, each in
+// a forked child which calls fn(point.params, i) and sends the metrics back
+// through a pipe, bit-exact. Returns one PointResult per point, in the order of
+// ex.points.
+//
+// In the child, stdout is redirected to stderr so nothing a simulation prints
+// can mix with the results the parent writes to stdout. Each child runs in a
+// process group of its own (stop::enter_child) and dies with the parent.
+//
+// A point fails when fn throws, or a child dies by a signal, exits non-zero
+// or exits without a result, in any of its iterations: its PointResult then
+// holds no metrics and says why in `failed` (the lowest failed iteration's
+// message, so the same for any `jobs`); its later iterations are not run
+// (or killed when running). Every other point runs as if nothing had failed.
+//
+// For tests only: the environment variable VSOCKSIM_TEST_FAIL_POINTS, a
+// comma-separated list of point indices (Point::index), makes every
+// iteration of those points throw std::logic_error(kInjectedFailure) in the
+// child instead of calling fn. A malformed list throws std::invalid_argument
+// before anything runs.
+//
+// Errors of the run itself (pipe, fork, poll, read, waitpid, or on_point
+// throwing) kill and reap the children and are thrown.
+std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn, const RunOptions& opt);
+
+// Runs fn once in a forked child, as run_points runs an iteration, and
+// returns the bytes it returned. An InputError fn throws comes back as
+// InputError (exit 2: bad input found only by simulating), any other error or
+// a dead child as std::runtime_error. A stop request (app/run/stop.hpp) kills the
+// child and throws Interrupted.
+std::string run_in_child(const std::function<std::string()>& fn);
+
+// The bit-exact wire format of metrics (what children send back).
+std::string encode_metrics(const Metrics& m);
+bool decode_metrics(const std::string& in, Metrics& m);
+
+}  // namespace vsim::app

@@ -1,0 +1,101 @@
+#include "app/validation/effects.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace vsim::app {
+namespace {
+
+bool is_context_key(const std::string& key)
+{
+  return key == "direction" || key.rfind("workload.", 0) == 0;
+}
+
+// Every key either row names, in order of first use.
+std::vector<std::string> keys_of(const Measurement& a, const Measurement& b)
+{
+  std::vector<std::string> keys;
+  for (const Measurement* m : {&a, &b})
+    for (const auto& [k, v] : m->keys)
+      if (std::find(keys.begin(), keys.end(), k) == keys.end())
+        keys.push_back(k);
+  return keys;
+}
+
+}  // namespace
+
+bool is_held_out(const Measurement& m)
+{
+  return m.source.ends_with("/held-out");
+}
+
+bool DesignEffect::held_out() const { return is_held_out(*base->m) || is_held_out(*changed->m); }
+
+bool DesignEffect::large() const { return std::fabs(measured_ratio - 1) > 0.1; }
+
+bool DesignEffect::direction_right() const
+{
+  // A predicted change under 2% is no change: it cannot get a direction right.
+  return (measured_ratio > 1 && predicted_ratio > 1.02) || (measured_ratio < 1 && predicted_ratio < 0.98);
+}
+
+bool DesignEffect::size_within_20() const { return std::fabs(predicted_ratio / measured_ratio - 1) <= 0.2; }
+
+std::vector<DesignEffect> design_effects(const Comparison& c)
+{
+  std::vector<DesignEffect> out;
+  for (std::size_t i = 0; i < c.rows.size(); ++i)
+    for (std::size_t j = i + 1; j < c.rows.size(); ++j) {
+      const ComparisonRow& a = c.rows[i];
+      const ComparisonRow& b = c.rows[j];
+      if (a.m->metric != b.m->metric || a.stat != b.stat || a.measured <= 0 || a.predicted <= 0)
+        continue;
+      bool same_workload = true;
+      std::string change, context;
+      for (const std::string& k : keys_of(*a.m, *b.m)) {
+        const std::string va = a.m->value_of(k), vb = b.m->value_of(k);
+        if (is_context_key(k)) {
+          same_workload = same_workload && va == vb;
+          context += fmt::format("{}{}={}", context.empty() ? "" : ", ", k, va);
+        } else if (va != vb) {
+          change += fmt::format("{}{}: {} -> {}", change.empty() ? "" : ", ", k, va, vb);
+        }
+      }
+      if (!same_workload || change.empty())
+        continue;
+      context += (context.empty() ? "" : ": ") + a.m->metric;
+      out.push_back(DesignEffect{&a, &b, change, context, b.measured / a.measured, b.predicted / a.predicted});
+    }
+  return out;
+}
+
+EffectSummary summarize(const std::vector<DesignEffect>& effects, bool held_out_only)
+{
+  EffectSummary s;
+  for (const DesignEffect& e : effects) {
+    if (held_out_only && !e.held_out())
+      continue;
+    ++s.effects;
+    if (!e.large())
+      continue;
+    ++s.large;
+    s.direction_right += e.direction_right();
+    s.within_20 += e.size_within_20();
+  }
+  return s;
+}
+
+std::string effect_summary_text(const EffectSummary& s)
+{
+  if (s.large == 0)
+    return fmt::format("{} design effect(s), none larger than 10%", s.effects);
+  return fmt::format("{} design effect(s), {} larger than 10%: direction right for {:.0f}% ({}), size within 20% "
+                     "for {:.0f}% ({})",
+                     s.effects, s.large, 100.0 * static_cast<double>(s.direction_right) / static_cast<double>(s.large),
+                     s.direction_right, 100.0 * static_cast<double>(s.within_20) / static_cast<double>(s.large),
+                     s.within_20);
+}
+
+}  // namespace vsim::app

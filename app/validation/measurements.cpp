@@ -1,0 +1,508 @@
+#include "app/validation/measurements.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "transports/simulate.hpp"
+#include "app/report/results.hpp"
+#include "transports/simulate.hpp"
+
+namespace vsim::app {
+
+namespace {
+
+std::vector<std::string> split_csv_line(const std::string& line)
+{
+  std::vector<std::string> out;
+  std::string cell;
+  std::stringstream ss(line);
+  while (std::getline(ss, cell, ','))
+    out.push_back(cell);
+  if (!line.empty() && line.back() == ',')
+    out.emplace_back();
+  return out;
+}
+
+bool is_stat(const std::string& s)
+{
+  return s == "min" || s == "max" || s == "mean" || s == "median";
+}
+
+// Position in ex.points of the point with this index.
+std::size_t position_of(const Experiment& ex, std::size_t index)
+{
+  for (std::size_t i = 0; i < ex.points.size(); ++i)
+    if (ex.points[i].index == index)
+      return i;
+  throw std::out_of_range(fmt::format("no point with index {}", index));
+}
+
+// "" when a name in a metric expression is a metric or a numeric experiment
+// key, else what is wrong and what is allowed.
+std::string check_metric_name(const std::string& name, const ParamRegistry& reg)
+{
+  if (!MetricExpr::is_key(name))
+    return find_metric(name) != nullptr
+               ? ""
+               : fmt::format("unknown metric '{}' (allowed: {}; or a numeric experiment key such as "
+                             "workload.total_bytes)",
+                             name, known_metrics_list());
+  const ParamSpec* spec = reg.find(name);
+  if (spec == nullptr)
+    return fmt::format("unknown experiment key '{}' (allowed: metric names, numeric experiment keys)", name);
+  if (spec->kind != ParamKind::Integer && spec->kind != ParamKind::Size && spec->kind != ParamKind::Number)
+    return fmt::format("experiment key '{}' is not a number (it is a {}; allowed: integer, size and number keys)", name,
+                       to_string(spec->kind));
+  return "";
+}
+
+// Column of the `unit` cell of a row.
+int unit_column(const std::vector<std::string>& header, const std::vector<std::string>& cells)
+{
+  int col = 1;
+  for (std::size_t i = 0; i < cells.size() && header[i] != "unit"; ++i)
+    col += static_cast<int>(cells[i].size()) + 1;
+  return col;
+}
+
+}  // namespace
+
+// Recursive descent over
+//   expr := term (('+' | '-') term)*     term := factor (('*' | '/') factor)*
+//   factor := NUMBER | NAME | '(' expr ')' | '-' factor
+// emitting reverse Polish.
+class MetricExprParser {
+public:
+  MetricExprParser(const std::string& text, const std::function<std::string(const std::string&)>& check)
+      : text_(text), check_(check)
+  {
+  }
+
+  MetricExpr parse()
+  {
+    skip_blanks();
+    if (pos_ == text_.size())
+      fail("expected a metric name or an expression over metric names");
+    expr();
+    if (pos_ != text_.size())
+      fail(fmt::format("unexpected '{}' (allowed: metric names, numbers, + - * /, parentheses)", text_[pos_]));
+    return std::move(out_);
+  }
+
+private:
+  [[noreturn]] void fail(const std::string& what) const { throw MetricExpr::Error{pos_, what}; }
+
+  void skip_blanks()
+  {
+    while (pos_ < text_.size() && text_[pos_] == ' ')
+      ++pos_;
+  }
+  bool take(char c)
+  {
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      skip_blanks();
+      return true;
+    }
+    return false;
+  }
+  void emit(char op) { out_.rpn_.push_back(MetricExpr::Step{op}); }
+
+  void expr()
+  {
+    term();
+    for (;;) {
+      if (take('+')) {
+        term();
+        emit('+');
+      } else if (take('-')) {
+        term();
+        emit('-');
+      } else
+        return;
+    }
+  }
+  void term()
+  {
+    factor();
+    for (;;) {
+      if (take('*')) {
+        factor();
+        emit('*');
+      } else if (take('/')) {
+        factor();
+        emit('/');
+      } else
+        return;
+    }
+  }
+  void factor()
+  {
+    if (take('-')) {
+      factor();
+      emit('~');
+      return;
+    }
+    if (take('(')) {
+      expr();
+      if (!take(')'))
+        fail("expected ')'");
+      return;
+    }
+    const std::size_t start = pos_;
+    if (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.')) {
+      const char* begin = text_.c_str() + pos_;
+      char* end = nullptr;
+      const double d = std::strtod(begin, &end);
+      if (end == begin || !std::isfinite(d))
+        fail("expected a number");
+      pos_ += static_cast<std::size_t>(end - begin);
+      out_.rpn_.push_back(MetricExpr::Step{'n', d});
+      skip_blanks();
+      return;
+    }
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_' || text_[pos_] == '.'))
+      ++pos_;
+    if (pos_ == start)
+      fail(pos_ == text_.size()
+               ? "expected a metric name, a number or '(' at the end"
+               : fmt::format("unexpected '{}' (allowed: metric names, numbers, + - * /, parentheses)", text_[pos_]));
+    const std::string name = text_.substr(start, pos_ - start);
+    if (std::string why = check_(name); !why.empty()) {
+      pos_ = start;
+      fail(why);
+    }
+    auto at = std::find(out_.names_.begin(), out_.names_.end(), name);
+    if (at == out_.names_.end())
+      at = out_.names_.insert(out_.names_.end(), name);
+    out_.rpn_.push_back(MetricExpr::Step{'v', 0, static_cast<std::size_t>(at - out_.names_.begin())});
+    skip_blanks();
+  }
+
+  const std::string& text_;
+  const std::function<std::string(const std::string&)>& check_;
+  std::size_t pos_ = 0;
+  MetricExpr out_;
+};
+
+MetricExpr MetricExpr::parse(const std::string& text, const std::function<std::string(const std::string&)>& check_name)
+{
+  return MetricExprParser(text, check_name).parse();
+}
+
+std::optional<double> MetricExpr::eval(const Metrics& m, const Params& point, std::string* missing) const
+{
+  std::vector<double> stack;
+  for (const Step& s : rpn_) {
+    if (s.op == 'n') {
+      stack.push_back(s.number);
+    } else if (s.op == 'v') {
+      const std::string& name = names_[s.name];
+      std::optional<double> v;
+      if (!is_key(name)) {
+        if (auto f = m.find(name); f != m.end())
+          v = f->second;
+      } else if (point.has(name)) {
+        const Value& value = point.get(name);
+        if (const auto* i = std::get_if<std::int64_t>(&value))
+          v = static_cast<double>(*i);
+        else if (const auto* d = std::get_if<double>(&value))
+          v = *d;
+      }
+      if (!v) {
+        if (missing != nullptr)
+          *missing = name;
+        return std::nullopt;
+      }
+      stack.push_back(*v);
+    } else if (s.op == '~') {
+      stack.back() = -stack.back();
+    } else {
+      const double b = stack.back();
+      stack.pop_back();
+      double& a = stack.back();
+      a = s.op == '+' ? a + b : s.op == '-' ? a - b : s.op == '*' ? a * b : a / b;
+    }
+  }
+  return stack.at(0);
+}
+
+std::string Measurement::value_of(const std::string& key) const
+{
+  for (const auto& [k, v] : keys)
+    if (k == key)
+      return v;
+  return "";
+}
+
+std::string Measurement::keys_text() const
+{
+  std::string s;
+  for (const auto& [k, v] : keys)
+    s += (s.empty() ? "" : ", ") + k + "=" + v;
+  return s;
+}
+
+std::vector<Measurement> load_measurements(const std::string& path, const ParamRegistry& reg)
+{
+  std::ifstream f(path);
+  if (!f)
+    throw InputError(fmt::format("{}: error: cannot read the measurements file", path));
+  std::vector<std::string> header;
+  std::vector<Measurement> out;
+  std::string line;
+  for (int lineno = 1; std::getline(f, line); ++lineno) {
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::vector<std::string> cells = split_csv_line(line);
+    if (header.empty()) {
+      header = cells;
+      int col = 1;
+      for (const std::string& h : header) {
+        if (h != "metric" && h != "source" && h != "unit" && !is_stat(h) && reg.find(h) == nullptr)
+          throw InputError(fmt::format("{}:{}:{}: error: unknown column '{}' (allowed: experiment keys, metric, "
+                                       "min, max, mean, median, source, unit)",
+                                       path, lineno, col, h));
+        col += static_cast<int>(h.size()) + 1;
+      }
+      continue;
+    }
+    if (cells.size() != header.size())
+      throw InputError(fmt::format("{}:{}:1: error: {} cells, the header has {}", path, lineno, cells.size(),
+                                   header.size()));
+    Measurement m;
+    m.line = lineno;
+    int col = 1;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      const std::string& h = header[i];
+      const std::string& v = cells[i];
+      if (h == "metric") {
+        try {
+          m.expr = MetricExpr::parse(v, [&reg](const std::string& name) { return check_metric_name(name, reg); });
+        } catch (const MetricExpr::Error& e) {
+          throw InputError(
+              fmt::format("{}:{}:{}: error: metric: {}", path, lineno, col + static_cast<int>(e.offset), e.what));
+        }
+        m.metric = v;
+        m.metric_column = col;
+      } else if (h == "source") {
+        m.source = v;
+      } else if (h == "unit") {
+        m.unit = v;
+        m.source = v;
+      } else if (is_stat(h)) {
+        if (!v.empty()) {
+          std::size_t used = 0;
+          double d = 0;
+          try {
+            d = std::stod(v, &used);
+          } catch (const std::exception&) {
+            used = 0;
+          }
+          if (used != v.size() || !std::isfinite(d))
+            throw InputError(fmt::format("{}:{}:{}: error: {}: expected a number, got '{}'", path, lineno, col, h, v));
+          m.stats[h] = d;
+        }
+      } else if (!v.empty()) {
+        m.keys.emplace_back(h, v);
+        m.key_columns.push_back(col);
+      }
+      col += static_cast<int>(v.size()) + 1;
+    }
+    if (m.metric.empty() || (!m.stats.count("mean") && !m.stats.count("median")))
+      throw InputError(fmt::format("{}:{}:1: error: a row needs a metric and a mean or median", path, lineno));
+    if (m.expr.is_name()) {
+      const MetricDoc* doc = find_metric(m.metric);
+      if (m.unit.empty())
+        m.unit = doc->unit;
+      else if (m.unit != doc->unit)
+        throw InputError(fmt::format("{}:{}:{}: error: unit: {} is in {}, not '{}' (allowed: {}; for another unit "
+                                     "convert in the metric column, e.g. throughput_MBps*0.008 for Gbit/s)",
+                                     path, lineno, unit_column(header, cells), m.metric, doc->unit, m.unit, doc->unit));
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::vector<long> match_measurements(const Experiment& ex, const std::vector<Measurement>& measurements,
+                                     const std::string& file)
+{
+  std::vector<long> out;
+  for (const Measurement& m : measurements) {
+    const Point* match = nullptr;
+    for (const Point& p : ex.points) {
+      bool all = true;
+      for (const auto& [key, text] : m.keys)
+        if (!p.params.has(key) || value_to_string(p.params.get(key)) != text) {
+          all = false;
+          break;
+        }
+      if (all) {
+        if (match != nullptr)
+          throw InputError(fmt::format("{}:{}:1: error: the row matches several points ({} and {}); name more keys",
+                                       file, m.line, match->index, p.index));
+        match = &p;
+      }
+    }
+    out.push_back(match == nullptr ? -1 : static_cast<long>(match->index));
+  }
+  return out;
+}
+
+std::string unmatched_row_message(const Experiment& ex, const Measurement& m, const std::string& file)
+{
+  for (std::size_t k = 0; k < m.keys.size(); ++k) {
+    const auto& [key, text] = m.keys[k];
+    std::set<std::string> values;  // sorted: deterministic
+    for (const Point& p : ex.points)
+      if (p.params.has(key))
+        values.insert(value_to_string(p.params.get(key)));
+    if (values.count(text))
+      continue;
+    std::string have;
+    for (const std::string& v : values)
+      have += (have.empty() ? "" : ", ") + v;
+    return fmt::format("{}:{}:{}: error: {}: no point of {} has the value '{}' (its points have: {}); the row "
+                       "matches no point",
+                       file, m.line, m.key_columns.at(k), key, ex.file, text, have);
+  }
+  return fmt::format("{}:{}:1: error: no point of {} has this combination ({}); the row matches no point", file, m.line,
+                     ex.file, m.keys_text());
+}
+
+std::string missing_metric_message(const Experiment& ex, const MissingMetric& mm, const std::string& file)
+{
+  const Params& params = ex.points.at(position_of(ex, mm.point)).params;
+  if (MetricExpr::is_key(mm.metric))
+    return fmt::format("{}:{}:{}: error: metric: {} is '{}' at point {} of {}, not a number (allowed: keys with "
+                       "numeric values at every matched point)",
+                       file, mm.m->line, mm.m->metric_column, mm.metric,
+                       params.has(mm.metric) ? value_to_string(params.get(mm.metric)) : "", mm.point, ex.file);
+  return fmt::format("{}:{}:{}: error: metric: the run of {} (point {}, transport {}) reports no metric '{}' "
+                     "(allowed: the metrics that transport reports)",
+                     file, mm.m->line, mm.m->metric_column, ex.file, mm.point, value_to_string(params.get("transport")),
+                     mm.metric);
+}
+
+Comparison compare(const Experiment& ex, const std::vector<PointResult>& results,
+                   const std::vector<Measurement>& measurements, const std::string& file)
+{
+  Comparison c;
+  c.file = file;
+  double sum = 0;
+  std::vector<long> matches = match_measurements(ex, measurements, file);
+  for (std::size_t i = 0; i < measurements.size(); ++i) {
+    const Measurement& m = measurements[i];
+    if (matches[i] < 0) {
+      ++c.unmatched;
+      continue;
+    }
+    // Positions, not indices: a sharded run holds only some of the points.
+    const std::size_t at = position_of(ex, static_cast<std::size_t>(matches[i]));
+    const Point* match = &ex.points.at(at);
+    if (!results.at(at).failed.empty()) {
+      c.failed.push_back(FailedRow{&m, match->index});
+      continue;
+    }
+    std::vector<double> values;
+    std::string missing;
+    for (const Metrics& it : results.at(at).iterations) {
+      std::optional<double> v = m.expr.eval(it, match->params, &missing);
+      if (!v)
+        break;
+      values.push_back(*v);
+    }
+    if (!missing.empty()) {
+      c.missing.push_back(MissingMetric{&m, match->index, missing});
+      continue;
+    }
+    if (values.empty())
+      continue;
+    Stats s = summarize(values);
+    ComparisonRow r{&m, match->index, m.stats.count("mean") ? "mean" : "median", 0, 0, 0};
+    r.measured = m.stats.at(r.stat);
+    r.predicted = r.stat == "mean" ? s.mean : s.median;
+    r.error_percent = (r.predicted - r.measured) / r.measured * 100.0;
+    sum += std::fabs(r.error_percent);
+    c.rows.push_back(r);
+    if (std::fabs(r.error_percent) > std::fabs(c.rows[c.worst].error_percent))
+      c.worst = c.rows.size() - 1;
+  }
+  if (!c.rows.empty())
+    c.mean_abs_error_percent = sum / static_cast<double>(c.rows.size());
+  return c;
+}
+
+std::string comparison_table(const Comparison& c)
+{
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"point", "row", "metric", "stat", "measured", "predicted", "error"});
+  for (const ComparisonRow& r : c.rows) {
+    std::string keys;
+    for (const auto& [k, v] : r.m->keys)
+      keys += (keys.empty() ? "" : " ") + k + "=" + v;
+    rows.push_back({std::to_string(r.point), keys, r.m->metric, r.stat, fmt::format("{:.4g}", r.measured),
+                    fmt::format("{:.4g}", r.predicted), fmt::format("{:+.1f}%", r.error_percent)});
+  }
+  std::string out = fmt::format("Predicted against measured ({}):\n", c.file) + render_columns(rows);
+  if (!c.rows.empty()) {
+    const ComparisonRow& w = c.rows[c.worst];
+    out += fmt::format("mean absolute error: {:.1f}% over {} row(s); worst: point {} ({:+.1f}%)\n",
+                       c.mean_abs_error_percent, c.rows.size(), w.point, w.error_percent);
+  }
+  for (const MissingMetric& mm : c.missing)
+    out += fmt::format("line {} ({}): not compared, '{}' has no value at point {}\n", mm.m->line, mm.m->metric,
+                       mm.metric, mm.point);
+  for (const FailedRow& f : c.failed)
+    out += fmt::format("line {} ({}): not compared, point {} failed\n", f.m->line, f.m->metric, f.point);
+  if (c.unmatched > 0)
+    out += fmt::format("{} measured row(s) match no point of this run\n", c.unmatched);
+  return out;
+}
+
+nlohmann::ordered_json comparison_json(const Comparison& c)
+{
+  nlohmann::ordered_json j;
+  j["measurements"] = c.file;
+  j["rows"] = nlohmann::ordered_json::array();
+  for (const ComparisonRow& r : c.rows) {
+    nlohmann::ordered_json row;
+    row["point"] = r.point;
+    for (const auto& [k, v] : r.m->keys)
+      row["match"][k] = v;
+    row["metric"] = r.m->metric;
+    row["stat"] = r.stat;
+    row["measured"] = r.measured;
+    row["predicted"] = r.predicted;
+    row["error_percent"] = r.error_percent;
+    row["source"] = r.m->source;
+    j["rows"].push_back(row);
+  }
+  j["mean_abs_error_percent"] = c.mean_abs_error_percent;
+  j["unmatched_rows"] = c.unmatched;
+  if (!c.failed.empty()) {  // left out when no point failed
+    j["failed_point_rows"] = nlohmann::ordered_json::array();
+    for (const FailedRow& f : c.failed) {
+      nlohmann::ordered_json row;
+      row["point"] = f.point;
+      for (const auto& [k, v] : f.m->keys)
+        row["match"][k] = v;
+      row["metric"] = f.m->metric;
+      j["failed_point_rows"].push_back(row);
+    }
+  }
+  return j;
+}
+
+}  // namespace vsim::app
