@@ -1,5 +1,7 @@
 #include "app/experiment/describe.hpp"
 
+#include "app/experiment/text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -36,14 +38,6 @@ std::string section_of(const std::string& path)
 bool matches(const std::string& path, const std::string& topic)
 {
   return topic.empty() || path == topic || path.rfind(topic + ".", 0) == 0;
-}
-
-std::string join(const std::vector<std::string>& items, const char* sep = ", ")
-{
-  std::string out;
-  for (const auto& s : items)
-    out += (out.empty() ? "" : sep) + s;
-  return out;
 }
 
 std::string with_unit(double x, const std::string& unit)

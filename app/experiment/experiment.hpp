@@ -54,7 +54,5 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
 Experiment load_experiment_text(const std::string& text, const std::string& display_name,
                                 const std::vector<std::string>& sets, const ParamRegistry& reg);
 
-// Lower-case hex SHA-256 of text (config hashes, point keys).
-std::string sha256_hex(const std::string& text);
 
 }  // namespace vsim::app

@@ -1,6 +1,7 @@
 #include "app/run/output_dir.hpp"
 
 #include "app/experiment/params_json.hpp"
+#include "app/experiment/sha256.hpp"
 
 #include <cerrno>
 #include <cstdio>

@@ -81,6 +81,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "app/experiment/experiment.hpp"
+#include "app/experiment/sha256.hpp"
 #include "app/experiment/registry.hpp"
 #include "sim/world.hpp"
 #include "transports/profiles.hpp"

@@ -1,0 +1,53 @@
+// `vsocksim check FILE.yaml [--set KEY=VALUE]... [--jobs N]`: the experiment
+// loaded and checked as `run` would, its size and time estimate, the
+// warnings for clamped or ignored values and the points that are the same
+// run; nothing is simulated.
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "app/cli/command.hpp"
+#include "app/cli/common.hpp"
+#include "app/experiment/effective.hpp"
+#include "app/experiment/estimate.hpp"
+#include "app/experiment/registry.hpp"
+
+namespace vsim::app::cli {
+
+namespace {
+
+struct CheckArgs {
+  std::string file;
+  std::vector<std::string> sets;
+  unsigned jobs = default_jobs();
+};
+
+int check(const CheckArgs& a)
+{
+  Experiment ex = load_experiment(a.file, a.sets, registry());
+  prepare(ex, a.file);
+  std::cout << fmt::format("{}: ok: experiment '{}', {} point(s), {}; config sha256 {}\n", a.file, ex.name,
+                           ex.points.size(), describe_estimate(estimate(ex), a.jobs), ex.config_sha256);
+  for (const std::string& w : effective_warnings(ex))
+    std::cout << fmt::format("{}: warning: {}\n", a.file, w);
+  for (const std::string& line : same_run_lines(ex))
+    std::cout << fmt::format("{}: note: {}\n", a.file, line);
+  return 0;
+}
+
+}  // namespace
+
+Command add_check(CLI::App& app)
+{
+  auto a = std::make_shared<CheckArgs>();
+  auto* sub = app.add_subcommand("check", "validate an experiment without simulating");
+  sub->add_option("file", a->file, "experiment file (YAML)")->required();
+  sub->add_option("--set", a->sets, "override a key: KEY=VALUE (repeatable)");
+  sub->add_option("--jobs", a->jobs, "jobs the time estimate assumes")
+      ->check(CLI::Range(1u, 1024u))
+      ->capture_default_str();
+  return {sub, [a] { return check(*a); }};
+}
+
+}  // namespace vsim::app::cli

@@ -1,0 +1,46 @@
+// What several commands share: the jobs default, the end of a command
+// stopped by a request or with failed points, the run options, and the
+// validation of what `run` and `check` need besides the experiment.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/experiment/experiment.hpp"
+#include "app/run/runner.hpp"
+#include "app/validation/measurements.hpp"
+
+namespace vsim::app::cli {
+
+// --jobs' default: the machine's hardware threads (at least 1).
+unsigned default_jobs();
+
+// The end of a command stopped by a request: the line on stderr and the exit
+// status (130 SIGINT, 143 SIGTERM, 129 SIGHUP). Finished points under
+// --output are complete files a later run reuses. (`finished` counts the
+// points that ran to the end, not those that failed.)
+int stopped(std::size_t finished, std::size_t total, const std::string& output);
+
+// The end of a run or validate in which points failed (PointResult::failed):
+// on stderr, one line per failed point (its name, with its swept values, and
+// why), then `summary`. The exit status: 2 when every failure was bad input
+// found only by simulating (an InputError), else 1 (an internal error, or a
+// point whose simulated system hangs as its kernel would: PointResult::hang).
+using FailedPoints = std::vector<std::pair<std::string, const PointResult*>>;
+int points_failed(const FailedPoints& failed, const std::string& summary);
+
+// Run options for run and validate: jobs, progress unless quiet, and the
+// stop request watched (app/run/stop.hpp).
+RunOptions run_options(unsigned jobs, bool quiet);
+
+// What `run` needs besides the experiment, validated before anything runs
+// (so `check` rejects exactly what `run` would).
+struct Prepared {
+  std::vector<std::string> metrics;
+  std::string measurements_file;
+  std::vector<Measurement> measurements;
+};
+Prepared prepare(const Experiment& ex, const std::string& file);
+
+}  // namespace vsim::app::cli
