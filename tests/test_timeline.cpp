@@ -1,6 +1,6 @@
 // The timeline recorder (sim/trace.hpp) driven directly and through the
 // engine, and the pieces of `run --trace` that need no simulation
-// (app/run/timeline.hpp). The command itself: tests/test_cli.cpp, [trace].
+// (app/run/timeline.hpp). The command itself: tests/cli/test_trace.cpp, [trace].
 #include <catch2/catch.hpp>
 
 #include <cstdio>

@@ -1,6 +1,6 @@
 // `validate` as a library: metric expressions, loading studies, running them
 // through the run driver with a stand-in simulation (no SimGrid), the error
-// arithmetic and the report. The command line is tested in test_cli.cpp.
+// arithmetic and the report. The command line is tested in tests/cli/test_validate.cpp.
 #include <catch2/catch.hpp>
 
 #include <string>
