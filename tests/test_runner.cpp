@@ -218,7 +218,7 @@ TEST_CASE("run_points reports an exception with its point and iteration, and ret
     const auto res = run_points(ex, fn, quiet(jobs));
     REQUIRE(res.size() == 3);
     CHECK(res[1].failed == "iteration 2: ring buffer exploded");
-    CHECK_FALSE(res[1].bad_input);
+    CHECK_FALSE(res[1].bad_input());
     CHECK(res[1].iterations.empty());  // a failed point has no figures
     CHECK(res[1].run_length.empty());
     for (std::size_t p : {0u, 2u}) {
@@ -353,9 +353,9 @@ TEST_CASE("run_points marks a point whose simulation finds bad input", "[runner]
   };
   const auto res = run_points(ex, fn, quiet(2));
   CHECK(res[0].failed == "iteration 0: exp.yaml:3:5: error: k: too small");
-  CHECK(res[0].bad_input);
+  CHECK(res[0].bad_input());
   CHECK(res[1].failed.empty());
-  CHECK_FALSE(res[1].bad_input);
+  CHECK_FALSE(res[1].bad_input());
 }
 
 namespace {

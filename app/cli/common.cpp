@@ -46,9 +46,9 @@ int points_failed(const FailedPoints& failed, const std::string& summary)
 {
   bool all_bad_input = true;
   for (const auto& [name, r] : failed) {
-    std::cerr << fmt::format("vsocksim: {}{}: {}\n", r->bad_input || r->hang ? "" : "internal error: ", name,
+    std::cerr << fmt::format("vsocksim: {}{}: {}\n", r->bad_input() || r->hang() ? "" : "internal error: ", name,
                              r->failed);
-    all_bad_input = all_bad_input && r->bad_input;
+    all_bad_input = all_bad_input && r->bad_input();
   }
   std::cerr << "vsocksim: " << summary << '\n';
   return all_bad_input ? 2 : 1;

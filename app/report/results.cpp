@@ -213,7 +213,7 @@ std::string cell_text(const PointResult& r, const std::string& metric, const std
                       const PointResult* baseline = nullptr)
 {
   if (!r.failed.empty())
-    return r.hang ? "hangs" : "failed";
+    return r.hang() ? "hangs" : "failed";
   std::vector<double> values;
   for (const auto& it : r.iterations)
     if (auto f = it.find(metric); f != it.end())
@@ -470,7 +470,7 @@ nlohmann::ordered_json to_json(const Experiment& ex, const std::vector<PointResu
       point["extrapolated_from_calibration"] = outside;  // app/report/calibration_span.hpp
     if (!r.failed.empty()) {
       point["failed"] = r.failed;
-      if (r.hang)
+      if (r.hang())
         point["hang"] = true;
       failed.push_back(std::move(point));
       continue;

@@ -244,10 +244,11 @@ LoadedResult load_result(const std::string& path)
         if (std::find(r.ex.grid_keys.begin(), r.ex.grid_keys.end(), k) == r.ex.grid_keys.end())
           r.ex.grid_keys.push_back(k);
       }
-    PointResult pr{pt.index, {}, {}, {}, false};
+    PointResult pr{pt.index, {}, {}, {}};
     if (failed) {
       pr.failed = p["failed"].is_string() ? p["failed"].get<std::string>() : p["failed"].dump();
-      pr.hang = p.value("hang", false) == true;
+      if (p.value("hang", false) == true)
+        pr.kind = FailureKind::Hang;
     } else
       for (const json& it : p["iterations"])
         pr.iterations.push_back(metrics_from_json(it));

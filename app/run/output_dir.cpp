@@ -170,7 +170,7 @@ std::map<std::size_t, PointResult> reusable_points(const std::string& dir, const
       continue;
     const nlohmann::ordered_json& j = *it->second;
     try {
-      PointResult r{p.index, {}, {}, {}, false};
+      PointResult r{p.index, {}, {}, {}};
       for (const auto& iter : j.at("iterations"))
         r.iterations.push_back(metrics_from_json(iter));
       if (j.contains("run_length"))

@@ -231,13 +231,37 @@ struct Children {
   }
 };
 
-// Why a child's iteration failed: the message (or the signal), and whether
-// it was an InputError.
+// Why a child's iteration failed: the message (or the signal) and its kind.
 struct Failure {
   std::string why;
-  bool bad_input;
-  bool hang = false;  // a ModelledHang: the simulated system hangs, as its kernel would
+  FailureKind kind = FailureKind::Internal;
 };
+
+// A reaped child's outcome from its wait status and what it wrote
+// (child_main): its result bytes, or why it failed; a ModelledHang's
+// message comes without kHangPrefix.
+struct Outcome {
+  std::string data;                // the result, when `failure` is empty
+  std::optional<Failure> failure;
+};
+
+Outcome decode_outcome(int status, std::string data)
+{
+  if (WIFSIGNALED(status))
+    return {{}, Failure{signal_text(WTERMSIG(status))}};
+  if (!WIFEXITED(status))
+    return {{}, Failure{"child ended abnormally"}};
+  if (WEXITSTATUS(status) == 0)
+    return {std::move(data), std::nullopt};
+  const char tag = data.empty() ? '\0' : data[0];
+  const std::string message = data.empty() ? "" : data.substr(1);
+  switch (tag) {
+  case 'I': return {{}, Failure{message, FailureKind::BadInput}};
+  case 'H': return {{}, Failure{message, FailureKind::Hang}};
+  case 'E': return {{}, Failure{message, FailureKind::Internal}};
+  default: return {{}, Failure{fmt::format("child exited with status {}", WEXITSTATUS(status))}};
+  }
+}
 
 // The point indices VSOCKSIM_TEST_FAIL_POINTS names (tests only; see
 // run_points in runner.hpp).
@@ -377,205 +401,248 @@ void split_run_length(Metrics& metrics, Metrics& info)
   }
 }
 
-std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn, const RunOptions& opt)
-{
-  const unsigned jobs = std::max(1u, opt.jobs);
-  const std::set<std::size_t> injected = injected_failures();
+namespace {
 
-  std::vector<PointResult> results;
-  std::vector<Task> tasks;
-  results.reserve(ex.points.size());
-  for (std::size_t p = 0; p < ex.points.size(); ++p) {
-    const Point& point = ex.points[p];
-    std::int64_t n = point.params.integer("iterations");
-    if (n < 0)
-      throw std::invalid_argument(fmt::format("point {}: negative iteration count {}", point.index, n));
-    results.push_back(PointResult{point.index, std::vector<Metrics>(static_cast<std::size_t>(n)),
-                                  std::vector<Metrics>(static_cast<std::size_t>(n)), {}, false});
-    for (std::int64_t i = 0; i < n; ++i)
-      tasks.push_back(Task{p, static_cast<std::uint32_t>(i)});
+// run_points' state and steps: the tasks (one per iteration of a point), the
+// children running, each point's lowest failed iteration, and the loop that
+// starts children up to `jobs` at once and files each as it ends.
+class PointRunner {
+public:
+  PointRunner(const Experiment& ex, const IterationFn& fn, const RunOptions& opt)
+      : ex_(ex), fn_(fn), opt_(opt), jobs_(std::max(1u, opt.jobs)), injected_(injected_failures())
+  {
+    results_.reserve(ex.points.size());
+    for (std::size_t p = 0; p < ex.points.size(); ++p) {
+      const Point& point = ex.points[p];
+      std::int64_t n = point.params.integer("iterations");
+      if (n < 0)
+        throw std::invalid_argument(fmt::format("point {}: negative iteration count {}", point.index, n));
+      PointResult r;
+      r.index = point.index;
+      r.iterations.resize(static_cast<std::size_t>(n));
+      r.run_length.resize(static_cast<std::size_t>(n));
+      results_.push_back(std::move(r));
+      for (std::int64_t i = 0; i < n; ++i)
+        tasks_.push_back(Task{p, static_cast<std::uint32_t>(i)});
+    }
+    left_.assign(results_.size(), 0);
+    for (const Task& t : tasks_)
+      ++left_[t.point];
+    failed_at_.resize(results_.size());
   }
 
-  Progress progress(opt.progress, ex, tasks);
-  Children children;
-  std::size_t next = 0, done = 0;
-  std::vector<std::size_t> left(results.size(), 0);
-  for (const Task& t : tasks)
-    ++left[t.point];
-  // Each point's lowest failed iteration so far. Its later iterations are
-  // not run (killed when running, their outcome ignored); its earlier ones
-  // run on, and one failing becomes the lowest: the failure reported is the
-  // lowest failing iteration's, whatever the order children end in.
-  std::vector<std::optional<std::uint32_t>> failed_at(results.size());
-  auto stopped = [&] { return opt.stop && opt.stop(); };
+  std::vector<PointResult> run()
+  {
+    Progress progress(opt_.progress, ex_, tasks_);
+    progress_ = &progress;
+    try {
+      while (done_ < tasks_.size()) {
+        check_stop();
+        start_children();
+        if (children_.running.empty())  // the rest was skipped
+          continue;
+        wait_and_read();
+      }
+    } catch (...) {
+      progress.abandon();
+      throw;
+    }
+    return std::move(results_);
+  }
 
-  auto spawn = [&](const Task& task) {
-    const Point& point = ex.points[task.point];
-    const bool inject = injected.count(point.index) > 0;
+private:
+  void check_stop() const
+  {
+    if (opt_.stop && opt_.stop())
+      throw Interrupted("interrupted");
+  }
+
+  // Up to `jobs` children, skipping the iterations of points that failed at
+  // a lower iteration.
+  void start_children()
+  {
+    while (children_.running.size() < jobs_ && next_ < tasks_.size()) {
+      const Task& task = tasks_[next_++];
+      if (failed_at_[task.point] && task.iteration > *failed_at_[task.point]) {
+        task_ended(task, std::nullopt);  // its point has failed already
+        continue;
+      }
+      spawn(task);
+      check_stop();  // a request during the fork
+    }
+  }
+
+  void spawn(const Task& task)
+  {
+    const Point& point = ex_.points[task.point];
+    const bool inject = injected_.count(point.index) > 0;
     const auto [pid, fd] = fork_child([&](int out) {
-      for (const auto& c : children.running)
+      for (const auto& c : children_.running)
         ::close(c.fd);
       child_main(out, [&] {
         if (inject)
           throw std::logic_error(kInjectedFailure);
-        return encode_metrics(fn(point.params, task.iteration));
+        return encode_metrics(fn_(point.params, task.iteration));
       });
     });
-    children.running.push_back(Child{pid, fd, task, {}});
-  };
+    children_.running.push_back(Child{pid, fd, task, {}});
+  }
+
+  // Waits until a child's pipe (or the stop descriptor) is ready, reads
+  // what is there, and files every child whose pipe reached end of file.
+  void wait_and_read()
+  {
+    std::vector<pollfd> pfds;
+    pfds.reserve(children_.running.size() + 1);
+    for (const auto& c : children_.running)
+      pfds.push_back(pollfd{c.fd, POLLIN, 0});
+    if (opt_.stop_fd >= 0)  // last, so pfds[k] is children_.running[k]
+      pfds.push_back(pollfd{opt_.stop_fd, POLLIN, 0});
+    if (::poll(pfds.data(), pfds.size(), -1) < 0) {
+      if (errno == EINTR)
+        return;
+      throw std::runtime_error(fmt::format("poll: {}", std::strerror(errno)));
+    }
+    check_stop();
+    // Handle ready children in the order they were started; erase the
+    // finished ones afterwards. Whatever throws below, the finished entries
+    // (closed and reaped) are dropped first, so that ~Children kills and
+    // reaps only the rest.
+    std::vector<bool> ended(children_.running.size(), false);
+    try {
+      for (std::size_t k = 0; k < children_.running.size(); ++k)
+        if (pfds[k].revents != 0)
+          ended[k] = read_child(children_.running[k]);
+    } catch (...) {
+      drop(ended);
+      throw;
+    }
+    drop(ended);
+  }
+
+  // Reads from a ready child; at end of file files it and returns true.
+  bool read_child(Child& c)
+  {
+    char buf[65536];
+    ssize_t n = ::read(c.fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN)
+        return false;
+      throw std::runtime_error(fmt::format("read from child: {}", std::strerror(errno)));
+    }
+    if (n > 0) {
+      c.data.append(buf, static_cast<std::size_t>(n));
+      return false;
+    }
+    // End of file: the child is done (or dead).
+    Child finished = std::move(c);
+    c.fd = -1;
+    c.pid = -1;
+    const Task& task = finished.task;
+    const std::optional<Failure> failure = finish(finished);
+    if (failure)
+      point_failed(task, *failure);
+    const Metrics& info = results_[task.point].run_length.at(task.iteration);
+    auto simulated = info.find("simulated_bytes");
+    task_ended(task, failure ? 0.0 : simulated == info.end() ? -1.0 : simulated->second);
+    return true;
+  }
 
   // Reaps a child whose pipe reached end of file and files its metrics, or
   // returns why it failed.
-  auto finish = [&](Child& c) -> std::optional<Failure> {
+  std::optional<Failure> finish(Child& c)
+  {
     ::close(c.fd);
     stop::untrack(c.pid);
     int status = wait_for(c.pid);
     if (status < 0)
-      throw std::runtime_error(fmt::format("point {} iteration {}: waitpid: {}", ex.points[c.task.point].index,
+      throw std::runtime_error(fmt::format("point {} iteration {}: waitpid: {}", ex_.points[c.task.point].index,
                                            c.task.iteration, std::strerror(errno)));
-    if (stopped())
-      throw Interrupted("interrupted");
-    if (WIFSIGNALED(status))
-      return Failure{signal_text(WTERMSIG(status)), false};
-    if (!WIFEXITED(status))
-      return Failure{"child ended abnormally", false};
-    if (WEXITSTATUS(status) != 0) {
-      if (!c.data.empty() && c.data[0] == 'H')
-        return Failure{fmt::format("{}{}", kHangPrefix, c.data.substr(1)), false, true};
-      if (!c.data.empty() && (c.data[0] == 'E' || c.data[0] == 'I'))
-        return Failure{c.data.substr(1), c.data[0] == 'I'};
-      return Failure{fmt::format("child exited with status {}", WEXITSTATUS(status)), false};
-    }
+    check_stop();
+    Outcome out = decode_outcome(status, std::move(c.data));
+    if (out.failure && out.failure->kind == FailureKind::Hang)
+      out.failure->why = kHangPrefix + out.failure->why;
+    if (out.failure)
+      return out.failure;
     Metrics m;
-    if (!decode_metrics(c.data, m))
-      return Failure{"child exited without a valid result", false};
-    Metrics& info = results[c.task.point].run_length[c.task.iteration];
+    if (!decode_metrics(out.data, m))
+      return Failure{"child exited without a valid result"};
+    Metrics& info = results_[c.task.point].run_length[c.task.iteration];
     split_run_length(m, info);
-    results[c.task.point].iterations[c.task.iteration] = std::move(m);
+    results_[c.task.point].iterations[c.task.iteration] = std::move(m);
     return std::nullopt;
-  };
+  }
 
   // A simulation ended (simulated_bytes as Progress::done) or was skipped
   // (nullopt); after a point's last one, the point is filed.
-  auto task_ended = [&](const Task& task, std::optional<double> simulated_bytes) {
-    ++done;
-    const bool failed = failed_at[task.point].has_value();
+  void task_ended(const Task& task, std::optional<double> simulated_bytes)
+  {
+    ++done_;
+    const bool failed = failed_at_[task.point].has_value();
     if (simulated_bytes)
-      progress.done(task, *simulated_bytes, failed);
+      progress_->done(task, *simulated_bytes, failed);
     else
-      progress.skipped(task);
-    if (--left[task.point] > 0)
+      progress_->skipped(task);
+    if (--left_[task.point] > 0)
       return;
-    PointResult& r = results[task.point];
+    PointResult& r = results_[task.point];
     if (failed) {
       r.iterations.clear();
       r.run_length.clear();
-    } else if (opt.on_point) {
-      opt.on_point(r);
+    } else if (opt_.on_point) {
+      opt_.on_point(r);
     }
-  };
+  }
 
   // Files a failure of `task`: the point's failure when it is its lowest
   // failed iteration so far; its later iterations still running are killed.
-  auto point_failed = [&](const Task& task, const Failure& f) {
-    std::optional<std::uint32_t>& at = failed_at[task.point];
+  // (Each point's lowest failed iteration so far: its later iterations are
+  // not run, killed when running, their outcome ignored; its earlier ones
+  // run on, and one failing becomes the lowest: the failure reported is the
+  // lowest failing iteration's, whatever the order children end in.)
+  void point_failed(const Task& task, const Failure& f)
+  {
+    std::optional<std::uint32_t>& at = failed_at_[task.point];
     if (at && *at < task.iteration)
       return;
     at = task.iteration;
-    results[task.point].failed = fmt::format("iteration {}: {}", task.iteration, f.why);
-    results[task.point].bad_input = f.bad_input;
-    results[task.point].hang = f.hang;
-    for (const Child& c : children.running)
+    results_[task.point].failed = fmt::format("iteration {}: {}", task.iteration, f.why);
+    results_[task.point].kind = f.kind;
+    for (const Child& c : children_.running)
       if (c.pid > 0 && c.task.point == task.point && c.task.iteration > task.iteration) {
         ::kill(-c.pid, SIGKILL);
         ::kill(c.pid, SIGKILL);
       }
-  };
-
-  auto drop = [&](const std::vector<bool>& ended) {
-    std::vector<Child> rest;
-    for (std::size_t j = 0; j < children.running.size(); ++j)
-      if (!ended[j])
-        rest.push_back(std::move(children.running[j]));
-    children.running = std::move(rest);
-  };
-
-  try {
-    while (done < tasks.size()) {
-      if (stopped())
-        throw Interrupted("interrupted");
-      while (children.running.size() < jobs && next < tasks.size()) {
-        const Task& task = tasks[next++];
-        if (failed_at[task.point] && task.iteration > *failed_at[task.point]) {
-          task_ended(task, std::nullopt);  // its point has failed already
-          continue;
-        }
-        spawn(task);
-        if (stopped())  // a request during the fork
-          throw Interrupted("interrupted");
-      }
-      if (children.running.empty())  // the rest was skipped
-        continue;
-
-      std::vector<pollfd> pfds;
-      pfds.reserve(children.running.size() + 1);
-      for (const auto& c : children.running)
-        pfds.push_back(pollfd{c.fd, POLLIN, 0});
-      if (opt.stop_fd >= 0)  // last, so pfds[k] is children.running[k]
-        pfds.push_back(pollfd{opt.stop_fd, POLLIN, 0});
-      if (::poll(pfds.data(), pfds.size(), -1) < 0) {
-        if (errno == EINTR)
-          continue;
-        throw std::runtime_error(fmt::format("poll: {}", std::strerror(errno)));
-      }
-
-      // Handle ready children in the order they were started; erase the
-      // finished ones afterwards.
-      if (stopped())
-        throw Interrupted("interrupted");
-      std::vector<bool> ended(children.running.size(), false);
-      // Whatever throws below, the finished entries (closed and reaped) are
-      // dropped first, so that ~Children kills and reaps only the rest.
-      try {
-        for (std::size_t k = 0; k < children.running.size(); ++k) {
-          if (pfds[k].revents == 0)
-            continue;
-          Child& c = children.running[k];
-          char buf[65536];
-          ssize_t n = ::read(c.fd, buf, sizeof buf);
-          if (n < 0) {
-            if (errno == EINTR || errno == EAGAIN)
-              continue;
-            throw std::runtime_error(fmt::format("read from child: {}", std::strerror(errno)));
-          }
-          if (n > 0) {
-            c.data.append(buf, static_cast<std::size_t>(n));
-            continue;
-          }
-          // End of file: the child is done (or dead).
-          Child finished = std::move(c);
-          ended[k] = true;
-          c.fd = -1;
-          c.pid = -1;
-          const Task& task = finished.task;
-          const std::optional<Failure> failure = finish(finished);
-          if (failure)
-            point_failed(task, *failure);
-          const Metrics& info = results[task.point].run_length.at(task.iteration);
-          auto simulated = info.find("simulated_bytes");
-          task_ended(task, failure ? 0.0 : simulated == info.end() ? -1.0 : simulated->second);
-        }
-      } catch (...) {
-        drop(ended);
-        throw;
-      }
-      drop(ended);
-    }
-  } catch (...) {
-    progress.abandon();
-    throw;
   }
-  return results;
+
+  void drop(const std::vector<bool>& ended)
+  {
+    std::vector<Child> rest;
+    for (std::size_t j = 0; j < children_.running.size(); ++j)
+      if (!ended[j])
+        rest.push_back(std::move(children_.running[j]));
+    children_.running = std::move(rest);
+  }
+
+  const Experiment& ex_;
+  const IterationFn& fn_;
+  const RunOptions& opt_;
+  const unsigned jobs_;
+  const std::set<std::size_t> injected_;
+  std::vector<PointResult> results_;
+  std::vector<Task> tasks_;
+  std::vector<std::size_t> left_;  // per point: iterations not yet ended
+  std::vector<std::optional<std::uint32_t>> failed_at_;
+  Children children_;
+  Progress* progress_ = nullptr;
+  std::size_t next_ = 0, done_ = 0;
+};
+
+}  // namespace
+
+std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn, const RunOptions& opt)
+{
+  return PointRunner(ex, fn, opt).run();
 }
 
 std::string run_in_child(const std::function<std::string()>& fn)
@@ -609,20 +676,15 @@ std::string run_in_child(const std::function<std::string()>& fn)
   const int status = wait_for(pid);
   if (status < 0)
     throw std::runtime_error(fmt::format("waitpid: {}", std::strerror(errno)));
-  if (WIFSIGNALED(status))
-    throw std::runtime_error(signal_text(WTERMSIG(status)));
-  if (!WIFEXITED(status))
-    throw std::runtime_error("child ended abnormally");
-  if (WEXITSTATUS(status) != 0) {
-    if (!data.empty() && data[0] == 'I')
-      throw InputError(data.substr(1));
-    if (!data.empty() && data[0] == 'H')
-      throw ModelledHang(data.substr(1));
-    if (!data.empty() && data[0] == 'E')
-      throw std::runtime_error(data.substr(1));
-    throw std::runtime_error(fmt::format("child exited with status {}", WEXITSTATUS(status)));
+  Outcome out = decode_outcome(status, std::move(data));
+  if (!out.failure)
+    return out.data;
+  switch (out.failure->kind) {
+  case FailureKind::BadInput: throw InputError(out.failure->why);
+  case FailureKind::Hang: throw ModelledHang(out.failure->why);
+  case FailureKind::Internal: break;
   }
-  return data;
+  throw std::runtime_error(out.failure->why);
 }
 
 }  // namespace vsim::app

@@ -25,6 +25,15 @@ using IterationFn = std::function<Metrics(const Params&, std::uint32_t iteration
 
 struct PointResult;
 
+// Why a point failed (PointResult::failed).
+enum class FailureKind {
+  Internal,  // a violated model invariant, a crash, any other internal error
+  BadInput,  // an InputError: bad input found only by simulating
+  // The simulated system's own hang (sim/world.hpp ModelledHang): a result
+  // the transport explains by a kernel rule, not a defect of the model.
+  Hang,
+};
+
 struct RunOptions {
   unsigned jobs = 1;      // children at once; 0 counts as 1
   bool progress = true;   // progress lines on stderr (a single \r-updated line on a terminal)
@@ -57,12 +66,10 @@ struct PointResult {
   // failed iteration's "iteration I: <message or signal>"; then iterations
   // and run_length are empty.
   std::string failed;
-  // The failure was an InputError: bad input found only by simulating.
-  bool bad_input = false;
-  // The failure was the simulated system's own hang (sim/world.hpp
-  // ModelledHang): a result the transport explains by a kernel rule, not a
-  // defect of the model. `failed` then says why.
-  bool hang = false;
+  // What kind of failure `failed` is (meaningful only when it is not empty).
+  FailureKind kind = FailureKind::Internal;
+  bool bad_input() const { return !failed.empty() && kind == FailureKind::BadInput; }
+  bool hang() const { return !failed.empty() && kind == FailureKind::Hang; }
 };
 
 // How the message of a point whose simulated system hangs (PointResult::hang)
