@@ -1,5 +1,7 @@
 #include "sim/params.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace vsim {
@@ -7,12 +9,18 @@ namespace vsim {
 const char* to_string(ParamKind k)
 {
   switch (k) {
-    case ParamKind::Integer: return "integer";
-    case ParamKind::Size: return "size";
-    case ParamKind::Number: return "number";
-    case ParamKind::Boolean: return "boolean";
-    case ParamKind::Choice: return "choice";
-    case ParamKind::Text: return "text";
+  case ParamKind::Integer:
+    return "integer";
+  case ParamKind::Size:
+    return "size";
+  case ParamKind::Number:
+    return "number";
+  case ParamKind::Boolean:
+    return "boolean";
+  case ParamKind::Choice:
+    return "choice";
+  case ParamKind::Text:
+    return "text";
   }
   return "?";
 }
@@ -73,12 +81,110 @@ bool Params::is_word(const std::string& path, const std::string& word) const
   return s != nullptr && *s == word;
 }
 
-void ParamRegistry::declare(ParamSpec spec)
+Param::Param(std::string path)
 {
+  spec_.path = std::move(path);
+}
+
+Param& Param::kind(ParamKind k)
+{
+  if (kind_named_)
+    throw ParamError("parameter '" + spec_.path + "' names its kind twice");
+  spec_.kind = k;
+  kind_named_ = true;
+  return *this;
+}
+
+Param& Param::unit(std::string u)
+{
+  spec_.unit = std::move(u);
+  return *this;
+}
+
+Param& Param::def(std::string default_text)
+{
+  spec_.default_text = std::move(default_text);
+  return *this;
+}
+
+Param& Param::range(double min, double max)
+{
+  spec_.min = min;
+  spec_.max = max;
+  return *this;
+}
+
+Param& Param::words(std::vector<std::string> w)
+{
+  spec_.choices = std::move(w);
+  return *this;
+}
+
+Param& Param::doc(std::string d)
+{
+  spec_.doc = std::move(d);
+  return *this;
+}
+
+Param& Param::kernel(std::string where)
+{
+  spec_.kernel_source = std::move(where);
+  return *this;
+}
+
+Param& Param::derives_from(std::vector<std::string> keys)
+{
+  spec_.derives_from = std::move(keys);
+  return *this;
+}
+
+Param& Param::check(std::function<std::string(const std::string& text)> f)
+{
+  spec_.check = std::move(f);
+  return *this;
+}
+
+Param& Param::scope(std::string transport)
+{
+  spec_.scope = std::move(transport);
+  return *this;
+}
+
+Param& Param::plausible(double min, double max)
+{
+  spec_.plausible_min = min;
+  spec_.plausible_max = max;
+  return *this;
+}
+
+Param& Param::basis(std::string b)
+{
+  spec_.plausible_basis = std::move(b);
+  return *this;
+}
+
+Param& Param::sources(std::string s)
+{
+  spec_.plausible_sources = std::move(s);
+  return *this;
+}
+
+void ParamRegistry::declare(const Param& param)
+{
+  const ParamSpec& spec = param.spec();
+  auto bad = [&](const char* what) { return ParamError("parameter '" + spec.path + "' " + what); };
+  if (!param.kind_named())
+    throw bad("names no kind");
+  const bool numeric =
+      spec.kind == ParamKind::Integer || spec.kind == ParamKind::Size || spec.kind == ParamKind::Number;
+  if (!numeric && (std::isfinite(spec.min) || std::isfinite(spec.max)))
+    throw bad("has a range but is not a number");
+  if (!spec.choices.empty() && spec.kind != ParamKind::Choice && spec.kind != ParamKind::Size)
+    throw bad("has words but is neither a choice nor a size");
   if (index_.count(spec.path))
-    throw ParamError("parameter '" + spec.path + "' declared twice");
+    throw bad("declared twice");
   index_[spec.path] = specs_.size();
-  specs_.push_back(std::move(spec));
+  specs_.push_back(spec);
 }
 
 const ParamSpec* ParamRegistry::find(const std::string& path) const
@@ -87,4 +193,4 @@ const ParamSpec* ParamRegistry::find(const std::string& path) const
   return it == index_.end() ? nullptr : &specs_[it->second];
 }
 
-}  // namespace vsim
+} // namespace vsim

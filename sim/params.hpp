@@ -20,37 +20,27 @@
 namespace vsim {
 
 enum class ParamKind {
-  Integer,  // whole number, unit in ParamSpec::unit (e.g. "iterations", "cycles")
-  Size,     // bytes: integer or string with B/KiB/MiB/GiB/kB/MB/GB
-  Number,   // real number
-  Boolean,  // true / false
-  Choice,   // one of ParamSpec::choices
-  Text,     // free text (labels)
+  Integer, // whole number, unit in ParamSpec::unit (e.g. "iterations", "cycles")
+  Size,    // bytes: integer or string with B/KiB/MiB/GiB/kB/MB/GB
+  Number,  // real number
+  Boolean, // true / false
+  Choice,  // one of ParamSpec::choices
+  Text,    // free text (labels)
 };
 
 const char* to_string(ParamKind k);
 
+// A declaration: built with Param below, read by the loader, describe and
+// the docs.
 struct ParamSpec {
-  // Declarations name the leading fields and leave the rest at their
-  // defaults: ParamSpec{path, kind, unit, default, min, max, choices, doc}.
-  ParamSpec() = default;
-  ParamSpec(std::string path_, ParamKind kind_, std::string unit_, std::string default_text_,
-            double min_ = -std::numeric_limits<double>::infinity(),
-            double max_ = std::numeric_limits<double>::infinity(), std::vector<std::string> choices_ = {},
-            std::string doc_ = "")
-      : path(std::move(path_)), kind(kind_), unit(std::move(unit_)), default_text(std::move(default_text_)),
-        min(min_), max(max_), choices(std::move(choices_)), doc(std::move(doc_))
-  {
-  }
-
-  std::string path;          // dotted key path, e.g. "hv_sock.sndbuf"
+  std::string path; // dotted key path, e.g. "hv_sock.sndbuf"
   ParamKind kind = ParamKind::Integer;
-  std::string unit;          // "bytes", "cycles", "ns", "" ...
-  std::string default_text;  // default as the user would write it ("" = required)
-  double min = -std::numeric_limits<double>::infinity();  // inclusive range, numeric kinds
+  std::string unit;                                      // "bytes", "cycles", "ns", "" ...
+  std::string default_text;                              // default as the user would write it ("" = required)
+  double min = -std::numeric_limits<double>::infinity(); // inclusive range, numeric kinds
   double max = std::numeric_limits<double>::infinity();
-  std::vector<std::string> choices;  // Choice: allowed words; Size: extra words (e.g. "default")
-  std::string doc;                   // one line
+  std::vector<std::string> choices; // Choice: allowed words; Size: extra words (e.g. "default")
+  std::string doc;                  // one line
   // The transport the key applies to ("" = every transport). A point keeps
   // only the keys of its own transport.
   std::string scope;
@@ -64,6 +54,58 @@ struct ParamSpec {
   // Extra validation beyond kind and range: returns "" when the value is
   // acceptable, else what is wrong and what is allowed (one line).
   std::function<std::string(const std::string& text)> check;
+  // Where the kernel implements what the key sets (file: function or
+  // constant), when one place does; "" when none is named. Not printed.
+  std::string kernel_source;
+  // The keys the default comes from (e.g. virtio_vsock.preset, platform),
+  // when it is not a value of its own. Not printed.
+  std::vector<std::string> derives_from;
+};
+
+// One parameter's declaration, field by field (in the spirit of ns-3's
+// AddAttribute chain and gem5's Param.Unsigned(default, "doc")):
+//
+//   reg.declare(Param("hv_sock.sndbuf").size().unit("bytes").def("default").range(1, 1ll << 30)
+//                   .words({"default"}).doc("...").scope("hv_sock"));
+//
+// Each declaration names its kind; a field it does not name keeps
+// ParamSpec's default. range() is for the numeric kinds (integer, size,
+// number), words() for choice and size; ParamRegistry::declare rejects
+// anything else.
+class Param {
+public:
+  explicit Param(std::string path);
+
+  // The kind (one of these, once).
+  Param& integer() { return kind(ParamKind::Integer); }
+  Param& size() { return kind(ParamKind::Size); }
+  Param& number() { return kind(ParamKind::Number); }
+  Param& boolean() { return kind(ParamKind::Boolean); }
+  Param& choice() { return kind(ParamKind::Choice); }
+  Param& text() { return kind(ParamKind::Text); }
+
+  Param& unit(std::string u);
+  Param& def(std::string default_text);     // as the user would write it; none: required
+  Param& range(double min, double max);     // inclusive
+  Param& words(std::vector<std::string> w); // choice: the allowed words; size: words besides sizes
+  Param& doc(std::string d);
+  Param& kernel(std::string where); // ParamSpec::kernel_source
+  Param& derives_from(std::vector<std::string> keys);
+  Param& check(std::function<std::string(const std::string& text)> f);
+  Param& scope(std::string transport);
+  // Costs: the physically plausible range, what it rests on, its sources.
+  Param& plausible(double min, double max);
+  Param& basis(std::string b);
+  Param& sources(std::string s);
+
+  const ParamSpec& spec() const { return spec_; }
+  bool kind_named() const { return kind_named_; }
+
+private:
+  Param& kind(ParamKind k);
+
+  ParamSpec spec_;
+  bool kind_named_ = false;
 };
 
 // A resolved value. Sizes and integers are int64_t, booleans bool, numbers
@@ -80,11 +122,11 @@ public:
   bool has(const std::string& path) const { return values_.count(path) != 0; }
   const Value& get(const std::string& path) const;
 
-  std::int64_t integer(const std::string& path) const;  // Integer or Size
-  double number(const std::string& path) const;         // Number (or Integer, converted)
+  std::int64_t integer(const std::string& path) const; // Integer or Size
+  double number(const std::string& path) const;        // Number (or Integer, converted)
   bool boolean(const std::string& path) const;
-  const std::string& text(const std::string& path) const;  // Choice, Text, or Size word
-  bool is_word(const std::string& path, const std::string& word) const;  // value is that string
+  const std::string& text(const std::string& path) const;               // Choice, Text, or Size word
+  bool is_word(const std::string& path, const std::string& word) const; // value is that string
 
   const std::map<std::string, Value>& all() const { return values_; }
 
@@ -101,7 +143,9 @@ struct ParamError : std::logic_error {
 // All declarations, in declaration order, unique by path.
 class ParamRegistry {
 public:
-  void declare(ParamSpec spec);  // throws ParamError on a duplicate path
+  // Throws ParamError on a duplicate path, a declaration naming no kind, or a
+  // range or words its kind does not take.
+  void declare(const Param& param);
   const ParamSpec* find(const std::string& path) const;
   const std::vector<ParamSpec>& all() const { return specs_; }
 
@@ -110,4 +154,4 @@ private:
   std::map<std::string, std::size_t> index_;
 };
 
-}  // namespace vsim
+} // namespace vsim

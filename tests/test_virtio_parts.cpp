@@ -516,8 +516,8 @@ TEST_CASE("virtio_vsock: the iteration jitter scales every host CPU cost, and no
   apply_iteration_jitter(j, 7, it);
   int scaled = 0;
   for (const auto& c : Costs::fields()) {
-    const std::string name = c.decl.name;
-    const std::string unit = c.decl.unit;
+    const std::string name = c.name;
+    const std::string unit = c.unit;
     const double v = j.*(c.field);
     INFO(name << " (" << unit << "): " << v);
     if (name.rfind("virtio_host_", 0) == 0 && unit == "cycles") {
@@ -604,8 +604,8 @@ TEST_CASE("virtio_vsock: the guest's iteration jitter scales every guest CPU cos
     }
   };
   for (const auto& c : Costs::fields())
-    check(c.decl.name, c.decl.unit, j.*(c.field));
+    check(c.name, c.unit, j.*(c.field));
   for (const auto& c : vsim::shared_costs())
-    check(c.decl.name, c.decl.unit, j.*static_cast<double Costs::*>(c.field));
+    check(c.name, c.unit, j.*static_cast<double Costs::*>(c.field));
   CHECK(scaled > 15);
 }

@@ -4,47 +4,136 @@ namespace vsim {
 
 const std::vector<CostField<SharedCosts>>& shared_costs()
 {
-  using CostsType = SharedCosts;
   static const std::vector<CostField<SharedCosts>> table = {
-      VSIM_COST(clock_ghz, "GHz", 0.1, 10, "platform clock: every cycle figure below counts cycles of this clock", "",
-         2.0, 3.8, "Two-socket Xeons of the era run 2.0-2.7 GHz nominal (e.g. E5-2660 v4 2.0 GHz, 3.0 turbo) with single-core turbo up to ~3.5-3.8 GHz; every cycle range below assumes 2.5 GHz and scales with it.",
-         "[R26], [R27]"),
-        // The plain loop's (workload.app loop); iperf3's own is virtio_guest_iperf3_user_per_call.
-        VSIM_COST(guest_user_per_call, "cycles", 0, 1e7,
-         "user-space cost of one send()/recv() of the plain loop (workload.app loop: a tight loop around "
-         "blocking calls); iperf3 has its own, virtio_guest_iperf3_user_per_call", "",
-         20, 600,
-         "(derived) The loop's own instructions and the libc wrapper take tens of cycles; after each call the user "
-         "code refills what the kernel path displaced (pipeline, a few L1 lines from L2 or L3 at 14-56 cycles, "
-         "branch history: the indirect cost of a synchronous syscall), a few hundred cycles at most for a loop of "
-         "a few cache lines.",
-         "[R2], [R25], [R50]; hyperv-2019's loop rows fit 300 (docs/calibration.md, not a public source)"),
-        VSIM_COST(guest_copy_fixed, "cycles", 0, 1e7, "fixed cost of one kernel copy (memcpy_from_msg, ring copy, memcpy_to_msg)", "",
-         30, 300, "rep-movs start-up is ~40 cycles (measured for REP MOVSD on Nehalem; ERMSB from Ivy Bridge), and each copy call adds access_ok, iov_iter bookkeeping and (with SMAP) stac/clac, which Linus measured as the dominant part of a short user copy.",
-         "[R30], [R32], [R33]"),
-        VSIM_COST(guest_copy_bytes_per_cycle, "bytes/cycle", 0.01, 1e3, "guest kernel copy bandwidth", "",
-         1.0, 32, "L1/L2-resident copies run 16-32 B/cycle (peak read+write 32 B/cycle to Ivy Bridge, 64 on Haswell+); DRAM-bound single-core copy on many-core Xeons is latency/concurrency-limited (~90 ns DRAM, ~20 GB/s single-thread STREAM on Haswell-EP, worse on Skylake-SP) giving ~2-4 B/cycle; ~1 B/cycle when lines come from the remote socket's memory (higher latency than the ~90 ns local figure; no remote figure found in this search) or are pulled from another core's cache.",
-         "[R31], [R29], [R27], [R28], [R25], [R26]"),
-        VSIM_COST(guest_wakeup_latency, "cycles latency", 0, 1e8, "from wake_up() in the callback until the woken thread runs (IPI, scheduler)", "",
-         1500, 30000, "In-guest cross-vCPU wake-up plus switch measured 1.16-2.5 us per context switch on KVM (2900-6200 cycles, lower with guest polling); a polling idle target needs no IPI (~0.6 us floor, derived); a halted vCPU adds a host scheduler trip (\"a few microseconds\") and C1E exit (10 us on SKX); deep C6 (133 us) is excluded as untuned.",
-         "[R17], [R18], [R47], [R41]"),
-        VSIM_COST(guest_context_switch, "cycles", 0, 1e7, "schedule() out and back in, charged to the thread that slept (sys time)", "",
-         1500, 7500, "schedule() out and back in costs ~0.6-3 us on 2017-2019 kernels: VM context-switch benchmarks give 1.2-2.5 us per switch (including wake-up), and KPTI adds a syscall-like cost (CR3 switch, TLB refill) to every switch.",
-         "[R17], [R4], [R44], [R43]"),
-        VSIM_COST(host_wakeup_latency, "cycles latency", 0, 1e8, "a blocked host thread's wake-up latency once its wait is satisfied", "",
-         2500, 50000, "A blocked host thread runs 1-20 us after its wait is satisfied: Windows LatencyMon reports average interrupt-to-user-process latency of 3.3-9.1 us, SKX C1/C1E exit costs 2/10 us, and KVM's halt-poll documentation puts one scheduler trip at a few microseconds.",
-         "[R39], [R41], [R18]"),
-        VSIM_COST(latency_jitter, "fraction", 0, 0.9, "each latency is drawn uniformly in [1-j, 1+j] times its value", "",
-         0.05, 0.5, "(derived) Repeated public hvsock runs vary by +-5-30% per point, and wake-up latency distributions are long-tailed (average ~3 us, maxima 160 us+); no source gives a uniform-jitter width directly.",
-         "[R38], [R39]"),
-        VSIM_COST(iteration_jitter, "fraction", 0, 0.5, "per iteration, host costs are scaled by a factor drawn in [1-j, 1+j]", "",
-         0.02, 0.15, "(derived) Run-to-run spread of repeated hvsock bulk transfers is about +-7% for stable points (e.g. 2934-3359 Mbit/s at 4 KiB) and +-15-30% for unstable ones; the 2019 published min-max rows are about +-4-11%.",
-         "[R38]; project rows in docs/calibration.md (not a public source)"),
-        VSIM_COST(guest_iteration_jitter, "fraction", 0, 0.5, "per iteration, guest CPU costs (the guest_* ones, in cycles; copy bandwidths divided) are scaled by a factor drawn in [1-j, 1+j], from a stream of their own", "",
-         0.01, 0.15, "(derived) As iteration_jitter, for the guest side: the published 2019 hvsock rows limited by the guest's CPU (128 B and 1 KiB guest to host) spread by 7-20% between min and max over 10 runs, as much as the host-bound ones.",
-         "[R38]; project rows in docs/calibration.md (not a public source)"),
+      {
+          VSIM_COST_NAME(SharedCosts, clock_ghz),
+          .unit = "GHz",
+          .range = {0.1, 10},
+          .doc = "platform clock: every cycle figure below counts cycles of this clock",
+          .scope = "",
+          .plausible = {2.0, 3.8},
+          .basis = "Two-socket Xeons of the era run 2.0-2.7 GHz nominal (e.g. E5-2660 v4 2.0 GHz, 3.0 turbo) with "
+                   "single-core turbo up to ~3.5-3.8 GHz; every cycle range below assumes 2.5 GHz and scales with "
+                   "it.",
+          .sources = "[R26], [R27]",
+      },
+      // The plain loop's (workload.app loop); iperf3's own is virtio_guest_iperf3_user_per_call.
+      {
+          VSIM_COST_NAME(SharedCosts, guest_user_per_call),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "user-space cost of one send()/recv() of the plain loop (workload.app loop: a tight loop around "
+                 "blocking calls); iperf3 has its own, virtio_guest_iperf3_user_per_call",
+          .scope = "",
+          .plausible = {20, 600},
+          .basis = "(derived) The loop's own instructions and the libc wrapper take tens of cycles; after each call "
+                   "the user code refills what the kernel path displaced (pipeline, a few L1 lines from L2 or L3 at "
+                   "14-56 cycles, branch history: the indirect cost of a synchronous syscall), a few hundred cycles "
+                   "at most for a loop of a few cache lines.",
+          .sources = "[R2], [R25], [R50]; hyperv-2019's loop rows fit 300 (docs/calibration.md, not a public source)",
+      },
+      {
+          VSIM_COST_NAME(SharedCosts, guest_copy_fixed),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "fixed cost of one kernel copy (memcpy_from_msg, ring copy, memcpy_to_msg)",
+          .scope = "",
+          .plausible = {30, 300},
+          .basis = "rep-movs start-up is ~40 cycles (measured for REP MOVSD on Nehalem; ERMSB from Ivy Bridge), and "
+                   "each copy call adds access_ok, iov_iter bookkeeping and (with SMAP) stac/clac, which Linus "
+                   "measured as the dominant part of a short user copy.",
+          .sources = "[R30], [R32], [R33]",
+      },
+      {
+          VSIM_COST_NAME(SharedCosts, guest_copy_bytes_per_cycle),
+          .unit = "bytes/cycle",
+          .range = {0.01, 1e3},
+          .doc = "guest kernel copy bandwidth",
+          .scope = "",
+          .plausible = {1.0, 32},
+          .basis = "L1/L2-resident copies run 16-32 B/cycle (peak read+write 32 B/cycle to Ivy Bridge, 64 on "
+                   "Haswell+); DRAM-bound single-core copy on many-core Xeons is latency/concurrency-limited (~90 "
+                   "ns DRAM, ~20 GB/s single-thread STREAM on Haswell-EP, worse on Skylake-SP) giving ~2-4 B/cycle; "
+                   "~1 B/cycle when lines come from the remote socket's memory (higher latency than the ~90 ns "
+                   "local figure; no remote figure found in this search) or are pulled from another core's cache.",
+          .sources = "[R31], [R29], [R27], [R28], [R25], [R26]",
+      },
+      {
+          VSIM_COST_NAME(SharedCosts, guest_wakeup_latency),
+          .unit = "cycles latency",
+          .range = {0, 1e8},
+          .doc = "from wake_up() in the callback until the woken thread runs (IPI, scheduler)",
+          .scope = "",
+          .plausible = {1500, 30000},
+          .basis = "In-guest cross-vCPU wake-up plus switch measured 1.16-2.5 us per context switch on KVM "
+                   "(2900-6200 cycles, lower with guest polling); a polling idle target needs no IPI (~0.6 us "
+                   "floor, derived); a halted vCPU adds a host scheduler trip (\"a few microseconds\") and C1E exit "
+                   "(10 us on SKX); deep C6 (133 us) is excluded as untuned.",
+          .sources = "[R17], [R18], [R47], [R41]",
+      },
+      {
+          VSIM_COST_NAME(SharedCosts, guest_context_switch),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "schedule() out and back in, charged to the thread that slept (sys time)",
+          .scope = "",
+          .plausible = {1500, 7500},
+          .basis = "schedule() out and back in costs ~0.6-3 us on 2017-2019 kernels: VM context-switch benchmarks "
+                   "give 1.2-2.5 us per switch (including wake-up), and KPTI adds a syscall-like cost (CR3 switch, "
+                   "TLB refill) to every switch.",
+          .sources = "[R17], [R4], [R44], [R43]",
+      },
+      {
+          VSIM_COST_NAME(SharedCosts, host_wakeup_latency),
+          .unit = "cycles latency",
+          .range = {0, 1e8},
+          .doc = "a blocked host thread's wake-up latency once its wait is satisfied",
+          .scope = "",
+          .plausible = {2500, 50000},
+          .basis = "A blocked host thread runs 1-20 us after its wait is satisfied: Windows LatencyMon reports "
+                   "average interrupt-to-user-process latency of 3.3-9.1 us, SKX C1/C1E exit costs 2/10 us, and "
+                   "KVM's halt-poll documentation puts one scheduler trip at a few microseconds.",
+          .sources = "[R39], [R41], [R18]",
+      },
+      {
+          VSIM_COST_NAME(SharedCosts, latency_jitter),
+          .unit = "fraction",
+          .range = {0, 0.9},
+          .doc = "each latency is drawn uniformly in [1-j, 1+j] times its value",
+          .scope = "",
+          .plausible = {0.05, 0.5},
+          .basis = "(derived) Repeated public hvsock runs vary by +-5-30% per point, and wake-up latency "
+                   "distributions are long-tailed (average ~3 us, maxima 160 us+); no source gives a uniform-jitter "
+                   "width directly.",
+          .sources = "[R38], [R39]",
+      },
+      {
+          VSIM_COST_NAME(SharedCosts, iteration_jitter),
+          .unit = "fraction",
+          .range = {0, 0.5},
+          .doc = "per iteration, host costs are scaled by a factor drawn in [1-j, 1+j]",
+          .scope = "",
+          .plausible = {0.02, 0.15},
+          .basis = "(derived) Run-to-run spread of repeated hvsock bulk transfers is about +-7% for stable points "
+                   "(e.g. 2934-3359 Mbit/s at 4 KiB) and +-15-30% for unstable ones; the 2019 published min-max "
+                   "rows are about +-4-11%.",
+          .sources = "[R38]; project rows in docs/calibration.md (not a public source)",
+      },
+      {
+          VSIM_COST_NAME(SharedCosts, guest_iteration_jitter),
+          .unit = "fraction",
+          .range = {0, 0.5},
+          .doc = "per iteration, guest CPU costs (the guest_* ones, in cycles; copy bandwidths divided) are scaled "
+                 "by a factor drawn in [1-j, 1+j], from a stream of their own",
+          .scope = "",
+          .plausible = {0.01, 0.15},
+          .basis = "(derived) As iteration_jitter, for the guest side: the published 2019 hvsock rows limited by "
+                   "the guest's CPU (128 B and 1 KiB guest to host) spread by 7-20% between min and max over 10 "
+                   "runs, as much as the host-bound ones.",
+          .sources = "[R38]; project rows in docs/calibration.md (not a public source)",
+      },
   };
   return table;
 }
 
-}  // namespace vsim
+} // namespace vsim

@@ -19,12 +19,12 @@ namespace vsim {
 
 struct CostDecl {
   const char* name;
-  const char* unit;  // "cycles" of the platform clock (CPU time), "cycles latency" (time no CPU of the model
-                     // spends), "bytes/cycle" (copy bandwidth), ...
+  const char* unit; // "cycles" of the platform clock (CPU time), "cycles latency" (time no CPU of the model
+                    // spends), "bytes/cycle" (copy bandwidth), ...
   double min;
   double max;
   const char* doc;
-  const char* scope;  // the transport whose algorithms charge it ("" = both)
+  const char* scope; // the transport whose algorithms charge it ("" = both)
   // The physically plausible range on the modelled hardware (2017-2019
   // two-socket Xeon servers at the 2.5 GHz clock), what it rests on, and its
   // sources ([Rn]: docs/cost-sources.md). Calibration searches only inside
@@ -35,14 +35,41 @@ struct CostDecl {
   const char* sources;
 };
 
-// A cost table's entry: the declaration and the field of C it fills.
-template <typename C>
-struct CostField {
-  CostDecl decl;
-  double C::*field;
+// An inclusive range of a cost table's entry.
+struct CostRange {
+  double min;
+  double max;
 };
-// An entry whose field has the parameter's name (the name written once).
-#define VSIM_COST(name, ...) {{#name, __VA_ARGS__}, &CostsType::name}
+
+// A cost table's entry: the declaration and the field of C it fills, one
+// designated initialiser per field; VSIM_COST_NAME writes the name and the
+// field at once, so that they cannot differ:
+//   {VSIM_COST_NAME(Costs, guest_send_syscall),
+//    .unit = "cycles",
+//    .range = {0, 1e7},
+//    .doc = "...",
+//    .scope = "hv_sock",
+//    .plausible = {300, 3000},
+//    .basis = "...",
+//    .sources = "[R1], [R2]"},
+template <typename C> struct CostField {
+  const char* name;
+  double C::*field;
+  const char* unit; // as CostDecl::unit
+  CostRange range;  // accepted
+  const char* doc;
+  const char* scope;   // the transport whose algorithms charge it ("" = both)
+  CostRange plausible; // physically plausible (CostDecl::plausible_min/max)
+  const char* basis;
+  const char* sources;
+
+  CostDecl decl() const
+  {
+    return {name, unit, range.min, range.max, doc, scope, plausible.min, plausible.max, basis, sources};
+  }
+};
+// The name and field of a table's entry for C's field `n`.
+#define VSIM_COST_NAME(C, n) .name = #n, .field = &C::n
 
 // The costs both transports charge; each transport's cost struct derives
 // from it.
@@ -54,14 +81,13 @@ const std::vector<CostField<SharedCosts>>& shared_costs();
 
 // A transport's cost struct C (derived from SharedCosts) from the resolved
 // `costs.*` parameters: the shared table, then the transport's own.
-template <typename C>
-C fill_costs(const Params& p, const std::vector<CostField<C>>& own)
+template <typename C> C fill_costs(const Params& p, const std::vector<CostField<C>>& own)
 {
   C k{};
   for (const auto& f : shared_costs())
-    k.*static_cast<double C::*>(f.field) = p.number(std::string("costs.") + f.decl.name);
+    k.*static_cast<double C::*>(f.field) = p.number(std::string("costs.") + f.name);
   for (const auto& f : own)
-    k.*(f.field) = p.number(std::string("costs.") + f.decl.name);
+    k.*(f.field) = p.number(std::string("costs.") + f.name);
   return k;
 }
 
@@ -74,9 +100,9 @@ template <typename C>
 void scale_side_costs(C& k, const std::vector<CostField<C>>& table, std::string_view prefix, double f)
 {
   for (const auto& e : table) {
-    if (std::string_view(e.decl.name).substr(0, prefix.size()) != prefix)
+    if (std::string_view(e.name).substr(0, prefix.size()) != prefix)
       continue;
-    const std::string_view unit = e.decl.unit;
+    const std::string_view unit = e.unit;
     if (unit == "cycles")
       k.*(e.field) = std::round(k.*(e.field) * f);
     else if (unit == "bytes/cycle")
@@ -99,13 +125,12 @@ void apply_iteration_jitter(C& k, const std::vector<CostField<C>>& table, std::s
   scale_side_costs(static_cast<SharedCosts&>(k), shared_costs(), "guest_", g);
 }
 
-template <typename C>
-std::vector<CostDecl> decls_of(const std::vector<CostField<C>>& table)
+template <typename C> std::vector<CostDecl> decls_of(const std::vector<CostField<C>>& table)
 {
   std::vector<CostDecl> out;
   for (const auto& f : table)
-    out.push_back(f.decl);
+    out.push_back(f.decl());
   return out;
 }
 
-}  // namespace vsim
+} // namespace vsim

@@ -215,18 +215,18 @@ std::vector<ImplausibleCost> implausible_costs(const PlatformProfile& profile)
 
 void declare_cost_params(ParamRegistry& reg)
 {
-  for (const CostDecl& c : all_cost_decls()) {
-    ParamSpec s{std::string("costs.") + c.name, ParamKind::Number, c.unit, "(platform)"};
-    s.min = c.min;
-    s.max = c.max;
-    s.doc = c.doc;
-    s.scope = c.scope;
-    s.plausible_min = c.plausible_min;
-    s.plausible_max = c.plausible_max;
-    s.plausible_basis = c.basis;
-    s.plausible_sources = c.sources;
-    reg.declare(s);
-  }
+  for (const CostDecl& c : all_cost_decls())
+    reg.declare(Param(std::string("costs.") + c.name)
+                    .number()
+                    .unit(c.unit)
+                    .def("(platform)")
+                    .derives_from({"platform"})
+                    .range(c.min, c.max)
+                    .doc(c.doc)
+                    .scope(c.scope)
+                    .plausible(c.plausible_min, c.plausible_max)
+                    .basis(c.basis)
+                    .sources(c.sources));
 }
 
 std::string cost_source(const PlatformProfile& profile, const std::string& key)

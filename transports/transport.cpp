@@ -73,7 +73,7 @@ std::vector<CostDecl> all_cost_decls()
 {
   std::vector<CostDecl> out;
   for (const auto& f : shared_costs())
-    out.push_back(f.decl);
+    out.push_back(f.decl());
   for (const Transport& t : transports())
     for (const CostDecl& d : t.costs())
       out.push_back(d);

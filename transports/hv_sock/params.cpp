@@ -8,51 +8,79 @@
 
 namespace vsim::hv_sock {
 
-void declare_params(ParamRegistry& registry)
+void declare_params(ParamRegistry& reg)
 {
   // Every key here applies to hv_sock points only.
-  struct Scoped {
-    ParamRegistry& r;
-    void declare(ParamSpec s)
-    {
-      s.scope = "hv_sock";
-      r.declare(std::move(s));
-    }
-  } reg{registry};
-  auto size = [&](const char* path, const char* def, const char* doc) {
-    ParamSpec s{path, ParamKind::Size, "bytes", def};
-    s.min = 1;
-    s.max = 1ll << 30;
-    s.choices = {"default"};
-    s.doc = doc;
-    reg.declare(s);
-  };
-  size("hv_sock.sndbuf", "default",
-       "SO_SNDBUF set by the Linux side before connect (sizes the guest-to-host ring), or `default`");
-  size("hv_sock.rcvbuf", "default",
-       "SO_RCVBUF set by the Linux side before connect (sizes the host-to-guest ring), or `default`");
-  reg.declare({"hv_sock.ring_sizing", ParamKind::Choice, "", "sockopt", 0, 0, {"sockopt", "fixed"},
-               "`sockopt`: rings sized from SO_SNDBUF/SO_RCVBUF (2019 patch); `fixed`: both rings 6 pages as before"});
-  reg.declare({"hv_sock.send_loop", ParamKind::Boolean, "", "false", 0, 0, {},
-               "true: one hvs_stream_enqueue call writes packets until the message is done or the ring is full"});
-  reg.declare({"hv_sock.pending_send_size", ParamKind::Choice, "", "per_check", 0, 0, {"per_check", "once"},
-               "pending_send_sz protocol: set/clear on every space check (before June 2019) or set once at connect"});
-  ParamSpec host_pkt{"hv_sock.host_packet_size", ParamKind::Size, "bytes", "16384"};
-  host_pkt.min = 8;
-  host_pkt.max = 16 * 1024;
-  host_pkt.doc = "largest payload the Windows host puts in one VMBus packet (the real value is not public; default: the host MTU, 16 KiB)";
-  reg.declare(host_pkt);
-  reg.declare({"hv_sock.host_fill", ParamKind::Boolean, "", "true", 0, 0, {},
-               "true: the Windows writer puts what fits of its next packet into the ring, as Linux's "
-               "hvs_stream_enqueue does; false: it waits until a whole packet fits (not public either way)"});
-  ParamSpec wmem{"hv_sock.sysctl_wmem_max", ParamKind::Size, "bytes", "212992"};
-  wmem.min = 4096;
-  wmem.max = 1ll << 30;
-  wmem.doc = "net.core.wmem_max: cap on the value SO_SNDBUF accepts (the kernel then doubles it)";
-  reg.declare(wmem);
-  wmem.path = "hv_sock.sysctl_rmem_max";
-  wmem.doc = "net.core.rmem_max: cap on the value SO_RCVBUF accepts (the kernel then doubles it)";
-  reg.declare(wmem);
+  reg.declare(Param("hv_sock.sndbuf")
+                  .size()
+                  .unit("bytes")
+                  .def("default")
+                  .range(1, 1ll << 30)
+                  .words({"default"})
+                  .doc("SO_SNDBUF set by the Linux side before connect (sizes the guest-to-host ring), or `default`")
+                  .kernel("net/vmw_vsock/hyperv_transport.c: hvs_open_connection")
+                  .scope("hv_sock"));
+  reg.declare(Param("hv_sock.rcvbuf")
+                  .size()
+                  .unit("bytes")
+                  .def("default")
+                  .range(1, 1ll << 30)
+                  .words({"default"})
+                  .doc("SO_RCVBUF set by the Linux side before connect (sizes the host-to-guest ring), or `default`")
+                  .kernel("net/vmw_vsock/hyperv_transport.c: hvs_open_connection")
+                  .scope("hv_sock"));
+  reg.declare(Param("hv_sock.ring_sizing")
+                  .choice()
+                  .def("sockopt")
+                  .words({"sockopt", "fixed"})
+                  .doc("`sockopt`: rings sized from SO_SNDBUF/SO_RCVBUF (2019 patch); `fixed`: both rings 6 pages as "
+                       "before")
+                  .kernel("net/vmw_vsock/hyperv_transport.c: hvs_open_connection")
+                  .scope("hv_sock"));
+  reg.declare(Param("hv_sock.send_loop")
+                  .boolean()
+                  .def("false")
+                  .doc("true: one hvs_stream_enqueue call writes packets until the message is done or the ring is full")
+                  .kernel("net/vmw_vsock/hyperv_transport.c: hvs_stream_enqueue")
+                  .scope("hv_sock"));
+  reg.declare(Param("hv_sock.pending_send_size")
+                  .choice()
+                  .def("per_check")
+                  .words({"per_check", "once"})
+                  .doc("pending_send_sz protocol: set/clear on every space check (before June 2019) or set once at "
+                       "connect")
+                  .kernel("net/vmw_vsock/hyperv_transport.c: hvs_stream_has_space")
+                  .scope("hv_sock"));
+  reg.declare(Param("hv_sock.host_packet_size")
+                  .size()
+                  .unit("bytes")
+                  .def("16384")
+                  .range(8, 16 * 1024)
+                  .doc("largest payload the Windows host puts in one VMBus packet (the real value is not public; "
+                       "default: the host MTU, 16 KiB)")
+                  .scope("hv_sock"));
+  reg.declare(Param("hv_sock.host_fill")
+                  .boolean()
+                  .def("true")
+                  .doc("true: the Windows writer puts what fits of its next packet into the ring, as Linux's "
+                       "hvs_stream_enqueue does; false: it waits until a whole packet fits (not public either way)")
+                  .scope("hv_sock"));
+  reg.declare(Param("hv_sock.sysctl_wmem_max")
+                  .size()
+                  .unit("bytes")
+                  .def("212992")
+                  .range(4096, 1ll << 30)
+                  .doc("net.core.wmem_max: cap on the value SO_SNDBUF accepts (the kernel then doubles it)")
+                  .kernel("net/core/sock.c: sock_setsockopt (SO_SNDBUF)")
+                  .scope("hv_sock"));
+  reg.declare(Param("hv_sock.sysctl_rmem_max")
+                  .size()
+                  .unit("bytes")
+                  .def("212992")
+                  .range(4096, 1ll << 30)
+                  .doc("net.core.rmem_max: cap on the value SO_RCVBUF accepts (the kernel then doubles it)")
+                  .kernel("net/core/sock.c: sock_setsockopt (SO_RCVBUF)")
+                  .scope("hv_sock"));
 }
 
 std::uint32_t ring_size(const Params& p, const char* key, const char* sysctl, SocketBuffer which)
@@ -91,7 +119,7 @@ std::string ring_note(const Params& p, const char* key, const char* sysctl, Sock
   return text + fmt::format(": the ring is {} bytes", ring);
 }
 
-}  // namespace
+} // namespace
 
 std::vector<Effective> effective(const Params& p)
 {
@@ -107,4 +135,4 @@ std::vector<Effective> effective(const Params& p)
   };
 }
 
-}  // namespace vsim::hv_sock
+} // namespace vsim::hv_sock

@@ -4,137 +4,442 @@ namespace vsim::virtio_vsock::detail {
 
 const std::vector<CostField<Costs>>& Costs::fields()
 {
-  using CostsType = Costs;
   static const std::vector<CostField<Costs>> t = {
       // virtio-vsock: Linux guest driver (net/vmw_vsock/virtio_transport*.c)
-        VSIM_COST(virtio_guest_send_syscall, "cycles", 0, 1e7, "sendmsg entry/exit + vsock_stream_sendmsg fixed work", "virtio_vsock",
-         300, 3000, "Same composition as guest_send_syscall (entry/exit 190-240 ns with KPTI, socket lock, lookups, cache misses).",
-         "[R1], [R2], [R3]"),
-        VSIM_COST(virtio_guest_recv_syscall, "cycles", 0, 1e7, "recvmsg entry/exit + vsock_stream_recvmsg fixed work", "virtio_vsock",
-         300, 3000, "Same as above for recvmsg; per-packet dequeue and credit-update packets are separate parameters.",
-         "[R1], [R2], [R3]"),
-        VSIM_COST(virtio_guest_poll_syscall, "cycles", 0, 1e7, "select() on the benchmark's sockets (workload.app iperf3): entry/exit, vsock_poll under the socket lock, the loop's timers", "virtio_vsock",
-         300, 4000, "(derived) A syscall entry/exit as for recvmsg (190-240 ns with KPTI), a poll callback and wait-queue set-up per descriptor (iperf3 polls its control socket and the stream), vsock_poll's lock_sock, and iperf3's timer check (gettimeofday in the vDSO).",
-         "[R1], [R2], [R3]"),
-        VSIM_COST(virtio_guest_iperf3_user_per_call, "cycles", 0, 1e7,
-         "iperf3's own user-space work in the guest (workload.app iperf3): per write() of its client "
-         "(iperf_send's multisend loop), once per block of its server (iperf_run_server; its select() is "
-         "virtio_guest_poll_syscall)", "virtio_vsock",
-         50, 5000,
-         "(derived) More than the plain loop's (guest_user_per_call): iperf3 keeps per-stream byte counts, "
-         "checks its timers and rate limit (gettimeofday in the vDSO) and rebuilds its select() descriptor sets "
-         "each pass, up to ~1-2 us per call, the cost of a syscall's entry/exit (190-240 ns with KPTI) and more.",
-         "[R1], [R2]; no direct source for iperf3's user time"),
-        VSIM_COST(virtio_guest_alloc, "cycles", 0, 1e7, "one kernel allocation (kzalloc of a packet, kmalloc of its buffer)", "virtio_vsock",
-         20, 3000, "A SLUB fast-path allocation is ~20-25 cycles (42-47 for alloc+free) plus zeroing of a small struct; a 64 KiB kmalloc (5.4 tx packets) is an order-4 buddy allocation that before 5.13 takes the zone lock with no per-CPU cache (no cycle figure found; upper bound ~1 us derived).",
-         "[R20], [R23], [R24], [R22]"),
-        VSIM_COST(virtio_guest_free, "cycles", 0, 1e7, "freeing one packet (struct and buffer)", "virtio_vsock",
-         15, 1500, "Mirror of virtio_guest_alloc (SLUB fast-path free, buddy free with merging under the zone lock for high orders).",
-         "[R20], [R23], [R24]"),
-        VSIM_COST(virtio_guest_pkt, "cycles", 0, 1e7, "virtio_transport_send_pkt_info per packet: credit, header, send list, queue_work", "virtio_vsock",
-         150, 3000, "(derived) Credit arithmetic under spinlocks (irq save/restore 37 cycles), list insertion and queue_work, which wakes the local vCPU's idle kworker (try_to_wake_up; no IPI on the same vCPU).",
-         "[R20], [R11]"),
-        VSIM_COST(virtio_guest_vq_add, "cycles", 0, 1e7, "virtqueue_add_sgs for one chain", "virtio_vsock",
-         50, 600, "(derived) Two 16-byte descriptors and an avail entry, with cross-core misses when vhost's core last touched those lines.",
-         "[R26]"),
-        VSIM_COST(virtio_guest_kick, "cycles", 0, 1e7, "virtqueue_notify: the notify write's VM exit and re-entry (ioeventfd, in the kernel), hypervisor time; plus virtio_host_wake_ipi when it wakes the sleeping vhost worker", "virtio_vsock",
-         1500, 6000, "A PIO or fast-MMIO ioeventfd write exits to a kernel handler (world switch ~1350-2000 cycles, fast-MMIO eventfd as fast as PIO) and signals the eventfd; an exit handled in QEMU costs ~5800 and serves as upper reference.",
-         "[R5], [R16], [R14], [R7]"),
-        VSIM_COST(virtio_guest_work_run, "cycles", 0, 1e7, "one workqueue item run (process_one_work); the kworker's switches in and out are guest_context_switch each", "virtio_vsock",
-         200, 6000, "(derived) Dispatch by a running kworker (pool lock, work list, the item's own set-up such as tx_lock or rx_lock) is cheap; a cold cache after another thread ran costs up to a context switch (1.2-2.5 us in VMs).",
-         "[R17], [R49]"),
-        VSIM_COST(virtio_guest_rx_buf, "cycles", 0, 1e7, "rx work per used rx buffer (virtqueue_get_buf, length checks)", "virtio_vsock",
-         80, 600, "(derived) Used-ring entry written by vhost on another core (one miss) plus detach_buf bookkeeping.",
-         "[R26]"),
-        VSIM_COST(virtio_guest_rx_pkt, "cycles", 0, 1e7, "virtio_transport_recv_pkt per packet: socket lookup, lock, credit fields, enqueue", "virtio_vsock",
-         150, 2000, "(derived) Connected-socket hash lookup (likely a miss), bh lock, credit fields, queueing and sk_data_ready.",
-         "[R26], [R20]"),
-        VSIM_COST(virtio_guest_tx_done, "cycles", 0, 1e7, "tx work per completed tx chain (virtqueue_get_buf)", "virtio_vsock",
-         50, 600, "(derived) Same as virtio_guest_rx_buf for a completed tx chain.",
-         "[R26]"),
-        VSIM_COST(virtio_guest_irq_exit, "cycles", 0, 1e7, "MSI injection into the vCPU: exit/entry cost there (hypervisor time)", "virtio_vsock",
-         100, 6000, "With APICv posted interrupts (Skylake-SP) a running vCPU takes the MSI without an exit (cost a few hundred cycles at most, derived); without them, exit, injection and entry as for timers (~3200) plus an EOI exit unless PV EOI.",
-         "[R7], [R8], [R13], [R6]"),
-        VSIM_COST(virtio_guest_isr, "cycles", 0, 1e7, "vring_interrupt: interrupt entry, callback, queue_work (irq time)", "virtio_vsock",
-         300, 2500, "(derived) Interrupt entry/exit (syscall entry/exit as proxy), vring_interrupt and queue_work.",
-         "[R1], [R2]"),
-        VSIM_COST(virtio_guest_dequeue_pkt, "cycles", 0, 1e7, "virtio_transport_stream_do_dequeue per packet touched", "virtio_vsock",
-         50, 600, "(derived) Spinlock, list walk and length bookkeeping per packet touched (copy and free are separate).",
-         "[R20], [R26]"),
-        // virtio-vsock: host (drivers/vhost/vsock.c, vhost.c, the host socket)
-        VSIM_COST(virtio_host_user_per_call, "cycles", 0, 1e7,
-         "user-space cost of one send()/recv() of the host's plain loop (workload.app loop); iperf3 has its own, "
-         "virtio_host_iperf3_user_per_call", "virtio_vsock",
-         20, 600, "Same as guest_user_per_call (a tight loop around blocking calls, and the refill after each).",
-         "[R2], [R25], [R50]"),
-        VSIM_COST(virtio_host_iperf3_user_per_call, "cycles", 0, 1e7,
-         "iperf3's own user-space work on the host (workload.app iperf3): per write() of its client, once per "
-         "block of its server (its select() is virtio_host_poll_syscall)", "virtio_vsock",
-         50, 5000, "Same as virtio_guest_iperf3_user_per_call.",
-         "[R1], [R2]; no direct source for iperf3's user time"),
-        VSIM_COST(virtio_host_send_syscall, "cycles", 0, 1e7, "host sendmsg entry/exit + vsock_stream_sendmsg fixed work", "virtio_vsock",
-         300, 3000, "Same composition as guest_send_syscall on the host kernel (KPTI and retpolines on Skylake-SP hosts of 2018-19).",
-         "[R1], [R2], [R3]"),
-        VSIM_COST(virtio_host_recv_syscall, "cycles", 0, 1e7, "host recvmsg entry/exit + vsock_stream_recvmsg fixed work", "virtio_vsock",
-         300, 3000, "Same as above for recvmsg.",
-         "[R1], [R2], [R3]"),
-        VSIM_COST(virtio_host_poll_syscall, "cycles", 0, 1e7, "host select() on the benchmark's sockets (workload.app iperf3)", "virtio_vsock",
-         300, 4000, "Same as virtio_guest_poll_syscall on the host kernel.",
-         "[R1], [R2], [R3]"),
-        VSIM_COST(virtio_host_alloc, "cycles", 0, 1e7, "one host kernel allocation (packet struct or buffer)", "virtio_vsock",
-         20, 3000, "Same as virtio_guest_alloc.",
-         "[R20], [R23], [R24]"),
-        VSIM_COST(virtio_host_free, "cycles", 0, 1e7, "freeing one host packet", "virtio_vsock",
-         15, 1500, "Same as virtio_guest_free.",
-         "[R20], [R23]"),
-        VSIM_COST(virtio_host_pkt, "cycles", 0, 1e7, "host virtio_transport_send_pkt_info per packet (credit, header, send list)", "virtio_vsock",
-         150, 3000, "(derived) As virtio_guest_pkt; queueing vhost work wakes the vhost worker (try_to_wake_up; its IPI is virtio_host_wake_ipi).",
-         "[R20], [R11]"),
-        VSIM_COST(virtio_host_copy_fixed, "cycles", 0, 1e7, "fixed cost of one host kernel copy", "virtio_vsock",
-         30, 300, "Same as guest_copy_fixed.",
-         "[R30], [R32]"),
-        VSIM_COST(virtio_host_copy_bytes_per_cycle, "bytes/cycle", 0.01, 1e3, "host copy bandwidth between the application and kernel packets", "virtio_vsock",
-         1.0, 32, "Same copy physics as guest_copy_bytes_per_cycle.",
-         "[R31], [R29], [R27], [R28]"),
-        VSIM_COST(virtio_host_dequeue_pkt, "cycles", 0, 1e7, "host virtio_transport_stream_do_dequeue per packet touched", "virtio_vsock",
-         50, 600, "Same as virtio_guest_dequeue_pkt.",
-         "[R20], [R26]"),
-        VSIM_COST(virtio_host_worker_run, "cycles", 0, 1e7, "vhost worker: one work item run (handle_tx_kick or send_pkt_work) fixed cost", "virtio_vsock",
-         300, 3000, "(derived) Worker loop, vq mutex, disabling and re-enabling notification with a barrier; every guest-memory access is a copy_user with access_ok and (unless nosmap) stac/clac, costly enough that a 2019 RFC bypassing them gained 24% tx packets per second.",
-         "[R33], [R32]"),
-        VSIM_COST(virtio_host_tx_pkt, "cycles", 0, 1e7, "vhost per guest tx chain: vhost_get_vq_desc, header copy, recv_pkt, add_used", "virtio_vsock",
-         500, 5000, "(derived) vhost_get_vq_desc (avail index, ring entry and descriptors read through copy_user, misses on guest-written lines), a 44-byte header copy, delivery to the socket with a reader wake-up, add_used and a barrier.",
-         "[R33], [R26]"),
-        VSIM_COST(virtio_host_rx_buf, "cycles", 0, 1e7, "vhost per guest rx buffer filled: vhost_get_vq_desc, header copy, add_used", "virtio_vsock",
-         300, 3000, "(derived) As virtio_host_tx_pkt without socket delivery: descriptor fetch, header write, add_used.",
-         "[R33], [R26]"),
-        VSIM_COST(virtio_host_guest_copy_bytes_per_cycle, "bytes/cycle", 0.01, 1e3, "vhost copy bandwidth to and from guest memory (copy_to_iter/copy_from_iter)", "virtio_vsock",
-         1.0, 32, "Same copy physics; per-segment copy_user overhead (access_ok, stac/clac, address translation) is a fixed cost per segment, not a per-byte one.",
-         "[R31], [R27], [R33], [R32]"),
-        VSIM_COST(virtio_host_signal, "cycles", 0, 1e7, "vhost_signal: eventfd_signal into irqfd and MSI injection request, on the worker's CPU", "virtio_vsock",
-         500, 4000, "(derived) Reading used_event from guest memory, eventfd_signal into irqfd and MSI injection: a posted-interrupt descriptor update plus notification IPI for a running vCPU, or a kick and wake-up of a halted one.",
-         "[R15], [R11], [R47]"),
-        VSIM_COST(virtio_guest_wake_ipi, "cycles", 0, 1e7, "waking a sleeping thread on another vCPU: the reschedule IPI's ICR write, a VM exit, charged to the waker (hypervisor time)", "virtio_vsock",
-         1500, 6000, "(derived) Without PV IPIs every guest IPI is one VM exit [R12]: an exit and re-entry cost ~1350-2500 cycles [R16], [R5], plus KVM's x2APIC ICR emulation (its 2019 fastpath saved 200+ cycles [R11]); a halted target vCPU adds kvm_vcpu_kick's wake-up of its thread (a trip through the host scheduler [R18]).",
-         "[R12], [R16], [R5], [R11], [R18]"),
-        VSIM_COST(virtio_guest_halted_wakeup, "cycles latency", 0, 1e8, "added to guest_wakeup_latency when the woken thread's vCPU had halted (nothing to run): the host brings the vCPU back (kvm_vcpu_kick, host scheduler, C-state exit, VM entry)", "virtio_vsock",
-         2500, 30000, "A halted vCPU caught by KVM's halt polling needs only the exit and re-entry (~1 us, derived from [R16], [R5]); past the poll, a trip through the host scheduler (\"a few micro-seconds\" [R18]; 1.2-2.5 us per cross-vCPU switch measured [R17]) and the physical CPU's C-state exit (C1 2 us, C1E 10 us on Skylake-SP [R41]); deep C6 (133 us) excluded as untuned.",
-         "[R18], [R17], [R41], [R16], [R5]"),
-        VSIM_COST(virtio_host_wake_ipi, "cycles", 0, 1e7, "waking a sleeping host thread on another CPU (vhost worker, application): try_to_wake_up's remote enqueue and reschedule IPI, charged to the waker (for a guest kick's ioeventfd wake-up of vhost, the kicking vCPU)", "virtio_vsock",
-         300, 3000, "(derived) Native x2APIC ICR write and the remote wake-up path (ttwu_queue, rq lock); no VM exit.",
-         "[R20], [R11]"),
-        VSIM_COST(virtio_host_kick_latency, "cycles latency", 0, 1e8, "guest notify write until its ioeventfd queues the vhost work (exit handling, eventfd; the worker's own wake-up is host_wakeup_latency)", "virtio_vsock",
-         1000, 7500, "Exit to the in-kernel handler (world switch ~1350-2000 cycles), fast-MMIO ioeventfd match and eventfd_signal into the vhost poll queue (worker wake-up excluded).",
-         "[R5], [R16], [R14]"),
-        VSIM_COST(virtio_host_interrupt_latency, "cycles latency", 0, 1e8, "vhost_signal until the interrupt runs on guest vCPU 0", "virtio_vsock",
-         1500, 50000, "A running vCPU with posted interrupts takes the notification IPI in ~0.5-1 us (derived); a halted vCPU needs its thread woken and re-entered (1.2-2.5 us per cross-vCPU switch measured) plus C-state exit; ~20 us upper bound excludes deep C6.",
-         "[R17], [R18], [R8], [R41]"),
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_send_syscall),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "sendmsg entry/exit + vsock_stream_sendmsg fixed work",
+          .scope = "virtio_vsock",
+          .plausible = {300, 3000},
+          .basis = "Same composition as guest_send_syscall (entry/exit 190-240 ns with KPTI, socket lock, lookups, "
+                   "cache misses).",
+          .sources = "[R1], [R2], [R3]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_recv_syscall),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "recvmsg entry/exit + vsock_stream_recvmsg fixed work",
+          .scope = "virtio_vsock",
+          .plausible = {300, 3000},
+          .basis = "Same as above for recvmsg; per-packet dequeue and credit-update packets are separate parameters.",
+          .sources = "[R1], [R2], [R3]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_poll_syscall),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "select() on the benchmark's sockets (workload.app iperf3): entry/exit, vsock_poll under the "
+                 "socket lock, the loop's timers",
+          .scope = "virtio_vsock",
+          .plausible = {300, 4000},
+          .basis = "(derived) A syscall entry/exit as for recvmsg (190-240 ns with KPTI), a poll callback and "
+                   "wait-queue set-up per descriptor (iperf3 polls its control socket and the stream), vsock_poll's "
+                   "lock_sock, and iperf3's timer check (gettimeofday in the vDSO).",
+          .sources = "[R1], [R2], [R3]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_iperf3_user_per_call),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "iperf3's own user-space work in the guest (workload.app iperf3): per write() of its client "
+                 "(iperf_send's multisend loop), once per block of its server (iperf_run_server; its select() is "
+                 "virtio_guest_poll_syscall)",
+          .scope = "virtio_vsock",
+          .plausible = {50, 5000},
+          .basis = "(derived) More than the plain loop's (guest_user_per_call): iperf3 keeps per-stream byte "
+                   "counts, checks its timers and rate limit (gettimeofday in the vDSO) and rebuilds its select() "
+                   "descriptor sets each pass, up to ~1-2 us per call, the cost of a syscall's entry/exit (190-240 "
+                   "ns with KPTI) and more.",
+          .sources = "[R1], [R2]; no direct source for iperf3's user time",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_alloc),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "one kernel allocation (kzalloc of a packet, kmalloc of its buffer)",
+          .scope = "virtio_vsock",
+          .plausible = {20, 3000},
+          .basis = "A SLUB fast-path allocation is ~20-25 cycles (42-47 for alloc+free) plus zeroing of a small "
+                   "struct; a 64 KiB kmalloc (5.4 tx packets) is an order-4 buddy allocation that before 5.13 takes "
+                   "the zone lock with no per-CPU cache (no cycle figure found; upper bound ~1 us derived).",
+          .sources = "[R20], [R23], [R24], [R22]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_free),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "freeing one packet (struct and buffer)",
+          .scope = "virtio_vsock",
+          .plausible = {15, 1500},
+          .basis = "Mirror of virtio_guest_alloc (SLUB fast-path free, buddy free with merging under the zone lock "
+                   "for high orders).",
+          .sources = "[R20], [R23], [R24]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_pkt),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "virtio_transport_send_pkt_info per packet: credit, header, send list, queue_work",
+          .scope = "virtio_vsock",
+          .plausible = {150, 3000},
+          .basis = "(derived) Credit arithmetic under spinlocks (irq save/restore 37 cycles), list insertion and "
+                   "queue_work, which wakes the local vCPU's idle kworker (try_to_wake_up; no IPI on the same vCPU).",
+          .sources = "[R20], [R11]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_vq_add),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "virtqueue_add_sgs for one chain",
+          .scope = "virtio_vsock",
+          .plausible = {50, 600},
+          .basis = "(derived) Two 16-byte descriptors and an avail entry, with cross-core misses when vhost's core "
+                   "last touched those lines.",
+          .sources = "[R26]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_kick),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "virtqueue_notify: the notify write's VM exit and re-entry (ioeventfd, in the kernel), hypervisor "
+                 "time; plus virtio_host_wake_ipi when it wakes the sleeping vhost worker",
+          .scope = "virtio_vsock",
+          .plausible = {1500, 6000},
+          .basis = "A PIO or fast-MMIO ioeventfd write exits to a kernel handler (world switch ~1350-2000 cycles, "
+                   "fast-MMIO eventfd as fast as PIO) and signals the eventfd; an exit handled in QEMU costs ~5800 "
+                   "and serves as upper reference.",
+          .sources = "[R5], [R16], [R14], [R7]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_work_run),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "one workqueue item run (process_one_work); the kworker's switches in and out are "
+                 "guest_context_switch each",
+          .scope = "virtio_vsock",
+          .plausible = {200, 6000},
+          .basis = "(derived) Dispatch by a running kworker (pool lock, work list, the item's own set-up such as "
+                   "tx_lock or rx_lock) is cheap; a cold cache after another thread ran costs up to a context "
+                   "switch (1.2-2.5 us in VMs).",
+          .sources = "[R17], [R49]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_rx_buf),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "rx work per used rx buffer (virtqueue_get_buf, length checks)",
+          .scope = "virtio_vsock",
+          .plausible = {80, 600},
+          .basis = "(derived) Used-ring entry written by vhost on another core (one miss) plus detach_buf "
+                   "bookkeeping.",
+          .sources = "[R26]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_rx_pkt),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "virtio_transport_recv_pkt per packet: socket lookup, lock, credit fields, enqueue",
+          .scope = "virtio_vsock",
+          .plausible = {150, 2000},
+          .basis = "(derived) Connected-socket hash lookup (likely a miss), bh lock, credit fields, queueing and "
+                   "sk_data_ready.",
+          .sources = "[R26], [R20]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_tx_done),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "tx work per completed tx chain (virtqueue_get_buf)",
+          .scope = "virtio_vsock",
+          .plausible = {50, 600},
+          .basis = "(derived) Same as virtio_guest_rx_buf for a completed tx chain.",
+          .sources = "[R26]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_irq_exit),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "MSI injection into the vCPU: exit/entry cost there (hypervisor time)",
+          .scope = "virtio_vsock",
+          .plausible = {100, 6000},
+          .basis = "With APICv posted interrupts (Skylake-SP) a running vCPU takes the MSI without an exit (cost a "
+                   "few hundred cycles at most, derived); without them, exit, injection and entry as for timers "
+                   "(~3200) plus an EOI exit unless PV EOI.",
+          .sources = "[R7], [R8], [R13], [R6]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_isr),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "vring_interrupt: interrupt entry, callback, queue_work (irq time)",
+          .scope = "virtio_vsock",
+          .plausible = {300, 2500},
+          .basis = "(derived) Interrupt entry/exit (syscall entry/exit as proxy), vring_interrupt and queue_work.",
+          .sources = "[R1], [R2]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_dequeue_pkt),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "virtio_transport_stream_do_dequeue per packet touched",
+          .scope = "virtio_vsock",
+          .plausible = {50, 600},
+          .basis = "(derived) Spinlock, list walk and length bookkeeping per packet touched (copy and free are "
+                   "separate).",
+          .sources = "[R20], [R26]",
+      },
+      // virtio-vsock: host (drivers/vhost/vsock.c, vhost.c, the host socket)
+      {
+          VSIM_COST_NAME(Costs, virtio_host_user_per_call),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "user-space cost of one send()/recv() of the host's plain loop (workload.app loop); iperf3 has its "
+                 "own, virtio_host_iperf3_user_per_call",
+          .scope = "virtio_vsock",
+          .plausible = {20, 600},
+          .basis = "Same as guest_user_per_call (a tight loop around blocking calls, and the refill after each).",
+          .sources = "[R2], [R25], [R50]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_iperf3_user_per_call),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "iperf3's own user-space work on the host (workload.app iperf3): per write() of its client, once "
+                 "per block of its server (its select() is virtio_host_poll_syscall)",
+          .scope = "virtio_vsock",
+          .plausible = {50, 5000},
+          .basis = "Same as virtio_guest_iperf3_user_per_call.",
+          .sources = "[R1], [R2]; no direct source for iperf3's user time",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_send_syscall),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "host sendmsg entry/exit + vsock_stream_sendmsg fixed work",
+          .scope = "virtio_vsock",
+          .plausible = {300, 3000},
+          .basis = "Same composition as guest_send_syscall on the host kernel (KPTI and retpolines on Skylake-SP "
+                   "hosts of 2018-19).",
+          .sources = "[R1], [R2], [R3]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_recv_syscall),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "host recvmsg entry/exit + vsock_stream_recvmsg fixed work",
+          .scope = "virtio_vsock",
+          .plausible = {300, 3000},
+          .basis = "Same as above for recvmsg.",
+          .sources = "[R1], [R2], [R3]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_poll_syscall),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "host select() on the benchmark's sockets (workload.app iperf3)",
+          .scope = "virtio_vsock",
+          .plausible = {300, 4000},
+          .basis = "Same as virtio_guest_poll_syscall on the host kernel.",
+          .sources = "[R1], [R2], [R3]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_alloc),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "one host kernel allocation (packet struct or buffer)",
+          .scope = "virtio_vsock",
+          .plausible = {20, 3000},
+          .basis = "Same as virtio_guest_alloc.",
+          .sources = "[R20], [R23], [R24]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_free),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "freeing one host packet",
+          .scope = "virtio_vsock",
+          .plausible = {15, 1500},
+          .basis = "Same as virtio_guest_free.",
+          .sources = "[R20], [R23]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_pkt),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "host virtio_transport_send_pkt_info per packet (credit, header, send list)",
+          .scope = "virtio_vsock",
+          .plausible = {150, 3000},
+          .basis = "(derived) As virtio_guest_pkt; queueing vhost work wakes the vhost worker (try_to_wake_up; its "
+                   "IPI is virtio_host_wake_ipi).",
+          .sources = "[R20], [R11]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_copy_fixed),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "fixed cost of one host kernel copy",
+          .scope = "virtio_vsock",
+          .plausible = {30, 300},
+          .basis = "Same as guest_copy_fixed.",
+          .sources = "[R30], [R32]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_copy_bytes_per_cycle),
+          .unit = "bytes/cycle",
+          .range = {0.01, 1e3},
+          .doc = "host copy bandwidth between the application and kernel packets",
+          .scope = "virtio_vsock",
+          .plausible = {1.0, 32},
+          .basis = "Same copy physics as guest_copy_bytes_per_cycle.",
+          .sources = "[R31], [R29], [R27], [R28]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_dequeue_pkt),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "host virtio_transport_stream_do_dequeue per packet touched",
+          .scope = "virtio_vsock",
+          .plausible = {50, 600},
+          .basis = "Same as virtio_guest_dequeue_pkt.",
+          .sources = "[R20], [R26]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_worker_run),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "vhost worker: one work item run (handle_tx_kick or send_pkt_work) fixed cost",
+          .scope = "virtio_vsock",
+          .plausible = {300, 3000},
+          .basis = "(derived) Worker loop, vq mutex, disabling and re-enabling notification with a barrier; every "
+                   "guest-memory access is a copy_user with access_ok and (unless nosmap) stac/clac, costly enough "
+                   "that a 2019 RFC bypassing them gained 24% tx packets per second.",
+          .sources = "[R33], [R32]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_tx_pkt),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "vhost per guest tx chain: vhost_get_vq_desc, header copy, recv_pkt, add_used",
+          .scope = "virtio_vsock",
+          .plausible = {500, 5000},
+          .basis = "(derived) vhost_get_vq_desc (avail index, ring entry and descriptors read through copy_user, "
+                   "misses on guest-written lines), a 44-byte header copy, delivery to the socket with a reader "
+                   "wake-up, add_used and a barrier.",
+          .sources = "[R33], [R26]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_rx_buf),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "vhost per guest rx buffer filled: vhost_get_vq_desc, header copy, add_used",
+          .scope = "virtio_vsock",
+          .plausible = {300, 3000},
+          .basis = "(derived) As virtio_host_tx_pkt without socket delivery: descriptor fetch, header write, "
+                   "add_used.",
+          .sources = "[R33], [R26]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_guest_copy_bytes_per_cycle),
+          .unit = "bytes/cycle",
+          .range = {0.01, 1e3},
+          .doc = "vhost copy bandwidth to and from guest memory (copy_to_iter/copy_from_iter)",
+          .scope = "virtio_vsock",
+          .plausible = {1.0, 32},
+          .basis = "Same copy physics; per-segment copy_user overhead (access_ok, stac/clac, address translation) "
+                   "is a fixed cost per segment, not a per-byte one.",
+          .sources = "[R31], [R27], [R33], [R32]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_signal),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "vhost_signal: eventfd_signal into irqfd and MSI injection request, on the worker's CPU",
+          .scope = "virtio_vsock",
+          .plausible = {500, 4000},
+          .basis = "(derived) Reading used_event from guest memory, eventfd_signal into irqfd and MSI injection: a "
+                   "posted-interrupt descriptor update plus notification IPI for a running vCPU, or a kick and "
+                   "wake-up of a halted one.",
+          .sources = "[R15], [R11], [R47]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_wake_ipi),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "waking a sleeping thread on another vCPU: the reschedule IPI's ICR write, a VM exit, charged to "
+                 "the waker (hypervisor time)",
+          .scope = "virtio_vsock",
+          .plausible = {1500, 6000},
+          .basis = "(derived) Without PV IPIs every guest IPI is one VM exit [R12]: an exit and re-entry cost "
+                   "~1350-2500 cycles [R16], [R5], plus KVM's x2APIC ICR emulation (its 2019 fastpath saved 200+ "
+                   "cycles [R11]); a halted target vCPU adds kvm_vcpu_kick's wake-up of its thread (a trip through "
+                   "the host scheduler [R18]).",
+          .sources = "[R12], [R16], [R5], [R11], [R18]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_halted_wakeup),
+          .unit = "cycles latency",
+          .range = {0, 1e8},
+          .doc = "added to guest_wakeup_latency when the woken thread's vCPU had halted (nothing to run): the host "
+                 "brings the vCPU back (kvm_vcpu_kick, host scheduler, C-state exit, VM entry)",
+          .scope = "virtio_vsock",
+          .plausible = {2500, 30000},
+          .basis = "A halted vCPU caught by KVM's halt polling needs only the exit and re-entry (~1 us, derived "
+                   "from [R16], [R5]); past the poll, a trip through the host scheduler (\"a few micro-seconds\" "
+                   "[R18]; 1.2-2.5 us per cross-vCPU switch measured [R17]) and the physical CPU's C-state exit (C1 "
+                   "2 us, C1E 10 us on Skylake-SP [R41]); deep C6 (133 us) excluded as untuned.",
+          .sources = "[R18], [R17], [R41], [R16], [R5]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_wake_ipi),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "waking a sleeping host thread on another CPU (vhost worker, application): try_to_wake_up's remote "
+                 "enqueue and reschedule IPI, charged to the waker (for a guest kick's ioeventfd wake-up of vhost, "
+                 "the kicking vCPU)",
+          .scope = "virtio_vsock",
+          .plausible = {300, 3000},
+          .basis = "(derived) Native x2APIC ICR write and the remote wake-up path (ttwu_queue, rq lock); no VM exit.",
+          .sources = "[R20], [R11]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_kick_latency),
+          .unit = "cycles latency",
+          .range = {0, 1e8},
+          .doc = "guest notify write until its ioeventfd queues the vhost work (exit handling, eventfd; the "
+                 "worker's own wake-up is host_wakeup_latency)",
+          .scope = "virtio_vsock",
+          .plausible = {1000, 7500},
+          .basis = "Exit to the in-kernel handler (world switch ~1350-2000 cycles), fast-MMIO ioeventfd match and "
+                   "eventfd_signal into the vhost poll queue (worker wake-up excluded).",
+          .sources = "[R5], [R16], [R14]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_interrupt_latency),
+          .unit = "cycles latency",
+          .range = {0, 1e8},
+          .doc = "vhost_signal until the interrupt runs on guest vCPU 0",
+          .scope = "virtio_vsock",
+          .plausible = {1500, 50000},
+          .basis = "A running vCPU with posted interrupts takes the notification IPI in ~0.5-1 us (derived); a "
+                   "halted vCPU needs its thread woken and re-entered (1.2-2.5 us per cross-vCPU switch measured) "
+                   "plus C-state exit; ~20 us upper bound excludes deep C6.",
+          .sources = "[R17], [R18], [R8], [R41]",
+      },
   };
   return t;
 }
 
-Costs Costs::from(const Params& p) { return fill_costs(p, fields()); }
+Costs Costs::from(const Params& p)
+{
+  return fill_costs(p, fields());
+}
 
-std::vector<CostDecl> Costs::decls() { return decls_of(fields()); }
+std::vector<CostDecl> Costs::decls()
+{
+  return decls_of(fields());
+}
 
-}  // namespace vsim::virtio_vsock::detail
+} // namespace vsim::virtio_vsock::detail
