@@ -267,7 +267,7 @@ TEST_CASE("vhost_vsock: a tx kick delivers every chain to its host socket and si
     out.push_back(static_cast<double>(c.host.rxq.size()));
     out.push_back(static_cast<double>(s.txq->chains_used()));
     out.push_back(static_cast<double>(s.n.worker_runs.value()));
-    out.push_back(static_cast<double>(s.n.interrupts.value()));
+    out.push_back(static_cast<double>(s.n.interrupts_to_guest.value()));
     out.push_back(static_cast<double>(s.n.tx_interrupts.value()));
     out.push_back(static_cast<double>(s.n.frees.value()));
     out.push_back(static_cast<double>(s.slab.live()));
@@ -322,7 +322,7 @@ std::vector<double> host_to_guest(const std::vector<std::uint32_t>& sizes, bool 
     for (const auto& e : c.guest.rxq)
       bytes += e.len;
     return std::vector<double>{static_cast<double>(s.n.rx_buffers.value()),
-                               static_cast<double>(s.n.interrupts.value()),
+                               static_cast<double>(s.n.interrupts_to_guest.value()),
                                static_cast<double>(s.n.rx_interrupts.value()),
                                static_cast<double>(c.guest.rxq.size()),
                                bytes,

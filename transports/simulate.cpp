@@ -1,5 +1,6 @@
 #include "transports/simulate.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <stdexcept>
@@ -20,7 +21,7 @@ const Transport& transport_of(const Params& params)
   throw std::logic_error("transport '" + transport + "' is not implemented");
 }
 
-}  // namespace
+} // namespace
 
 std::map<std::string, double> simulate_iteration(const Params& params, std::uint32_t iteration)
 {
@@ -37,70 +38,109 @@ double connection_start_interval(const Params& params)
   return std::round(params.number("workload.start_interval") * 1e3 * params.number("costs.clock_ghz"));
 }
 
-PlatformPlan platform_plan(const Params& params) { return transport_of(params).plan(params); }
+PlatformPlan platform_plan(const Params& params)
+{
+  return transport_of(params).plan(params);
+}
+
+const std::vector<MetricDecl>& shared_metrics()
+{
+  static const std::vector<MetricDecl> decls = {
+      // Counted for every transport by append_run_metrics() (sim/summary.cpp).
+      {MetricPlace::Run,
+       {"throughput_MBps", "MB/s", Scaling::BytesOver,
+        "payload bytes delivered to readers / elapsed time, all connections (MB = 10^6 B)"}},
+      {MetricPlace::Run,
+       {"elapsed_seconds", "s", Scaling::Total,
+        "simulated time from the first send() until the last byte is received"}},
+      {MetricPlace::Run,
+       {"writer_sys_seconds", "s", Scaling::Total,
+        "kernel (and hypercall) CPU time of the writer threads, as `time` reports it"}},
+      {MetricPlace::Run, {"writer_user_seconds", "s", Scaling::Total, "user CPU time of the writer threads"}},
+      {MetricPlace::Run,
+       {"reader_sys_seconds", "s", Scaling::Total, "kernel (and hypercall) CPU time of the reader threads"}},
+      {MetricPlace::Run, {"reader_user_seconds", "s", Scaling::Total, "user CPU time of the reader threads"}},
+      {MetricPlace::Run,
+       {"guest_cpu_percent", "%", Scaling::PerTime, "busy time of all guest vCPUs / elapsed x 100, as `top` sums it"}},
+      {MetricPlace::Run, {"host_cpu_percent", "%", Scaling::PerTime, "busy time of all host CPUs / elapsed x 100"}},
+      {MetricPlace::Engine,
+       {"sim_events", "", Scaling::AsIs,
+        "events the run processed: steps of simulated threads (a cost of the simulator, not of the system)"}},
+      {MetricPlace::Engine,
+       {"sim_simcalls", "", Scaling::AsIs,
+        "SimGrid main-loop iterations (kernel-timer firings): the events that had to wait for others"}},
+      // Families (sim/breakdown.hpp): <...> is a CPU, thread or queue name, {a|b} one of the words.
+      {MetricPlace::Family,
+       {"cpu.<cpu>.{user|sys|irq|hypervisor|busy}_percent", "%", Scaling::PerTime,
+        "time the CPU (vcpuN, hcpuN) spent in that category (busy: all four) / elapsed x 100"}},
+      {MetricPlace::Family,
+       {"thread.<thread>.{user|sys|irq|hypervisor|busy}_percent", "%", Scaling::PerTime,
+        "the same per thread; the interrupt context (vmbus_isr, virtio_irq) includes the interrupt work of its "
+        "vCPU, kworker_<cpu> is the kworker of that vCPU (virtio_vsock: send, rx and tx work)"}},
+      {MetricPlace::Family,
+       {"queue.<queue>.mean", "B or chains", Scaling::PerTime,
+        "time-weighted mean level: vmbus_ring bytes in use (writer's view), virtio_tx / virtio_rx chains in flight"}},
+      {MetricPlace::Family,
+       {"queue.<queue>.mean_percent", "%", Scaling::PerTime,
+        "time-weighted mean level / capacity x 100 (ring data bytes; chains of "
+        "two buffers the virtqueue holds)"}},
+      {MetricPlace::Family,
+       {"queue.<queue>.max_percent", "%", Scaling::AsIs, "highest level held for a while / capacity x 100"}},
+      {MetricPlace::Family,
+       {"queue.<queue>.empty_time_percent", "%", Scaling::PerTime, "share of the elapsed time the queue was empty"}},
+      {MetricPlace::Family,
+       {"queue.<queue>.time_{0_10|10_20|20_30|30_40|40_50|50_60|60_70|70_80|80_90|90_100}_percent", "%",
+        Scaling::PerTime, "share of the elapsed time the level was in (lo, hi] percent of capacity (a histogram)"}},
+  };
+  return decls;
+}
+
+MetricDoc per_MB(const std::string& count, std::string doc)
+{
+  return {count + "_per_MB", "1/MB", Scaling::PerByte, std::move(doc)};
+}
+
+const MetricDoc& shared_count(const std::string& count)
+{
+  // The counts every transport makes (each transport's counter table places
+  // them in the documentation order).
+  static const std::vector<MetricDoc> counts = {
+      per_MB("syscalls", "send()/recv() calls (hv_sock: Linux side; virtio_vsock: both sides) per MB"),
+      per_MB("allocations",
+             "kernel allocations per MB (hv_sock: 4 KiB send buffers; virtio_vsock: packets, buffers, both sides)"),
+      per_MB("copies",
+             "payload copies per MB (hv_sock: guest kernel copies; virtio_vsock: every copy of payload, both sides)"),
+      per_MB("interrupts_to_guest", "host signals delivered as guest interrupts per MB"),
+      per_MB("reader_sleeps", "times the Linux reader found no data and slept, per MB"),
+      per_MB("packets", "packets carrying payload per MB (VMBus packets; virtio_vsock: RW packets the sender built)"),
+  };
+  for (const MetricDoc& d : counts)
+    if (d.name == count + "_per_MB")
+      return d;
+  throw std::logic_error("no shared count '" + count + "'");
+}
 
 const std::vector<MetricDoc>& metric_docs()
 {
-  static const std::vector<MetricDoc> docs = {
-      {"throughput_MBps", "MB/s", Scaling::BytesOver, "payload bytes delivered to readers / elapsed time, all connections (MB = 10^6 B)"},
-      {"elapsed_seconds", "s", Scaling::Total, "simulated time from the first send() until the last byte is received"},
-      {"writer_sys_seconds", "s", Scaling::Total, "kernel (and hypercall) CPU time of the writer threads, as `time` reports it"},
-      {"writer_user_seconds", "s", Scaling::Total, "user CPU time of the writer threads"},
-      {"reader_sys_seconds", "s", Scaling::Total, "kernel (and hypercall) CPU time of the reader threads"},
-      {"reader_user_seconds", "s", Scaling::Total, "user CPU time of the reader threads"},
-      {"guest_cpu_percent", "%", Scaling::PerTime, "busy time of all guest vCPUs / elapsed x 100, as `top` sums it"},
-      {"host_cpu_percent", "%", Scaling::PerTime, "busy time of all host CPUs / elapsed x 100"},
-      {"throughput_Gbps", "Gbit/s", Scaling::BytesOver, "throughput in 10^9 bits/s (virtio_vsock)"},
-      {"efficiency", "Mbit/s per %CPU", Scaling::BytesOver, "virtio_vsock: Mbit/s / (%CPU of the host application + %CPU of the guest "
-                                        "application), as the 2019 study computed it from iperf3"},
-      {"app_cpu_percent_host", "%", Scaling::PerTime, "virtio_vsock: CPU time of the host application threads / elapsed x 100"},
-      {"app_cpu_percent_guest", "%", Scaling::PerTime, "virtio_vsock: CPU time of the guest application threads / elapsed x 100"},
-      {"guest_kworker_seconds", "s", Scaling::Total, "virtio_vsock: CPU time of the guest's kworkers (send, rx and tx work)"},
-      {"socket_lock_waits_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: lock_sock calls that found the socket locked and slept (both ends) per MB"},
-      {"syscalls_per_MB", "1/MB", Scaling::PerByte, "send()/recv() calls (hv_sock: Linux side; virtio_vsock: both sides) per MB"},
-      {"space_checks_per_MB", "1/MB", Scaling::PerByte, "hvs_channel_writable_bytes evaluations per MB"},
-      {"pending_send_sz_writes_per_MB", "1/MB", Scaling::PerByte, "pending_send_sz set/clear by the Linux writer per MB"},
-      {"allocations_per_MB", "1/MB", Scaling::PerByte, "kernel allocations per MB (hv_sock: 4 KiB send buffers; virtio_vsock: packets, buffers, both sides)"},
-      {"copies_per_MB", "1/MB", Scaling::PerByte, "payload copies per MB (hv_sock: guest kernel copies; virtio_vsock: every copy of payload, both sides)"},
-      {"signals_to_host_per_MB", "1/MB", Scaling::PerByte, "guest signals to the host (HvSignalEvent) per MB"},
-      {"interrupts_to_guest_per_MB", "1/MB", Scaling::PerByte, "host signals delivered as guest interrupts per MB"},
-      {"ring_full_stalls_per_MB", "1/MB", Scaling::PerByte, "times the writer found no room and slept, per MB"},
-      {"reader_sleeps_per_MB", "1/MB", Scaling::PerByte, "times the Linux reader found no data and slept, per MB"},
-      {"host_dpc_runs_per_MB", "1/MB", Scaling::PerByte, "host DPC runs draining the guest-to-host ring per MB"},
-      {"packets_per_MB", "1/MB", Scaling::PerByte, "packets carrying payload per MB (VMBus packets; virtio_vsock: RW packets the sender built)"},
-      {"kicks_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: guest virtqueue notifications (VM exits to ioeventfd) per MB"},
-      {"vm_exits_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: kicks, interrupt injections and guest wake-up IPIs per MB"},
-      {"guest_wake_ipis_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: guest threads woken from sleep on another vCPU (a reschedule IPI, a VM exit for the waker) per MB"},
-      {"host_wake_ipis_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: host threads woken from sleep on another CPU (a reschedule IPI for the waker; a guest kick's ioeventfd wake-up of the vhost worker counts, its IPI the kicking vCPU's) per MB"},
-      {"credit_updates_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: explicit CREDIT_UPDATE packets per MB"},
-      {"worker_wakeups_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: times the vhost worker woke from sleep per MB"},
-      {"worker_runs_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: vhost work item runs (handle_tx_kick, send_pkt_work) per MB"},
-      {"rx_buffers_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: guest rx buffers filled by vhost per MB"},
-      {"credit_stalls_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: times a writer found zero credit and slept, per MB"},
-      {"small_pkt_copies_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: small packets copied into the previous buffer per MB"},
-      {"rx_buffer_stalls_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: times vhost found no guest rx buffer per MB"},
-      {"polls_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: select() calls of the benchmark (workload.app iperf3), both ends, per MB"},
-      {"eagain_writes_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: non-blocking write()s that found no credit (EAGAIN), per MB"},
-      {"guest_work_runs_per_MB", "1/MB", Scaling::PerByte, "virtio_vsock: guest workqueue item runs (send, rx, tx) per MB"},
-      {"ring_bytes_guest_to_host", "B", Scaling::AsIs, "size of the guest-to-host ring (header page included)"},
-      {"ring_bytes_host_to_guest", "B", Scaling::AsIs, "size of the host-to-guest ring (header page included)"},
-      {"sim_events", "", Scaling::AsIs, "events the run processed: steps of simulated threads (a cost of the simulator, not of the system)"},
-      {"sim_simcalls", "", Scaling::AsIs, "SimGrid main-loop iterations (kernel-timer firings): the events that had to wait for others"},
-      // Families (sim/breakdown.hpp): <...> is a CPU, thread or queue name, {a|b} one of the words.
-      {"cpu.<cpu>.{user|sys|irq|hypervisor|busy}_percent", "%", Scaling::PerTime,
-       "time the CPU (vcpuN, hcpuN) spent in that category (busy: all four) / elapsed x 100"},
-      {"thread.<thread>.{user|sys|irq|hypervisor|busy}_percent", "%", Scaling::PerTime,
-       "the same per thread; the interrupt context (vmbus_isr, virtio_irq) includes the interrupt work of its "
-       "vCPU, kworker_<cpu> is the kworker of that vCPU (virtio_vsock: send, rx and tx work)"},
-      {"queue.<queue>.mean", "B or chains", Scaling::PerTime,
-       "time-weighted mean level: vmbus_ring bytes in use (writer's view), virtio_tx / virtio_rx chains in flight"},
-      {"queue.<queue>.mean_percent", "%", Scaling::PerTime, "time-weighted mean level / capacity x 100 (ring data bytes; chains of "
-                                          "two buffers the virtqueue holds)"},
-      {"queue.<queue>.max_percent", "%", Scaling::AsIs, "highest level held for a while / capacity x 100"},
-      {"queue.<queue>.empty_time_percent", "%", Scaling::PerTime, "share of the elapsed time the queue was empty"},
-      {"queue.<queue>.time_{0_10|10_20|20_30|30_40|40_50|50_60|60_70|70_80|80_90|90_100}_percent", "%", Scaling::PerTime,
-       "share of the elapsed time the level was in (lo, hi] percent of capacity (a histogram)"},
-  };
+  static const std::vector<MetricDoc> docs = [] {
+    std::vector<MetricDecl> all = shared_metrics();
+    for (const Transport& t : transports())
+      for (MetricDecl& d : t.metrics())
+        all.push_back(std::move(d));
+    std::vector<MetricDoc> out;
+    for (MetricPlace place : {MetricPlace::Run, MetricPlace::Figure, MetricPlace::Count, MetricPlace::Size,
+                              MetricPlace::Engine, MetricPlace::Family})
+      for (const MetricDecl& d : all) {
+        if (d.place != place)
+          continue;
+        auto same = std::find_if(out.begin(), out.end(), [&](const MetricDoc& o) { return o.name == d.doc.name; });
+        if (same == out.end())
+          out.push_back(d.doc);
+        else if (same->unit != d.doc.unit || same->scaling != d.doc.scaling || same->doc != d.doc.doc)
+          throw std::logic_error("metric '" + d.doc.name + "' declared twice, differently");
+      }
+    return out;
+  }();
   return docs;
 }
 
@@ -144,7 +184,7 @@ bool matches(std::string_view pat, std::string_view name)
   return !name.empty() && name[0] == pat[0] && matches(pat.substr(1), name.substr(1));
 }
 
-}  // namespace
+} // namespace
 
 bool is_metric_family(const MetricDoc& d)
 {
@@ -192,8 +232,7 @@ std::unique_ptr<RunLength> run_length_monitor(const Params& params, std::uint64_
 std::map<std::string, double> finish_figures(const RunLength* monitor, std::map<std::string, double> full,
                                              std::uint64_t total_bytes)
 {
-  std::map<std::string, double> out =
-      monitor && monitor->stopped() ? monitor->extrapolate() : std::move(full);
+  std::map<std::string, double> out = monitor && monitor->stopped() ? monitor->extrapolate() : std::move(full);
   const Figures info = monitor ? monitor->info() : RunLength::full_info(total_bytes);
   out.insert(info.begin(), info.end());
   return out;
@@ -221,4 +260,4 @@ const MetricDoc* find_metric(const std::string& name)
   return nullptr;
 }
 
-}  // namespace vsim
+} // namespace vsim

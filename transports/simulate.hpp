@@ -1,6 +1,8 @@
 // The one entry point the run driver calls: simulate one iteration of one
-// point, whichever transport the point names; and the declaration of every
-// metric a simulation reports (name, unit, meaning).
+// point, whichever transport the point names; and the metrics a simulation
+// reports (name, unit, meaning): those every transport shares declared here,
+// each transport's where it counts them (Transport::metrics), all in one
+// documentation order (metric_docs()).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/count.hpp"
 #include "sim/params.hpp"
 #include "sim/run_length.hpp"
 #include "sim/world.hpp"
@@ -28,17 +31,17 @@ double connection_start_interval(const Params& params);
 // The experiment's platform as a transport sets it up, with the CPU cost of
 // each thread per MB of payload: the input of the analytic bound (app/topology).
 struct ThreadLoad {
-  std::string thread;      // as in thread.<name> metrics (kworker_<cpu>: a kworker's work)
-  std::string cpu;         // the CPU it is pinned on: vcpuN or hcpuN
-  std::string stage;       // the data-path stage it is, in plain words
-  int connection = -1;     // the connection it serves; -1: every connection (shared)
-  double cycles_per_MB = 0;  // per MB of its connection's payload (shared: of all payload); a lower bound
-  std::string what;        // what the cycles pay for
+  std::string thread;       // as in thread.<name> metrics (kworker_<cpu>: a kworker's work)
+  std::string cpu;          // the CPU it is pinned on: vcpuN or hcpuN
+  std::string stage;        // the data-path stage it is, in plain words
+  int connection = -1;      // the connection it serves; -1: every connection (shared)
+  double cycles_per_MB = 0; // per MB of its connection's payload (shared: of all payload); a lower bound
+  std::string what;         // what the cycles pay for
 };
 struct ChannelLink {
-  std::string name;         // the channel or device queue carrying the connection's data
+  std::string name; // the channel or device queue carrying the connection's data
   int connection = 0;
-  std::string writer, reader;  // threads at its two ends
+  std::string writer, reader; // threads at its two ends
 };
 struct PlatformPlan {
   int vcpus = 0, host_cpus = 0, connections = 0;
@@ -54,8 +57,7 @@ PlatformPlan platform_plan(const Params& params);
 struct Split {
   double packets = 0, sum = 0;
 };
-template <typename F>
-Split split(std::uint64_t m, std::uint64_t max, F f)
+template <typename F> Split split(std::uint64_t m, std::uint64_t max, F f)
 {
   Split s;
   s.packets = static_cast<double>(m / max);
@@ -75,7 +77,54 @@ struct MetricDoc {
   Scaling scaling;
   std::string doc;
 };
-// Every metric any transport reports, in documentation order. A name with
+
+// Where a declaration goes in the documentation order (metric_docs()): the
+// places in this order; within one, the shared declarations, then each
+// transport's in transports() order, a name declared twice listed once.
+enum class MetricPlace : std::uint8_t {
+  Run,    // what every transport reports of the run: time, throughput, CPU (sim/summary.hpp)
+  Figure, // a transport's own figures of the run
+  Count,  // events counted, per MB of payload
+  Size,   // sizes the run was set up with
+  Engine, // what the run cost the simulator (sim/summary.hpp)
+  Family, // the families (sim/breakdown.hpp)
+};
+struct MetricDecl {
+  MetricPlace place;
+  MetricDoc doc;
+};
+// The declarations every transport shares (transports/simulate.cpp); the
+// counts every transport makes are not among them: shared_count() gives
+// them to the transports' counter tables, which place them.
+const std::vector<MetricDecl>& shared_metrics();
+
+// A count reported per MB of payload as <count>_per_MB.
+MetricDoc per_MB(const std::string& count, std::string doc);
+// The declaration of <count>_per_MB, a count every transport makes (each
+// transport's counter table names it where it lists it).
+const MetricDoc& shared_count(const std::string& count);
+
+// A row of a transport's counter table: the counter (a Count of its
+// Counters, named as the metric without _per_MB) and the metric it is
+// reported as. count nullptr: a figure made of other counts (the
+// transport's figures compute it).
+template <typename Counters> struct CounterMetric {
+  Count Counters::*count;
+  MetricDoc doc;
+};
+// A transport's declarations: its figures, then its counter table's rows as
+// MetricPlace::Count.
+template <typename Counters>
+std::vector<MetricDecl> metric_decls(std::vector<MetricDecl> figures,
+                                     const std::vector<CounterMetric<Counters>>& counts)
+{
+  for (const CounterMetric<Counters>& c : counts)
+    figures.push_back({MetricPlace::Count, c.doc});
+  return figures;
+}
+
+// Every metric any transport reports, in documentation order (the shared
+// declarations and every transport's, by MetricPlace). A name with
 // "<x>" (one or more of [A-Za-z0-9_]) or "{a|b}" (one of the words) declares
 // a family: `cpu.<cpu>.{user|sys|irq|hypervisor|busy}_percent` covers
 // cpu.vcpu0.sys_percent.
@@ -107,4 +156,4 @@ std::unique_ptr<RunLength> run_length_monitor(const Params& params, std::uint64_
 std::map<std::string, double> finish_figures(const RunLength* monitor, std::map<std::string, double> full,
                                              std::uint64_t total_bytes);
 
-}  // namespace vsim
+} // namespace vsim

@@ -19,6 +19,7 @@ const std::vector<Transport>& transports()
        hv_sock::simulate,
        hv_sock::platform_plan,
        hv_sock::Costs::decls,
+       hv_sock::metrics,
        {{"linux_writer", 0, true, true, ""},
         {"host_writer", 2, true, true, ""},
         {"vmbus_isr", 4, false, false, ""},
@@ -27,13 +28,14 @@ const std::vector<Transport>& transports()
        0.5e6,
        2.5e9,
        hv_sock::effective,
-       {"hv_sock.sndbuf", "hv_sock.rcvbuf", "hv_sock.sysctl_wmem_max", "hv_sock.sysctl_rmem_max",
-        "hv_sock.ring_sizing", "hv_sock.host_packet_size"}},
+       {"hv_sock.sndbuf", "hv_sock.rcvbuf", "hv_sock.sysctl_wmem_max", "hv_sock.sysctl_rmem_max", "hv_sock.ring_sizing",
+        "hv_sock.host_packet_size"}},
       {"virtio_vsock",
        virtio_vsock::declare_params,
        virtio_vsock::simulate,
        virtio_vsock::platform_plan,
        virtio_vsock::detail::Costs::decls,
+       virtio_vsock::metrics,
        {{"guest_writer", 1, true, true, ""},
         {"host_writer", 2, true, true, ""},
         {"kworker_", 3, false, false, ""},
@@ -89,4 +91,4 @@ const ThreadRole* thread_role(const std::string& thread)
   return nullptr;
 }
 
-}  // namespace vsim
+} // namespace vsim

@@ -19,10 +19,10 @@ namespace vsim {
 
 // What a thread (by its name's prefix) is on the data path.
 struct ThreadRole {
-  std::string prefix;  // e.g. "guest_writer" matches guest_writer0, guest_writer1, ...
-  int rank;            // place on the data path: writers first, readers last
-  bool writer;         // an application thread calling send()
-  bool app;            // an application thread (send() or recv()); not a kernel or host service
+  std::string prefix; // e.g. "guest_writer" matches guest_writer0, guest_writer1, ...
+  int rank;           // place on the data path: writers first, readers last
+  bool writer;        // an application thread calling send()
+  bool app;           // an application thread (send() or recv()); not a kernel or host service
   // When this thread limits throughput: why, in the kernel's words (empty:
   // the generic "the <stage> is the bottleneck").
   std::string bottleneck;
@@ -32,11 +32,11 @@ struct ThreadRole {
 // effective.<name> with each point): what the transport actually uses once
 // the kernel's clamps and the knobs' interplay are applied.
 struct Effective {
-  std::string name;  // e.g. ring_bytes_host_to_guest
+  std::string name; // e.g. ring_bytes_host_to_guest
   double value;
   std::string unit;
-  std::string key;   // the parameter it mainly comes from
-  std::string note;  // non-empty: that parameter's value was clamped or ignored, in words
+  std::string key;  // the parameter it mainly comes from
+  std::string note; // non-empty: that parameter's value was clamped or ignored, in words
 };
 
 struct Transport {
@@ -45,7 +45,10 @@ struct Transport {
   // trace: the timeline recorder to attach (sim/trace.hpp), or nullptr.
   std::map<std::string, double> (*simulate)(const Params&, std::uint32_t iteration, Trace* trace);
   PlatformPlan (*plan)(const Params&);
-  std::vector<CostDecl> (*costs)();  // its own costs (the shared ones: shared_costs())
+  std::vector<CostDecl> (*costs)(); // its own costs (the shared ones: shared_costs())
+  // Its own metrics, where it counts them: its figures and its counter
+  // table (the shared ones: shared_metrics(); all in order: metric_docs()).
+  std::vector<MetricDecl> (*metrics)();
   std::vector<ThreadRole> threads;
   // For the run estimate before a sweep starts (app/experiment/estimate.cpp): simulated
   // messages and bytes per wall second on one core, as bench_hvsock and
@@ -69,4 +72,4 @@ std::vector<CostDecl> all_cost_decls();
 // The role of a thread of any transport, by its name; nullptr if none.
 const ThreadRole* thread_role(const std::string& thread);
 
-}  // namespace vsim
+} // namespace vsim

@@ -17,17 +17,23 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "sim/params.hpp"
 #include "sim/trace.hpp"
+#include "transports/simulate.hpp"
 
 namespace vsim::hv_sock {
 
 using Metrics = std::map<std::string, double>;
+
+// The metrics hv_sock reports besides the shared ones (transports/simulate.hpp):
+// its figures and its counter table (internal.hpp).
+std::vector<MetricDecl> metrics();
 
 // Runs one iteration of one point: the whole transfer, every connection.
 // Throws std::logic_error when a model invariant is violated.
 // trace: a timeline recorder to attach to the run (sim/trace.hpp), or nullptr.
 Metrics simulate(const Params& params, std::uint32_t iteration, Trace* trace = nullptr);
 
-}  // namespace vsim::hv_sock
+} // namespace vsim::hv_sock

@@ -51,8 +51,8 @@ protected:
   Task<> body() override
   {
     const Knobs& kn = s_.knobs;
-    co_await sleep(ch_.index * kn.start_interval);  // connections opened one after another
-    if (!kn.per_check) // since June 2019: set once when the channel opens
+    co_await sleep(ch_.index * kn.start_interval); // connections opened one after another
+    if (!kn.per_check)                             // since June 2019: set once when the channel opens
       ring_.set_pending_send_sz(kPendingSendSize);
     std::uint64_t left = kn.total_bytes;
     while (left > 0) {
@@ -86,7 +86,7 @@ private:
   // hvs_channel_writable_bytes().
   Task<std::uint32_t> writable_now()
   {
-    co_await run(s_.k.guest_space_check, Cat::Sys);  // with what was charged before
+    co_await run(s_.k.guest_space_check, Cat::Sys); // with what was charged before
     ch_.n.space_checks.add();
     co_return writable_bytes(ring_.bytes_to_write());
   }
@@ -94,7 +94,7 @@ private:
   Task<> write_pending(std::uint32_t v)
   {
     co_await run(s_.k.guest_pending_send_sz_write, Cat::Sys);
-    ch_.n.pending_writes.add();
+    ch_.n.pending_send_sz_writes.add();
     ring_.set_pending_send_sz(v);
   }
 
@@ -120,7 +120,7 @@ private:
   // Sleep in vsock_stream_sendmsg until hvs_channel_cb reports write space.
   Task<> block_for_space()
   {
-    ch_.n.writer_blocks.add();
+    ch_.n.ring_full_stalls.add();
     mark("vsock_stream_sendmsg: ring full, sleep");
     if (co_await wait())
       charge(s_.k.guest_context_switch, Cat::Sys);
@@ -172,7 +172,7 @@ protected:
   {
     const Costs& k = s_.k;
     const std::uint64_t total = s_.knobs.total_bytes;
-    co_await sleep(ch_.index * s_.knobs.start_interval);  // connections opened one after another
+    co_await sleep(ch_.index * s_.knobs.start_interval); // connections opened one after another
     while (ch_.delivered < total) {
       charge(k.guest_user_per_call, Cat::User);
       charge(k.guest_recv_syscall, Cat::Sys);
@@ -192,12 +192,12 @@ private:
   Task<> wait_for_data()
   {
     for (;;) {
-      if (packet_left_ > 0)  // the rest of a packet already taken
+      if (packet_left_ > 0) // the rest of a packet already taken
         co_return;
       co_await settle();
       if (ring_.unconsumed_packets() > 0)
         co_return;
-      ch_.n.reader_blocks.add();
+      ch_.n.reader_sleeps.add();
       mark("vsock_stream_recvmsg: no data, sleep");
       if (co_await wait())
         charge(s_.k.guest_context_switch, Cat::Sys);
@@ -238,9 +238,15 @@ private:
   std::uint32_t packet_left_ = 0; // payload of the current packet not yet read
 };
 
-}  // namespace
+} // namespace
 
-SimThread& spawn_linux_writer(World& w, Cpu& cpu, Shared& s, Channel& ch) { return w.spawn<LinuxWriter>(cpu, s, ch); }
-SimThread& spawn_linux_reader(World& w, Cpu& cpu, Shared& s, Channel& ch) { return w.spawn<LinuxReader>(cpu, s, ch); }
+SimThread& spawn_linux_writer(World& w, Cpu& cpu, Shared& s, Channel& ch)
+{
+  return w.spawn<LinuxWriter>(cpu, s, ch);
+}
+SimThread& spawn_linux_reader(World& w, Cpu& cpu, Shared& s, Channel& ch)
+{
+  return w.spawn<LinuxReader>(cpu, s, ch);
+}
 
-}  // namespace vsim::hv_sock::detail
+} // namespace vsim::hv_sock::detail

@@ -17,25 +17,49 @@
 #include "sim/run_length.hpp"
 #include "sim/world.hpp"
 #include "transports/hv_sock/costs.hpp"
+#include "transports/simulate.hpp"
 
 namespace vsim::hv_sock::detail {
 
 using models::VmbusRing;
 
-// Event counts per channel (sim/count.hpp).
+// Event counts per channel (sim/count.hpp), each named as the metric it is
+// reported as (counter_metrics()).
 struct Counters {
-  Count syscalls;             // send()/recv() calls on the Linux side
-  Count space_checks;         // hvs_channel_writable_bytes evaluations
-  Count pending_writes;       // pending_send_sz set/clear (Linux side)
-  Count allocations;          // 4 KiB send buffers (kmalloc)
-  Count copies;               // guest kernel copies
-  Count signals_to_host;      // vmbus_setevent from the guest
+  Count syscalls;
+  Count space_checks;
+  Count pending_send_sz_writes;
+  Count allocations;
+  Count copies;
+  Count signals_to_host;
   Count interrupts_to_guest;
-  Count writer_blocks;        // writer found the ring full and slept
-  Count reader_blocks;        // reader found the ring empty and slept
+  Count ring_full_stalls;
+  Count reader_sleeps;
   Count host_dpc_runs;
   Count packets;
 };
+
+// The counter table: each count as the metric it is reported as (summed
+// over the channels, per MB delivered), in documentation order.
+inline const std::vector<CounterMetric<Counters>>& counter_metrics()
+{
+  static const std::vector<CounterMetric<Counters>> table = {
+      {&Counters::syscalls, shared_count("syscalls")}, // send()/recv() calls on the Linux side
+      {&Counters::space_checks, per_MB("space_checks", "hvs_channel_writable_bytes evaluations per MB")},
+      {&Counters::pending_send_sz_writes,
+       per_MB("pending_send_sz_writes", "pending_send_sz set/clear by the Linux writer per MB")},
+      {&Counters::allocations, shared_count("allocations")}, // 4 KiB send buffers (kmalloc)
+      {&Counters::copies, shared_count("copies")},           // guest kernel copies
+      {&Counters::signals_to_host,                           // vmbus_setevent from the guest
+       per_MB("signals_to_host", "guest signals to the host (HvSignalEvent) per MB")},
+      {&Counters::interrupts_to_guest, shared_count("interrupts_to_guest")},
+      {&Counters::ring_full_stalls, per_MB("ring_full_stalls", "times the writer found no room and slept, per MB")},
+      {&Counters::reader_sleeps, shared_count("reader_sleeps")}, // the reader found the ring empty and slept
+      {&Counters::host_dpc_runs, per_MB("host_dpc_runs", "host DPC runs draining the guest-to-host ring per MB")},
+      {&Counters::packets, shared_count("packets")},
+  };
+  return table;
+}
 
 struct Knobs {
   bool send_loop;
@@ -44,7 +68,7 @@ struct Knobs {
   std::uint64_t message_size;
   std::uint64_t total_bytes;
   std::uint32_t host_packet;
-  double start_interval;  // cycles between the starts of successive connections
+  double start_interval; // cycles between the starts of successive connections
 };
 
 class GuestIrq;
@@ -60,7 +84,6 @@ struct Channel {
   Counters n;
   std::uint64_t delivered = 0;
   Time done_at = 0;
-
 };
 
 // What every thread of one simulation shares.
@@ -70,7 +93,7 @@ struct Shared {
   GuestIrq* irq = nullptr;
   std::uint64_t seed;
   std::uint32_t iteration;
-  RunLength* run_length = nullptr;  // sim.run_length: auto (told of every byte the readers get)
+  RunLength* run_length = nullptr; // sim.run_length: auto (told of every byte the readers get)
 };
 
 // Interrupt context of guest vCPU 0: the synthetic interrupt (an exit and
@@ -129,7 +152,7 @@ protected:
   // time on this vCPU); the host's DPC or writer runs later.
   Task<> signal_host()
   {
-    co_await run(s_.k.guest_signal_host, Cat::Hypervisor);  // with what was charged before
+    co_await run(s_.k.guest_signal_host, Cat::Hypervisor); // with what was charged before
     mark("vmbus_setevent");
     ch_.n.signals_to_host.add();
     ch_.host->wake_at(now() + lat_(s_.k.host_signal_latency));
@@ -155,4 +178,4 @@ SimThread& spawn_linux_reader(World& w, Cpu& cpu, Shared& s, Channel& ch);
 SimThread& spawn_host_reader(World& w, Cpu& cpu, Shared& s, Channel& ch);
 SimThread& spawn_host_writer(World& w, Cpu& cpu, Shared& s, Channel& ch);
 
-}  // namespace vsim::hv_sock::detail
+} // namespace vsim::hv_sock::detail

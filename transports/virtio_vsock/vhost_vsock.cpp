@@ -15,7 +15,7 @@ Task<> Vhost::body()
   for (;;) {
     // Asleep in vhost_worker's schedule(): the wake-up (from a kick's
     // eventfd or vhost_work_queue) takes the scheduler's latency.
-    co_await settle();  // the IPI of a wake-up its last work made
+    co_await settle(); // the IPI of a wake-up its last work made
     if (co_await wait()) {
       co_await sleep(lat_(k.host_wakeup_latency));
       s_.n.worker_wakeups.add();
@@ -28,14 +28,14 @@ Task<> Vhost::body()
         break;
       const VqKind w = list_.front();
       list_.pop_front();
-      queued_[w] = false;  // cleared before the item runs
+      queued_[w] = false; // cleared before the item runs
       co_await run(k.virtio_host_worker_run, Cat::Sys);
       mark(w == kTx ? "vhost_vsock_handle_tx_kick" : "vhost_transport_do_send_pkt");
       s_.n.worker_runs.add();
       if (w == kTx)
         co_await handle_tx();
       else
-        co_await do_send_pkt();  // vhost_vsock_handle_rx_kick and send_pkt_work alike
+        co_await do_send_pkt(); // vhost_vsock_handle_rx_kick and send_pkt_work alike
     }
   }
 }
@@ -44,7 +44,7 @@ Task<> Vhost::signal_guest(VqKind vq)
 {
   co_await run(s_.k.virtio_host_signal, Cat::Sys);
   mark(vq == kRx ? "vhost_signal: rx" : "vhost_signal: tx");
-  s_.n.interrupts.add();
+  s_.n.interrupts_to_guest.add();
   s_.irq->raise(now() + lat_(s_.k.virtio_host_interrupt_latency), vq);
 }
 
@@ -82,7 +82,7 @@ Task<> Vhost::handle_tx()
     // vhost_vsock_more_replies(): no replies are queued in a stream transfer,
     // so the back-pressure test never stops the loop here.
     co_await settle();
-    auto a = vq.pop();  // vhost_get_vq_desc()
+    auto a = vq.pop(); // vhost_get_vq_desc()
     if (!a) {
       if (vq.enable_notify()) {
         vq.disable_notify();
@@ -103,7 +103,7 @@ Task<> Vhost::handle_tx()
     bytes += p.len;
     ++pkts;
     if (exceeds_weight(pkts, bytes)) {
-      queue(kTx);  // vhost_exceeds_weight(): vhost_poll_queue, behind what others queued
+      queue(kTx); // vhost_exceeds_weight(): vhost_poll_queue, behind what others queued
       break;
     }
   }
@@ -133,10 +133,10 @@ Task<> Vhost::do_send_pkt()
         vq.disable_notify();
         continue;
       }
-      break;  // the packet stays queued until the guest adds rx buffers and kicks
+      break; // the packet stays queued until the guest adds rx buffers and kicks
     }
-    Queued& q = s_.host_send.front();  // stays put: host threads only append
-    const Pkt p = s_.slab[q.id];  // a copy: the slab may grow while this thread waits for its CPU
+    Queued& q = s_.host_send.front(); // stays put: host threads only append
+    const Pkt p = s_.slab[q.id];      // a copy: the slab may grow while this thread waits for its CPU
     const bool header = !(kn.mergeable_rx && q.off > 0);
     // Without mergeable rx the header has a descriptor of its own; with it
     // the first buffer of a packet carries the header (kMrgHeaderBytes), so
@@ -149,13 +149,13 @@ Task<> Vhost::do_send_pkt()
     b.more = kn.mergeable_rx && q.off + n < p.len;
     s_.slab[a->token] = b;
     const std::uint32_t hdr = header ? (kn.mergeable_rx ? kMrgHeaderBytes : kHeaderBytes) : 0;
-    co_await run(k.virtio_host_rx_buf + k.vhost_copy(n + hdr), Cat::Sys);  // copy_to_iter
+    co_await run(k.virtio_host_rx_buf + k.vhost_copy(n + hdr), Cat::Sys); // copy_to_iter
     if (n > 0)
       s_.n.copies.add();
     s_.n.rx_buffers.add();
     vq.push_used(a->head, hdr + n);
     if (!kn.batch_used && vq.signal_needed())
-      co_await signal_guest(kRx);  // vhost_add_used_and_signal per buffer
+      co_await signal_guest(kRx); // vhost_add_used_and_signal per buffer
     added = true;
     q.off += n;
     bytes += n;
@@ -174,4 +174,4 @@ Task<> Vhost::do_send_pkt()
     co_await signal_guest(kRx);
 }
 
-}  // namespace vsim::virtio_vsock::detail
+} // namespace vsim::virtio_vsock::detail

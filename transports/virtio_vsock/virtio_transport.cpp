@@ -16,7 +16,7 @@ void queue_work(Shared& s, GuestWork w, Kworker& local, Time t)
 {
   WorkItem& it = s.work[static_cast<std::size_t>(w)];
   if (it.pending)
-    return;  // already queued: test_and_set_bit(WORK_STRUCT_PENDING) fails
+    return; // already queued: test_and_set_bit(WORK_STRUCT_PENDING) fails
   it.pending = true;
   (it.running_on ? *it.running_on : local).push(w, t);
 }
@@ -34,20 +34,20 @@ Task<> Kworker::body()
       const GuestWork w = list_.front();
       list_.pop_front();
       WorkItem& it = s_.work[static_cast<std::size_t>(w)];
-      it.pending = false;  // cleared before the function runs: queueing it again now re-runs it
+      it.pending = false; // cleared before the function runs: queueing it again now re-runs it
       it.running_on = this;
       s_.n.guest_work_runs.add();
-      charge(k.virtio_guest_work_run, Cat::Sys);  // process_one_work(), settled with the work's first step
+      charge(k.virtio_guest_work_run, Cat::Sys); // process_one_work(), settled with the work's first step
       switch (w) {
-        case GuestWork::Rx:
-          co_await rx_work();
-          break;
-        case GuestWork::Tx:
-          co_await tx_work();
-          break;
-        case GuestWork::Send:
-          co_await send_work();
-          break;
+      case GuestWork::Rx:
+        co_await rx_work();
+        break;
+      case GuestWork::Tx:
+        co_await tx_work();
+        break;
+      case GuestWork::Send:
+        co_await send_work();
+        break;
       }
       co_await settle();
       it.running_on = nullptr;
@@ -68,14 +68,14 @@ Task<> Kworker::send_work()
     const Queued q = s_.guest_send.front();
     // Header and payload: two buffers (one descriptor with INDIRECT_DESC).
     if (!s_.txq->add(now(), s_.slab[q.id].len > 0 ? 2 : 1, q.id))
-      break;  // the tx queue is full: tx work re-queues us when buffers come back
+      break; // the tx queue is full: tx work re-queues us when buffers come back
     s_.guest_send.pop_front();
     cost += k.virtio_guest_vq_add;
     added = true;
   }
-  co_await run(cost, Cat::Sys);  // kick_prepare reads vhost's avail_event as of the work's end
+  co_await run(cost, Cat::Sys); // kick_prepare reads vhost's avail_event as of the work's end
   if (added && s_.txq->kick_prepare())
-    co_await kick(kTx);  // still under tx_lock
+    co_await kick(kTx); // still under tx_lock
 }
 
 // virtqueue_notify(): the notify write exits to KVM, whose ioeventfd
@@ -182,10 +182,10 @@ Task<> GuestIrq::body()
         mark(vq == kRx ? "vring_interrupt: rx" : "vring_interrupt: tx");
         if (vq == kRx) {
           s_.n.rx_interrupts.add();
-          queue_work(s_, GuestWork::Rx, kworker_, now());  // virtio_vsock_rx_done
+          queue_work(s_, GuestWork::Rx, kworker_, now()); // virtio_vsock_rx_done
         } else {
           s_.n.tx_interrupts.add();
-          queue_work(s_, GuestWork::Tx, kworker_, now());  // virtio_vsock_tx_done
+          queue_work(s_, GuestWork::Tx, kworker_, now()); // virtio_vsock_tx_done
         }
       }
     }
@@ -204,7 +204,7 @@ Task<> Kworker::rx_work()
   // buffer used so far, process them, look again; re-arm the callback only
   // when a look finds nothing (and look once more after).
   for (;;) {
-    co_await settle();  // the buffers' work before: what vhost used meanwhile is taken too
+    co_await settle(); // the buffers' work before: what vhost used meanwhile is taken too
     taken_.clear();
     while (auto u = vq.get_buf(now())) {
       --s_.rx_buf_nr;
@@ -225,7 +225,7 @@ Task<> Kworker::rx_work()
 
 Task<> Kworker::process_rx_buffer(std::uint32_t id)
 {
-  charge(s_.k.virtio_guest_rx_buf, Cat::Sys);  // settled with what the packet's delivery does first
+  charge(s_.k.virtio_guest_rx_buf, Cat::Sys); // settled with what the packet's delivery does first
   const Pkt p = s_.slab[id];
   s_.slab.release(id);
   if (!s_.kn.mergeable_rx) {
@@ -257,8 +257,9 @@ Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
   Conn& c = s_.conns[static_cast<std::size_t>(p.conn)];
   Sock& sk = c.guest;
   co_await run(k.virtio_guest_rx_pkt, Cat::Sys);
-  sk.space_update(p);  // before the lock: a writer inside sendmsg sees it
-  co_await lock_sock(Waiter{*this, lat_, k.guest_wakeup_latency, k.guest_context_switch, k.virtio_guest_halted_wakeup}, sk);
+  sk.space_update(p); // before the lock: a writer inside sendmsg sees it
+  co_await lock_sock(Waiter{*this, lat_, k.guest_wakeup_latency, k.guest_context_switch, k.virtio_guest_halted_wakeup},
+                     sk);
   if (p.op == Op::CreditUpdate) {
     credit_update_received(*this, c, sk);
     s_.n.frees.add();
@@ -270,7 +271,7 @@ Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
   if (small && !sk.rxq.empty() && sk.tail_cap > 0 && len <= sk.tail_cap - sk.tail_fill) {
     co_await run(k.guest_copy(len) + k.virtio_guest_free, Cat::Sys);
     s_.n.copies.add();
-    s_.n.small_copies.add();
+    s_.n.small_pkt_copies.add();
     s_.n.frees.add();
     sk.tail_fill += len;
     sk.rxq.push_back(Sock::Entry{len, 0, true});
@@ -279,7 +280,7 @@ Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
     sk.tail_fill = len;
     sk.tail_cap = kn.mergeable_rx ? len : kn.rx_buf_size;
   }
-  if (sk.app->waiting())  // sk_data_ready
+  if (sk.app->waiting()) // sk_data_ready
     sk.app->wake_at(now());
   co_await release_sock(*this, sk);
 }
@@ -306,4 +307,4 @@ Task<> Kworker::tx_work()
     queue_work(s_, GuestWork::Send, *this, now());
 }
 
-}  // namespace vsim::virtio_vsock::detail
+} // namespace vsim::virtio_vsock::detail

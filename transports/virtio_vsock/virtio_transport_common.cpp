@@ -16,7 +16,7 @@ namespace {
 // wakes (a thread whose wakers only wake it while it sleeps).
 Task<> woken(Waiter w, bool forget_others)
 {
-  co_await w.t.settle();  // what it owes (an IPI of a wake-up it just made) before it sleeps
+  co_await w.t.settle(); // what it owes (an IPI of a wake-up it just made) before it sleeps
   const bool slept = co_await w.t.wait();
   if (forget_others)
     w.t.clear_wakeups();
@@ -29,13 +29,16 @@ Task<> woken(Waiter w, bool forget_others)
     const Time t = w.t.now();
     const bool halted = cpu.holder() == nullptr && cpu.irq_start(t) == t;
     co_await w.t.sleep(w.lat(w.wakeup_latency + (halted ? w.halted_wakeup : 0)));
-    w.t.charge(w.context_switch, Cat::Sys);  // settled by the caller's next look at shared state
+    w.t.charge(w.context_switch, Cat::Sys); // settled by the caller's next look at shared state
   }
 }
 
-}  // namespace
+} // namespace
 
-Task<> sleep_until_woken(Waiter w) { co_await woken(w, true); }
+Task<> sleep_until_woken(Waiter w)
+{
+  co_await woken(w, true);
+}
 
 // lock_sock() (net/core/sock.c lock_sock_nested, __lock_sock): sleep on the
 // lock's wait queue while another thread owns the socket; a release wakes
@@ -83,7 +86,7 @@ void queue_pkt(std::deque<Queued>& list, Slab& slab, Sock& sock, int conn, Op op
   p.conn = conn;
   p.op = op;
   p.len = len;
-  p.fwd_cnt = sock.fwd_cnt;  // virtio_transport_inc_tx_pkt(): piggyback fwd_cnt
+  p.fwd_cnt = sock.fwd_cnt; // virtio_transport_inc_tx_pkt(): piggyback fwd_cnt
   p.buf_alloc = sock.buf_alloc;
   sock.last_fwd_cnt = sock.fwd_cnt;
   list.push_back(Queued{slab.alloc(p)});
@@ -91,7 +94,7 @@ void queue_pkt(std::deque<Queued>& list, Slab& slab, Sock& sock, int conn, Op op
 
 Task<> AppThread::body()
 {
-  co_await sleep(c_.index * s_.kn.start_interval);  // connections opened one after another
+  co_await sleep(c_.index * s_.kn.start_interval); // connections opened one after another
   if (writer_)
     co_await send_all();
   else
@@ -102,7 +105,7 @@ namespace {
 // iperf3's iperf_send(): up to test->multisend (10, iperf_defaults) write()s
 // per select() when no rate is set.
 constexpr int kMultisend = 10;
-}  // namespace
+} // namespace
 
 Task<> AppThread::send_all()
 {
@@ -134,14 +137,14 @@ Task<std::uint64_t> AppThread::send_call(std::uint64_t len, bool blocking)
   charge(sc_.user_per_call, Cat::User);
   charge(sc_.send_syscall, Cat::Sys);
   s_.n.syscalls.add();
-  co_await lock_sock(waiter(), sk_);  // held for the whole call, except while waiting
+  co_await lock_sock(waiter(), sk_); // held for the whole call, except while waiting
   std::uint64_t sent = 0;
   while (sent < len) {
     co_await settle();
     const std::uint64_t credit = sk_.credit();
     if (credit == 0) {
       if (!blocking)
-        break;  // -EAGAIN, or the bytes written so far
+        break; // -EAGAIN, or the bytes written so far
       // No credit: release the lock and sleep until a credit update
       // arrives (what was queued so far goes out meanwhile).
       s_.n.credit_stalls.add();
@@ -160,7 +163,7 @@ Task<std::uint64_t> AppThread::send_call(std::uint64_t len, bool blocking)
     mark("virtio_transport_send_pkt_info", "bytes", n);
     trace_credit(*this, c_, sk_);
     queue_packet(Op::Rw, n);
-    s_.n.data_packets.add();
+    s_.n.packets.add();
     sent += n;
   }
   co_await release_sock(*this, sk_);
@@ -199,7 +202,7 @@ Task<> AppThread::receive_all()
     // Nread() reads until a whole block has come (blocking read()s in a
     // tight loop: iperf3's own work is once per block, not per read()).
     co_await select_until(false);
-    charge(sc_.user_per_call, Cat::User);  // iperf3's own work per block (virtio_*_iperf3_user_per_call)
+    charge(sc_.user_per_call, Cat::User); // iperf3's own work per block (virtio_*_iperf3_user_per_call)
     std::uint64_t block = std::min(kn.message_size, kn.total_bytes - c_.delivered);
     while (block > 0)
       block -= co_await recv_call(block, false);
@@ -212,10 +215,10 @@ Task<std::uint64_t> AppThread::recv_call(std::uint64_t len, bool user_work)
 {
   const Knobs& kn = s_.kn;
   if (user_work)
-    charge(sc_.user_per_call, Cat::User);  // the plain loop's per recv()
+    charge(sc_.user_per_call, Cat::User); // the plain loop's per recv()
   charge(sc_.recv_syscall, Cat::Sys);
   s_.n.syscalls.add();
-  co_await lock_sock(waiter(), sk_);  // the queue as of the work before
+  co_await lock_sock(waiter(), sk_); // the queue as of the work before
   while (sk_.rxq.empty()) {
     s_.n.reader_sleeps.add();
     co_await release_sock(*this, sk_);
@@ -229,9 +232,9 @@ Task<std::uint64_t> AppThread::recv_call(std::uint64_t len, bool user_work)
     co_await settle();
     if (sk_.rxq.empty())
       break;
-    Sock::Entry& e = sk_.rxq.front();  // stays put: nobody else touches the queue under the lock
+    Sock::Entry& e = sk_.rxq.front(); // stays put: nobody else touches the queue under the lock
     auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(len - got, e.len - e.off));
-    co_await run((e.merged ? 0 : sc_.dequeue_pkt) + sc_.copy(n), Cat::Sys);  // memcpy_to_msg
+    co_await run((e.merged ? 0 : sc_.dequeue_pkt) + sc_.copy(n), Cat::Sys); // memcpy_to_msg
     s_.n.copies.add();
     e.off += n;
     got += n;
@@ -239,10 +242,10 @@ Task<std::uint64_t> AppThread::recv_call(std::uint64_t len, bool user_work)
       // virtio_transport_dec_rx_pkt(): fwd_cnt counts a packet once it is
       // wholly read, not the bytes read of it so far.
       sk_.fwd_cnt += e.len;
-      bool merged = e.merged;  // its buffer was freed when it was copied
+      bool merged = e.merged; // its buffer was freed when it was copied
       sk_.rxq.pop_front();
       if (!merged) {
-        charge(sc_.free, Cat::Sys);  // virtio_transport_free_pkt: struct and buffer
+        charge(sc_.free, Cat::Sys); // virtio_transport_free_pkt: struct and buffer
         s_.n.frees.add();
       }
     }
@@ -263,4 +266,4 @@ Task<std::uint64_t> AppThread::recv_call(std::uint64_t len, bool user_work)
   co_return got;
 }
 
-}  // namespace vsim::virtio_vsock::detail
+} // namespace vsim::virtio_vsock::detail

@@ -8,17 +8,18 @@
 #include <optional>
 #include <queue>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "transports/virtio_vsock/internal.hpp"
 #include "sim/breakdown.hpp"
 #include "sim/count.hpp"
 #include "sim/rng.hpp"
 #include "sim/summary.hpp"
 #include "sim/world.hpp"
 #include "transports/simulate.hpp"
+#include "transports/virtio_vsock/internal.hpp"
 
 namespace vsim::virtio_vsock {
 
@@ -72,8 +73,8 @@ std::vector<Effective> effective(const Params& p)
                             kn.max_pkt_size, kn.host_pkt_size);
   std::string threshold_note;
   if (kn.credit_every_read && p.has("virtio_vsock.credit_threshold"))
-    threshold_note = fmt::format("virtio_vsock.credit_threshold={} is ignored: credit_update is every_read",
-                                 kn.credit_threshold);
+    threshold_note =
+        fmt::format("virtio_vsock.credit_threshold={} is ignored: credit_update is every_read", kn.credit_threshold);
   else if (!kn.credit_every_read && kn.credit_threshold == 0)
     threshold_note = "virtio_vsock.credit_threshold=0: no free space is below it, so the receiver never sends a "
                      "credit update and the run hangs once a writer has sent buf_alloc bytes";
@@ -102,24 +103,62 @@ std::vector<Effective> effective(const Params& p)
   };
 }
 
-Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
+namespace {
+
+// virtio_vsock's figures besides its counts (those: counter_metrics(),
+// internal.hpp).
+const std::vector<MetricDecl> kFigures = {
+    {MetricPlace::Figure,
+     {"throughput_Gbps", "Gbit/s", Scaling::BytesOver, "throughput in 10^9 bits/s (virtio_vsock)"}},
+    {MetricPlace::Figure,
+     {"efficiency", "Mbit/s per %CPU", Scaling::BytesOver,
+      "virtio_vsock: Mbit/s / (%CPU of the host application + %CPU of the guest "
+      "application), as the 2019 study computed it from iperf3"}},
+    {MetricPlace::Figure,
+     {"app_cpu_percent_host", "%", Scaling::PerTime,
+      "virtio_vsock: CPU time of the host application threads / elapsed x 100"}},
+    {MetricPlace::Figure,
+     {"app_cpu_percent_guest", "%", Scaling::PerTime,
+      "virtio_vsock: CPU time of the guest application threads / elapsed x 100"}},
+    {MetricPlace::Figure,
+     {"guest_kworker_seconds", "s", Scaling::Total,
+      "virtio_vsock: CPU time of the guest's kworkers (send, rx and tx work)"}},
+    {MetricPlace::Figure,
+     {"socket_lock_waits_per_MB", "1/MB", Scaling::PerByte,
+      "virtio_vsock: lock_sock calls that found the socket locked and slept (both ends) per MB"}},
+};
+
+// The costs and knobs of the point's iteration.
+void read_point(Shared& s, const Params& p, std::uint32_t iteration)
 {
-  Shared s;
   s.k = Costs::from(p);
   s.seed = static_cast<std::uint64_t>(p.integer("seed"));
   s.iteration = iteration;
   apply_iteration_jitter(s.k, s.seed, iteration);
   s.kn = read_knobs(p);
+}
+
+// One run: the CPUs and the threads (the device and the connections are
+// in Shared).
+struct Platform {
+  World world;
+  bool g2h = false;
+  std::vector<Cpu*> guest, host;
+  std::vector<SimThread*> writers, readers, guest_apps;
+};
+
+// The guest's and the host's CPUs, and the device: its virtqueues, the
+// guest's kworkers and interrupt context, the vhost worker, the probe's rx
+// buffers.
+void set_up_device(Platform& r, Shared& s, const Params& p, Trace* trace)
+{
   const Knobs& kn = s.kn;
-  const bool g2h = p.text("direction") == "guest_to_host";
-  const int conns = static_cast<int>(p.integer("workload.connections"));
   const int vcpus = static_cast<int>(p.integer("guest.vcpus"));
   const int hcpus = static_cast<int>(p.integer("host.cpus"));
-
-  World world;
+  World& world = r.world;
   world.set_trace(trace);
-  const std::vector<Cpu*> guest = world.add_cpus(Side::Guest, "vcpu", vcpus);
-  const std::vector<Cpu*> host = world.add_cpus(Side::Host, "hcpu", hcpus);
+  r.guest = world.add_cpus(Side::Guest, "vcpu", vcpus);
+  r.host = world.add_cpus(Side::Host, "hcpu", hcpus);
   world.set_wake_ipi(Side::Guest, {s.k.virtio_guest_wake_ipi, Cat::Hypervisor});
   world.set_wake_ipi(Side::Host, {s.k.virtio_host_wake_ipi, Cat::Sys});
 
@@ -127,12 +166,12 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
   s.txq = std::make_unique<Virtqueue>(kn.queue_size, kn.event_idx, kn.indirect);
   s.rxq->trace_as(trace, "virtio_rx in flight", "chains");
   s.txq->trace_as(trace, "virtio_tx in flight", "chains");
-  for (Cpu* v : guest)
+  for (Cpu* v : r.guest)
     s.kworkers.push_back(&world.spawn<Kworker>(*v, s));
   const auto irq_vcpu = static_cast<std::size_t>(p.integer("virtio_vsock.irq_vcpu") % vcpus);
-  s.irq = &world.spawn<GuestIrq>(*guest[irq_vcpu], s, *s.kworkers[irq_vcpu]);
-  s.vhost = &world.spawn<Vhost>(*host[0], s);
-  add_rx_buffers(s, 0);  // virtio_vsock_probe(): rx buffers before any traffic, no cost
+  s.irq = &world.spawn<GuestIrq>(*r.guest[irq_vcpu], s, *s.kworkers[irq_vcpu]);
+  s.vhost = &world.spawn<Vhost>(*r.host[0], s);
+  add_rx_buffers(s, 0); // virtio_vsock_probe(): rx buffers before any traffic, no cost
   // virtio_vsock_rx_fill() ends with virtqueue_kick(): before the device runs
   // the notification finds nothing to do, but virtqueue_kick_prepare() resets
   // num_added. Left out, a queue of 32768 buffers counted its first refill
@@ -140,112 +179,107 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
   // was never sent (a stall found by the model fuzzer); smaller queues gave
   // the refill's kick test too wide a window.
   s.rxq->kick_prepare();
+}
 
-  std::vector<SimThread*> writers, readers, guest_apps;
+// Each connection: its two sockets (the credit window exchanged at connect)
+// and its two application threads.
+void set_up_connections(Platform& r, Shared& s, int conns)
+{
+  const Knobs& kn = s.kn;
+  const int vcpus = static_cast<int>(r.guest.size());
+  const int hcpus = static_cast<int>(r.host.size());
   for (int i = 0; i < conns; ++i) {
     Conn& c = s.conns.emplace_back();
     c.index = i;
     for (Sock* sk : {&c.guest, &c.host}) {
       sk->buf_alloc = kn.buf_alloc;
-      sk->peer_buf_alloc = kn.buf_alloc;  // exchanged at connect (REQUEST/RESPONSE)
+      sk->peer_buf_alloc = kn.buf_alloc; // exchanged at connect (REQUEST/RESPONSE)
     }
     const auto gi = static_cast<std::size_t>(guest_cpu_of(i, vcpus));
-    Cpu& gcpu = *guest[gi];
-    Cpu& hcpu = *host[static_cast<std::size_t>(host_cpu_of(i, hcpus))];
+    Cpu& gcpu = *r.guest[gi];
+    Cpu& hcpu = *r.host[static_cast<std::size_t>(host_cpu_of(i, hcpus))];
     SimThread *g, *h;
-    if (g2h) {
-      g = &world.spawn<GuestApp>(gcpu, s, c, true, *s.kworkers[gi]);
-      h = &world.spawn<HostApp>(hcpu, s, c, false);
-      writers.push_back(g);
-      readers.push_back(h);
+    if (r.g2h) {
+      g = &r.world.spawn<GuestApp>(gcpu, s, c, true, *s.kworkers[gi]);
+      h = &r.world.spawn<HostApp>(hcpu, s, c, false);
+      r.writers.push_back(g);
+      r.readers.push_back(h);
     } else {
-      h = &world.spawn<HostApp>(hcpu, s, c, true);
-      g = &world.spawn<GuestApp>(gcpu, s, c, false, *s.kworkers[gi]);
-      writers.push_back(h);
-      readers.push_back(g);
+      h = &r.world.spawn<HostApp>(hcpu, s, c, true);
+      g = &r.world.spawn<GuestApp>(gcpu, s, c, false, *s.kworkers[gi]);
+      r.writers.push_back(h);
+      r.readers.push_back(g);
     }
-    guest_apps.push_back(g);
+    r.guest_apps.push_back(g);
     s.host_apps.push_back(h);
   }
+}
 
-  // Every figure, as if the run ended at `elapsed` with `delivered` bytes:
-  // at its end, or at the run-length monitor's snapshots.
-  auto figures = [&](Time elapsed, std::uint64_t delivered) {
-    const Costs& k = s.k;
-    const double secs = k.seconds(elapsed);
-    Metrics m;
-    append_run_metrics(m, world, elapsed, k.clock_ghz, delivered, writers, readers);
-    m["throughput_Gbps"] = static_cast<double>(delivered) * 8 / secs / 1e9;
-    // The 2019 study's efficiency: Mbit/s per (%CPU host + %CPU guest), with
-    // the CPU of the benchmark's own processes (iperf3 reports getrusage).
-    // iperf3 takes it from clock() (CLOCK_PROCESS_CPUTIME_ID: the scheduler's
-    // runtime of the process), which includes the interrupts taken while it
-    // ran (no separate interrupt-time accounting assumed).
-    auto app_cycles = [](const std::vector<SimThread*>& t) {
-      return thread_cycles(t, {Cat::User, Cat::Sys, Cat::Hypervisor}) + interrupted_cycles(t);
-    };
-    const double app_host = k.seconds(app_cycles(s.host_apps)) / secs * 100.0;
-    const double app_guest = k.seconds(app_cycles(guest_apps)) / secs * 100.0;
-    m["app_cpu_percent_host"] = app_host;
-    m["app_cpu_percent_guest"] = app_guest;
-    m["efficiency"] = m["throughput_Gbps"] * 1000.0 / (app_host + app_guest);
-    const double mb = static_cast<double>(delivered) / 1e6;
-    auto per_mb = [&](const char* name, const Count& c, const Count* plus = nullptr) {
-      const std::uint64_t v = c.value() + (plus ? plus->value() : 0);
-      m[std::string(name) + "_per_MB"] = static_cast<double>(v) / mb;
-    };
-    const Counters& n = s.n;
-    per_mb("syscalls", n.syscalls);
-    per_mb("allocations", n.allocations);
-    per_mb("copies", n.copies);
-    per_mb("kicks", n.kicks);
-    per_mb("interrupts_to_guest", n.interrupts);
-    per_mb("guest_wake_ipis", world.wake_ipis(Side::Guest));
-    per_mb("host_wake_ipis", world.wake_ipis(Side::Host), &n.kick_wakeups);  // and the kicks' (ioeventfd) wake-ups
-    per_mb("vm_exits", n.kicks, &n.interrupts);
-    m["vm_exits_per_MB"] += m["guest_wake_ipis_per_MB"];
-    per_mb("credit_updates", n.credit_updates);
-    per_mb("worker_wakeups", n.worker_wakeups);
-    per_mb("worker_runs", n.worker_runs);
-    per_mb("packets", n.data_packets);
-    per_mb("rx_buffers", n.rx_buffers);
-    per_mb("credit_stalls", n.credit_stalls);
-    per_mb("reader_sleeps", n.reader_sleeps);
-    per_mb("small_pkt_copies", n.small_copies);
-    per_mb("rx_buffer_stalls", n.rx_buffer_stalls);
-    per_mb("guest_work_runs", n.guest_work_runs);
-    per_mb("polls", n.polls);
-    per_mb("eagain_writes", n.eagain_writes);
-    std::uint64_t lock_waits = 0;
-    for (const Conn& c : s.conns)
-      lock_waits += c.guest.lock_waits + c.host.lock_waits;
-    m["socket_lock_waits_per_MB"] = static_cast<double>(lock_waits) / mb;
-    std::vector<SimThread*> kworkers(s.kworkers.begin(), s.kworkers.end());
-    m["guest_kworker_seconds"] = k.seconds(thread_cycles(kworkers, {Cat::User, Cat::Sys, Cat::Hypervisor}));
-    append_breakdown(m, world, elapsed, {s.irq}, {{"virtio_tx", &s.txq->occupancy()}, {"virtio_rx", &s.rxq->occupancy()}});
-    return m;
+// Every figure, as if the run ended at `elapsed` with `delivered` bytes: at
+// its end, or at the run-length monitor's snapshots.
+Metrics figures(const Platform& r, const Shared& s, Time elapsed, std::uint64_t delivered)
+{
+  const Costs& k = s.k;
+  const double secs = k.seconds(elapsed);
+  Metrics m;
+  append_run_metrics(m, r.world, elapsed, k.clock_ghz, delivered, r.writers, r.readers);
+  m["throughput_Gbps"] = static_cast<double>(delivered) * 8 / secs / 1e9;
+  // The 2019 study's efficiency: Mbit/s per (%CPU host + %CPU guest), with
+  // the CPU of the benchmark's own processes (iperf3 reports getrusage).
+  // iperf3 takes it from clock() (CLOCK_PROCESS_CPUTIME_ID: the scheduler's
+  // runtime of the process), which includes the interrupts taken while it
+  // ran (no separate interrupt-time accounting assumed).
+  auto app_cycles = [](const std::vector<SimThread*>& t) {
+    return thread_cycles(t, {Cat::User, Cat::Sys, Cat::Hypervisor}) + interrupted_cycles(t);
   };
-  const std::uint64_t total = kn.total_bytes * static_cast<std::uint64_t>(conns);
-  const std::unique_ptr<RunLength> monitor = run_length_monitor(p, total, conns, figures, world);
-  s.run_length = monitor.get();
+  const double app_host = k.seconds(app_cycles(s.host_apps)) / secs * 100.0;
+  const double app_guest = k.seconds(app_cycles(r.guest_apps)) / secs * 100.0;
+  m["app_cpu_percent_host"] = app_host;
+  m["app_cpu_percent_guest"] = app_guest;
+  m["efficiency"] = m["throughput_Gbps"] * 1000.0 / (app_host + app_guest);
+  const double mb = static_cast<double>(delivered) / 1e6;
+  const Counters& n = s.n;
+  for (const CounterMetric<Counters>& c : counter_metrics())
+    if (c.count)
+      m[c.doc.name] = static_cast<double>((n.*c.count).value()) / mb;
+  // The counts made of others.
+  auto per_mb = [&](const char* name, std::uint64_t v) {
+    m[std::string(name) + "_per_MB"] = static_cast<double>(v) / mb;
+  };
+  per_mb("guest_wake_ipis", r.world.wake_ipis(Side::Guest).value());
+  // and the kicks' (ioeventfd) wake-ups
+  per_mb("host_wake_ipis", r.world.wake_ipis(Side::Host).value() + n.kick_wakeups.value());
+  per_mb("vm_exits", n.kicks.value() + n.interrupts_to_guest.value());
+  m["vm_exits_per_MB"] += m["guest_wake_ipis_per_MB"];
+  std::uint64_t lock_waits = 0;
+  for (const Conn& c : s.conns)
+    lock_waits += c.guest.lock_waits + c.host.lock_waits;
+  m["socket_lock_waits_per_MB"] = static_cast<double>(lock_waits) / mb;
+  std::vector<SimThread*> kworkers(s.kworkers.begin(), s.kworkers.end());
+  m["guest_kworker_seconds"] = k.seconds(thread_cycles(kworkers, {Cat::User, Cat::Sys, Cat::Hypervisor}));
+  append_breakdown(m, r.world, elapsed, {s.irq},
+                   {{"virtio_tx", &s.txq->occupancy()}, {"virtio_rx", &s.rxq->occupancy()}});
+  return m;
+}
 
-  world.run();
-  const bool whole = !(monitor && monitor->stopped());
-
-  // Conservation and credit accounting, per connection (a run the monitor
-  // ended early: no connection got more than was sent).
-  Time elapsed = whole ? 0 : world.end();
+// Conservation and credit accounting, per connection (a run the monitor
+// ended early, not `whole`: no connection got more than was sent). Returns
+// the run's end and the bytes delivered.
+std::pair<Time, std::uint64_t> check_connections(const Platform& r, const Shared& s, bool whole)
+{
+  const Knobs& kn = s.kn;
+  Time elapsed = whole ? 0 : r.world.end();
   std::uint64_t delivered = 0;
   for (const Conn& c : s.conns) {
-    const Sock& tx = g2h ? c.guest : c.host;
-    const Sock& rx = g2h ? c.host : c.guest;
-    const bool lost = whole ? (c.delivered != kn.total_bytes || tx.tx_cnt != kn.total_bytes ||
-                               rx.fwd_cnt != kn.total_bytes)
-                            : (c.delivered > tx.tx_cnt || rx.fwd_cnt > tx.tx_cnt || tx.tx_cnt > kn.total_bytes);
+    const Sock& tx = r.g2h ? c.guest : c.host;
+    const Sock& rx = r.g2h ? c.host : c.guest;
+    const bool lost =
+        whole ? (c.delivered != kn.total_bytes || tx.tx_cnt != kn.total_bytes || rx.fwd_cnt != kn.total_bytes)
+              : (c.delivered > tx.tx_cnt || rx.fwd_cnt > tx.tx_cnt || tx.tx_cnt > kn.total_bytes);
     if (lost && whole) {
       if (const std::string why = detail::kernel_hang_reason(s); !why.empty())
-        throw ModelledHang(fmt::format("connection {} stopped after {} of {} bytes: {}", c.index, c.delivered,
-                                       kn.total_bytes, why));
+        throw ModelledHang(
+            fmt::format("connection {} stopped after {} of {} bytes: {}", c.index, c.delivered, kn.total_bytes, why));
     }
     if (lost)
       throw std::logic_error(fmt::format(
@@ -260,10 +294,39 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
       elapsed = std::max(elapsed, c.done_at);
     delivered += c.delivered;
   }
-  s.rxq->check_invariants();
-  s.txq->check_invariants();
-  check_cpu_busy(world, elapsed);
-  return finish_figures(monitor.get(), whole ? figures(elapsed, delivered) : Metrics{}, total);
+  return {elapsed, delivered};
 }
 
-}  // namespace vsim::virtio_vsock
+} // namespace
+
+std::vector<MetricDecl> metrics()
+{
+  return metric_decls(kFigures, counter_metrics());
+}
+
+Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
+{
+  Shared s;
+  read_point(s, p, iteration);
+  const int conns = static_cast<int>(p.integer("workload.connections"));
+  Platform r;
+  r.g2h = p.text("direction") == "guest_to_host";
+  set_up_device(r, s, p, trace);
+  set_up_connections(r, s, conns);
+
+  const std::uint64_t total = s.kn.total_bytes * static_cast<std::uint64_t>(conns);
+  const std::unique_ptr<RunLength> monitor = run_length_monitor(
+      p, total, conns, [&](Time elapsed, std::uint64_t delivered) { return figures(r, s, elapsed, delivered); },
+      r.world);
+  s.run_length = monitor.get();
+
+  r.world.run();
+  const bool whole = !(monitor && monitor->stopped());
+  const auto [elapsed, delivered] = check_connections(r, s, whole);
+  s.rxq->check_invariants();
+  s.txq->check_invariants();
+  check_cpu_busy(r.world, elapsed);
+  return finish_figures(monitor.get(), whole ? figures(r, s, elapsed, delivered) : Metrics{}, total);
+}
+
+} // namespace vsim::virtio_vsock

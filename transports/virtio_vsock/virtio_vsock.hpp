@@ -35,6 +35,10 @@ std::vector<Effective> effective(const Params& p);
 
 using Metrics = std::map<std::string, double>;
 
+// The metrics virtio_vsock reports besides the shared ones
+// (transports/simulate.hpp): its figures and its counter table (internal.hpp).
+std::vector<MetricDecl> metrics();
+
 // Runs one iteration of one point: the whole transfer, every connection.
 // Throws std::logic_error when a model invariant is violated.
 // trace: a timeline recorder to attach to the run (sim/trace.hpp), or nullptr.
@@ -48,4 +52,4 @@ inline constexpr std::uint32_t kHeaderBytes = 44;
 // first page-sized buffer: that buffer holds this much less payload.
 inline constexpr std::uint32_t kMrgHeaderBytes = kHeaderBytes + 2;
 
-}  // namespace vsim::virtio_vsock
+} // namespace vsim::virtio_vsock
