@@ -38,6 +38,7 @@
 #include "app/experiment/effective.hpp"
 #include "app/report/show.hpp"
 #include "app/run/shard.hpp"
+#include "app/report/merge.hpp"
 #include "app/run/stop.hpp"
 #include "app/report/explain.hpp"
 #include "app/run/timeline.hpp"

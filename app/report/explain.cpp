@@ -11,9 +11,10 @@
 #include <fmt/format.h>
 
 #include "app/experiment/experiment.hpp"
-#include "transports/topology.hpp"
+#include "app/report/result_file.hpp"
 #include "sim/breakdown.hpp"
 #include "transports/simulate.hpp"
+#include "transports/topology.hpp"
 #include "transports/transport.hpp"
 
 namespace vsim::app {
@@ -95,7 +96,8 @@ std::vector<Busy> entities(const View& v, const std::string& prefix)
     b.name = k.substr(prefix.size(), k.size() - prefix.size() - suffix.size());
     b.busy = v.count(k);
     for (int c = 0; c < kCats; ++c)
-      b.cat[static_cast<std::size_t>(c)] = v.count(fmt::format("{}{}.{}_percent", prefix, b.name, kBusyCategoryNames[c]));
+      b.cat[static_cast<std::size_t>(c)] =
+          v.count(fmt::format("{}{}.{}_percent", prefix, b.name, kBusyCategoryNames[c]));
     out.push_back(b);
   }
   return out;
@@ -120,13 +122,14 @@ std::string fmt_rate(double mbps)
   return std::isfinite(mbps) ? fmt::format("{:.1f} MB/s", mbps) : "unbounded";
 }
 
-}  // namespace
+} // namespace
 
 std::string explain_point(const json& point, std::size_t position)
 {
   if (!point.is_object() || !point.contains("params") || !point["params"].is_object() || !point.contains("metrics") ||
       !point["metrics"].is_object())
-    throw InputError(fmt::format("point {} has no params or metrics (allowed: a point of a vsocksim result)", position));
+    throw InputError(
+        fmt::format("point {} has no params or metrics (allowed: a point of a vsocksim result)", position));
   const View v{point["metrics"]};
   const Params p = params_from(point["params"]);
   std::ostringstream o;
@@ -143,7 +146,8 @@ std::string explain_point(const json& point, std::size_t position)
                    text("workload.connections"), text("platform"));
   const double thr = v.get("throughput_MBps");
   const double packets = v.count("packets_per_MB");
-  o << fmt::format("  simulated: {} ({} packets per MB)\n", fmt_rate(thr), packets > 0 ? fmt::format("{:.1f}", packets) : "?");
+  o << fmt::format("  simulated: {} ({} packets per MB)\n", fmt_rate(thr),
+                   packets > 0 ? fmt::format("{:.1f}", packets) : "?");
 
   // --- which resource saturates
   std::vector<Busy> cpus = entities(v, "cpu."), threads = entities(v, "thread.");
@@ -292,14 +296,14 @@ std::string explain_point(const json& point, std::size_t position)
   auto per_event_us = [&](double per_mb) { return writers * writer_idle / (per_mb * thr) * 1e6; };
   const double stalls = v.count("ring_full_stalls_per_MB"), credit = v.count("credit_stalls_per_MB");
   const double rxbuf = v.count("rx_buffer_stalls_per_MB"), sleeps = v.count("reader_sleeps_per_MB");
-  o << fmt::format("  verdict: waiting, not CPU, is the limit (simulated {:.0f}% of the CPU bound; no CPU is "
-                   "saturated{}). ",
-                   ratio * 100, top_thread ? fmt::format(": the busiest thread, {}, is busy {:.0f}%", top_thread->name,
-                                                         top_thread->busy)
-                                           : "");
+  o << fmt::format(
+      "  verdict: waiting, not CPU, is the limit (simulated {:.0f}% of the CPU bound; no CPU is "
+      "saturated{}). ",
+      ratio * 100,
+      top_thread ? fmt::format(": the busiest thread, {}, is busy {:.0f}%", top_thread->name, top_thread->busy) : "");
   if (stalls > 0) {
-    const std::string ring_key = text("direction") == "host_to_guest" ? "ring_bytes_host_to_guest"
-                                                                       : "ring_bytes_guest_to_host";
+    const std::string ring_key =
+        text("direction") == "host_to_guest" ? "ring_bytes_host_to_guest" : "ring_bytes_guest_to_host";
     const double ring = v.count(ring_key);
     o << fmt::format("Fill-drain ping-pong: the writer fills the {}-byte ring ({:.0f} data bytes), stalls on it "
                      "full {:.1f} times per MB -- once every {:.1f} packets -- and each stall waits about {:.1f} us "
@@ -328,24 +332,28 @@ std::string explain_result(const std::string& path, std::optional<long long> poi
 {
   const std::string allowed = "allowed: the JSON written by `vsocksim run --format json` or the result.json of "
                               "`run --output DIR`";
-  std::ifstream in(path);
-  if (!in)
-    throw InputError(fmt::format("{}: error: cannot open the file ({})", path, allowed));
-  json doc = json::parse(in, nullptr, false);
-  if (doc.is_discarded())
-    throw InputError(fmt::format("{}: error: not valid JSON ({})", path, allowed));
+  ResultJson read;
+  try {
+    read = read_result_json(path);
+  } catch (const ResultFileError& e) {
+    throw InputError(
+        fmt::format("{}: error: {} ({})", e.file,
+                    e.kind == ResultFileError::Kind::Unreadable ? "cannot open the file" : "not valid JSON", allowed));
+  }
+  const std::string& file = read.file;
+  const json doc = read.doc; // explain reads a point's metrics in name order
   if (!doc.is_object() || !doc.contains("points") || !doc["points"].is_array())
-    throw InputError(fmt::format("{}: error: not a vsocksim result: no \"points\" array ({})", path, allowed));
+    throw InputError(fmt::format("{}: error: not a vsocksim result: no \"points\" array ({})", file, allowed));
   const json& points = doc["points"];
   if (points.empty())
-    throw InputError(fmt::format("{}: error: the result has no points ({})", path, allowed));
+    throw InputError(fmt::format("{}: error: the result has no points ({})", file, allowed));
   std::string out;
   if (doc.contains("experiment") && doc["experiment"].is_string())
     out += fmt::format("experiment {}: {} point(s)\n\n", doc["experiment"].get<std::string>(), points.size());
   if (point) {
     if (*point < 0 || static_cast<std::size_t>(*point) >= points.size())
-      throw InputError(fmt::format("{}: error: --point {} is out of range (allowed: 0 to {})", path, *point,
-                                   points.size() - 1));
+      throw InputError(
+          fmt::format("{}: error: --point {} is out of range (allowed: 0 to {})", file, *point, points.size() - 1));
     return out + explain_point(points[static_cast<std::size_t>(*point)], static_cast<std::size_t>(*point));
   }
   for (std::size_t i = 0; i < points.size(); ++i)
@@ -353,4 +361,4 @@ std::string explain_result(const std::string& path, std::optional<long long> poi
   return out;
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app
