@@ -849,27 +849,53 @@ Timeline read_timeline(const std::string& path)
   return tl;
 }
 
-} // namespace
-
-std::vector<std::string> plot_timeline(const std::string& trace_path, const std::string& out)
-{
-  const Timeline tl = read_timeline(trace_path);
-  // OUT.png or OUT.svg: that figure; otherwise OUT is the stem of both.
-  std::string stem = out;
+// The figure(s) `plot --timeline` writes: OUT.png or OUT.svg, that figure;
+// otherwise OUT is the stem of both. InputError when OUT's directory does
+// not exist.
+struct TimelineOutput {
+  std::string stem;
   std::vector<std::string> exts = {"svg", "png"};
+};
+TimelineOutput timeline_output(const std::string& out)
+{
+  TimelineOutput o{out};
   for (const char* ext : {".svg", ".png"})
     if (out.ends_with(ext)) {
-      stem = out.substr(0, out.size() - 4);
-      exts = {ext + 1};
+      o.stem = out.substr(0, out.size() - 4);
+      o.exts = {ext + 1};
     }
-  const fs::path dir = fs::absolute(stem).parent_path();
+  const fs::path dir = fs::absolute(o.stem).parent_path();
   if (!fs::is_directory(dir))
     throw InputError(fmt::format("--output '{}': error: directory '{}' does not exist", out, dir.string()));
+  return o;
+}
 
-  // Threads in order of appearance, interrupt contexts last (drawn over the
-  // work they preempt); a data block per thread, one per category.
+const std::array<std::string, 4> kTimelineCats = {"user", "sys", "irq", "hypervisor"};
+const std::array<std::string, 4> kTimelineCatColours = {"#c8c8c8", "#555555", "#d62728", "#000000"};
+const std::array<std::string, 8> kTimelineColours = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1",
+                                                     "#edc948", "#76b7b2", "#ff9da7", "#9c755f"};
+
+// The data file of a timeline: one block per thread, category, the instants
+// and each counter (only non-empty ones: gnuplot's `index` does not count
+// empty blocks).
+struct TimelineData {
+  std::string path, text;
+  int blocks = 0;
+  // Adds a block; its index, or -1 when `lines` is empty.
+  int block(const std::string& comment, const std::string& lines)
+  {
+    if (lines.empty())
+      return -1;
+    text += "# " + comment + "\n" + lines + "\n\n";
+    return blocks++;
+  }
+};
+
+// Threads in order of appearance, interrupt contexts (irq_like) last: drawn
+// over the work they preempt.
+std::vector<std::string> thread_order(const Timeline& tl, std::set<std::string>& irq_like)
+{
   std::vector<std::string> threads;
-  std::set<std::string> irq_like;
   for (const auto& s : tl.slices) {
     if (std::find(threads.begin(), threads.end(), s.thread) == threads.end())
       threads.push_back(s.thread);
@@ -877,21 +903,16 @@ std::vector<std::string> plot_timeline(const std::string& trace_path, const std:
       irq_like.insert(s.thread);
   }
   std::stable_partition(threads.begin(), threads.end(), [&](const std::string& t) { return !irq_like.count(t); });
-  static const std::array<std::string, 4> cats = {"user", "sys", "irq", "hypervisor"};
-  static const std::array<std::string, 4> cat_colours = {"#c8c8c8", "#555555", "#d62728", "#000000"};
-  static const std::array<std::string, 8> colours = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1",
-                                                     "#edc948", "#76b7b2", "#ff9da7", "#9c755f"};
-  // One data block per thread, category, the instants and each counter
-  // (only non-empty ones: gnuplot's `index` does not count empty blocks).
-  std::string data;
-  int blocks = 0;
-  auto block = [&](const std::string& comment, const std::string& lines) {
-    if (lines.empty())
-      return -1;
-    data += "# " + comment + "\n" + lines + "\n\n";
-    return blocks++;
-  };
-  const std::string data_path = stem + ".dat", script = stem + ".gp";
+  return threads;
+}
+
+// The top plot, one row per CPU: a box per slice coloured by thread, a strip
+// per category, the instants and the wake-up arrows.
+std::string cpu_rows_plot(const Timeline& tl, TimelineData& data)
+{
+  std::set<std::string> irq_like;
+  const std::vector<std::string> threads = thread_order(tl, irq_like);
+  const std::string& data_path = data.path;
   std::string top;
   for (std::size_t i = 0; i < threads.size(); ++i) {
     std::string lines;
@@ -899,23 +920,23 @@ std::vector<std::string> plot_timeline(const std::string& trace_path, const std:
       if (s.thread == threads[i])
         lines += fmt::format("{}\t{}\t{}\t{}\n", s.ts + s.dur / 2, s.row, s.dur / 2,
                              irq_like.count(threads[i]) ? 0.22 : 0.3);
-    const int b = block("slices of " + threads[i] + ": x centre, row, half width, half height", lines);
+    const int b = data.block("slices of " + threads[i] + ": x centre, row, half width, half height", lines);
     top += fmt::format("{} index {} using 1:2:3:4 with boxxyerror fs solid 0.85 noborder lc rgb '{}' title {}, ",
-                       quote(data_path), b, colours[i % colours.size()], quote(threads[i]));
+                       quote(data_path), b, kTimelineColours[i % kTimelineColours.size()], quote(threads[i]));
   }
-  for (std::size_t c = 0; c < cats.size(); ++c) {
+  for (std::size_t c = 0; c < kTimelineCats.size(); ++c) {
     std::string lines;
     for (const auto& s : tl.slices)
-      if (s.cat == cats[c])
+      if (s.cat == kTimelineCats[c])
         lines += fmt::format("{}\t{}\t{}\t{}\n", s.ts + s.dur / 2, s.row - 0.38, s.dur / 2, 0.05);
-    if (const int b = block("category " + cats[c] + ": a strip under each row", lines); b >= 0)
+    if (const int b = data.block("category " + kTimelineCats[c] + ": a strip under each row", lines); b >= 0)
       top += fmt::format("{} index {} using 1:2:3:4 with boxxyerror fs solid 1 noborder lc rgb '{}' title {}, ",
-                         quote(data_path), b, cat_colours[c], quote("category: " + cats[c]));
+                         quote(data_path), b, kTimelineCatColours[c], quote("category: " + kTimelineCats[c]));
   }
   std::string lines;
   for (const auto& [ts, row] : tl.instants)
     lines += fmt::format("{}\t{}\n", ts, row + 0.36);
-  if (const int b = block("kernel functions marked (instants): x, row", lines); b >= 0)
+  if (const int b = data.block("kernel functions marked (instants): x, row", lines); b >= 0)
     top += fmt::format("{} index {} using 1:2 with points pt 11 ps 0.5 lc rgb '#444444' title 'kernel function "
                        "(instant)', ",
                        quote(data_path), b);
@@ -927,30 +948,49 @@ std::vector<std::string> plot_timeline(const std::string& trace_path, const std:
     const double y0 = to < from ? from - 0.3 : from + 0.3, y1 = to > from ? to - 0.3 : to + 0.3;
     lines += fmt::format("{}\t{}\t{}\t{}\n", ends[0].first, y0, ends[1].first - ends[0].first, y1 - y0);
   }
-  if (const int b = block("wake-ups: x, row of the waker; dx, drow to the woken", lines); b >= 0)
+  if (const int b = data.block("wake-ups: x, row of the waker; dx, drow to the woken", lines); b >= 0)
     top += fmt::format("{} index {} using 1:2:3:4 with vectors head size 0.6,20 lw 0.6 lc rgb '#888888' title "
                        "'wake-up (waker to woken)', ",
                        quote(data_path), b);
-  top = "plot " + top.substr(0, top.size() - 2) + "\n";
+  return "plot " + top.substr(0, top.size() - 2) + "\n";
+}
+
+// The bottom plot: each counter's level over time (chains on the right
+// axis: y2 says whether any is).
+std::string counters_plot(const Timeline& tl, TimelineData& data, bool& y2)
+{
   std::string bottom;
-  bool y2 = false;
+  y2 = false;
   std::size_t n = 0;
   for (const auto& [name, points] : tl.counters) {
     std::string lines;
     for (const auto& [ts, v] : points)
       lines += fmt::format("{}\t{}\n", ts, v);
     lines += fmt::format("{}\t{}\n", tl.end, points.back().second);
-    const int b = block("counter " + name + ": x, level (held until the next)", lines);
+    const int b = data.block("counter " + name + ": x, level (held until the next)", lines);
     const bool chains = name.ends_with(" chains");
     y2 = y2 || chains;
     bottom += fmt::format("{}{} index {} using 1:2 with steps lw 1.5 lc rgb '{}' axes {} title {}", n ? ", " : "plot ",
-                          quote(data_path), b, colours[(n + 4) % colours.size()], chains ? "x1y2" : "x1y1",
-                          quote(name + (chains ? " (right axis)" : "")));
+                          quote(data.path), b, kTimelineColours[(n + 4) % kTimelineColours.size()],
+                          chains ? "x1y2" : "x1y1", quote(name + (chains ? " (right axis)" : "")));
     ++n;
   }
-  if (bottom.empty())
-    bottom = "plot NaN notitle";
-  write_file_atomic(data_path, data);
+  return bottom.empty() ? "plot NaN notitle" : bottom;
+}
+
+} // namespace
+
+std::vector<std::string> plot_timeline(const std::string& trace_path, const std::string& out)
+{
+  const Timeline tl = read_timeline(trace_path);
+  const TimelineOutput o = timeline_output(out);
+  const std::string& stem = o.stem;
+  TimelineData data{stem + ".dat", ""};
+  const std::string script = stem + ".gp";
+  const std::string top = cpu_rows_plot(tl, data);
+  bool y2 = false;
+  const std::string bottom = counters_plot(tl, data, y2);
+  write_file_atomic(data.path, data.text);
   std::string ytics;
   for (std::size_t i = 0; i < tl.rows.size(); ++i)
     ytics += fmt::format("{}{} {}", i ? ", " : "", quote(tl.rows[i].second), tl.rows.size() - 1 - i);
@@ -959,7 +999,7 @@ std::vector<std::string> plot_timeline(const std::string& trace_path, const std:
                                "set datafile separator '\\t'\n",
                                trace_path, script);
   std::vector<std::string> written;
-  for (const std::string& ext : exts) {
+  for (const std::string& ext : o.exts) {
     const std::string file = stem + "." + ext;
     gp += (ext == "svg" ? "set terminal svg size 1200,720 dynamic noenhanced font 'sans,10'\n"
                         : "set terminal pngcairo size 1200,720 noenhanced font 'sans,9'\n");
