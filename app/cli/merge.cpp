@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "app/cli/command.hpp"
+#include "app/report/merge.hpp"
 #include "app/run/output_dir.hpp"
-#include "app/run/shard.hpp"
 
 namespace vsim::app::cli {
 

@@ -12,7 +12,10 @@ namespace vsim::app {
 
 namespace {
 
-bool is_size(const std::string& name) { return name != "workload.connections" && name != "throughput_MBps"; }
+bool is_size(const std::string& name)
+{
+  return name != "workload.connections" && name != "throughput_MBps";
+}
 
 std::string quantity_text(const std::string& name, double v)
 {
@@ -23,7 +26,7 @@ std::string quantity_text(const std::string& name, double v)
   return fmt::format("{:g}", v);
 }
 
-}  // namespace
+} // namespace
 
 std::map<std::string, double> calibration_quantities(const Params& p, const std::vector<Metrics>& iterations)
 {
@@ -100,4 +103,4 @@ std::string calibration_notes(const std::vector<Point>& points, const std::vecto
   return out;
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -34,4 +34,4 @@ std::vector<std::string> outside_calibration(const Params& p, const std::vector<
 // (failed points left out); "" when every point is inside.
 std::string calibration_notes(const std::vector<Point>& points, const std::vector<PointResult>& results);
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -5,15 +5,15 @@
 #include <fstream>
 #include <limits>
 #include <map>
-#include <sstream>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "app/experiment/experiment.hpp"
-#include "transports/topology.hpp"
+#include "app/report/result_file.hpp"
 #include "sim/breakdown.hpp"
 #include "transports/simulate.hpp"
+#include "transports/topology.hpp"
 #include "transports/transport.hpp"
 
 namespace vsim::app {
@@ -95,7 +95,8 @@ std::vector<Busy> entities(const View& v, const std::string& prefix)
     b.name = k.substr(prefix.size(), k.size() - prefix.size() - suffix.size());
     b.busy = v.count(k);
     for (int c = 0; c < kCats; ++c)
-      b.cat[static_cast<std::size_t>(c)] = v.count(fmt::format("{}{}.{}_percent", prefix, b.name, kBusyCategoryNames[c]));
+      b.cat[static_cast<std::size_t>(c)] =
+          v.count(fmt::format("{}{}.{}_percent", prefix, b.name, kBusyCategoryNames[c]));
     out.push_back(b);
   }
   return out;
@@ -120,82 +121,91 @@ std::string fmt_rate(double mbps)
   return std::isfinite(mbps) ? fmt::format("{:.1f} MB/s", mbps) : "unbounded";
 }
 
-}  // namespace
-
-std::string explain_point(const json& point, std::size_t position)
+// The heading: the point, its transport, direction, connections and
+// platform, and the simulated throughput.
+std::string heading_text(const json& point, std::size_t position, const Params& p, const View& v)
 {
-  if (!point.is_object() || !point.contains("params") || !point["params"].is_object() || !point.contains("metrics") ||
-      !point["metrics"].is_object())
-    throw InputError(fmt::format("point {} has no params or metrics (allowed: a point of a vsocksim result)", position));
-  const View v{point["metrics"]};
-  const Params p = params_from(point["params"]);
-  std::ostringstream o;
-
-  // --- heading
   std::string label;
   if (point.contains("label") && point["label"].is_object())
     for (auto it = point["label"].begin(); it != point["label"].end(); ++it)
       label += fmt::format("{}{}={}", label.empty() ? "" : ", ", it.key(),
                            it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
   auto text = [&](const char* key) { return p.has(key) ? value_to_string(p.get(key)) : std::string("?"); };
-  o << fmt::format("point {}{}: {} {}, {} connection(s), platform {}\n", position,
-                   label.empty() ? "" : " (" + label + ")", text("transport"), text("direction"),
-                   text("workload.connections"), text("platform"));
-  const double thr = v.get("throughput_MBps");
   const double packets = v.count("packets_per_MB");
-  o << fmt::format("  simulated: {} ({} packets per MB)\n", fmt_rate(thr), packets > 0 ? fmt::format("{:.1f}", packets) : "?");
+  return fmt::format("point {}{}: {} {}, {} connection(s), platform {}\n", position,
+                     label.empty() ? "" : " (" + label + ")", text("transport"), text("direction"),
+                     text("workload.connections"), text("platform")) +
+         fmt::format("  simulated: {} ({} packets per MB)\n", fmt_rate(v.get("throughput_MBps")),
+                     packets > 0 ? fmt::format("{:.1f}", packets) : "?");
+}
 
-  // --- which resource saturates
-  std::vector<Busy> cpus = entities(v, "cpu."), threads = entities(v, "thread.");
+// Which resource saturates: the busiest CPU and thread (top_thread: that
+// thread, or nullptr when the result has no busy fractions).
+std::string saturation_text(const std::vector<Busy>& cpus, const std::vector<Busy>& threads, const Busy*& top_thread)
+{
   auto busiest = [](const std::vector<Busy>& xs) {
     return std::max_element(xs.begin(), xs.end(), [](const Busy& a, const Busy& b) { return a.busy < b.busy; });
   };
-  const Busy* top_thread = nullptr;
-  if (!cpus.empty() && !threads.empty()) {
-    const Busy& c = *busiest(cpus);
-    top_thread = &*busiest(threads);
-    o << fmt::format("  busiest CPU: {} at {:.1f}% ({}); busiest thread: {} at {:.1f}% ({})\n", c.name, c.busy,
+  top_thread = nullptr;
+  if (cpus.empty() || threads.empty())
+    return "  (no per-CPU or per-thread busy fractions in this result: it predates them)\n";
+  const Busy& c = *busiest(cpus);
+  top_thread = &*busiest(threads);
+  return fmt::format("  busiest CPU: {} at {:.1f}% ({}); busiest thread: {} at {:.1f}% ({})\n", c.name, c.busy,
                      c.breakdown(), top_thread->name, top_thread->busy, top_thread->breakdown());
-  } else {
-    o << "  (no per-CPU or per-thread busy fractions in this result: it predates them)\n";
-  }
+}
 
-  // --- the platform graph and its bound
+// The platform graph of the point and its analytic bound (error: why not).
+struct Graph {
   std::optional<PlatformPlan> plan;
   std::optional<Bound> bound;
-  std::string plan_error;
-  try {
-    plan = platform_plan(p);
-    bound = throughput_bound(*plan, limits_for(*plan));
-  } catch (const std::exception& e) {
-    plan_error = e.what();
+  std::string error;
+
+  explicit Graph(const Params& p)
+  {
+    try {
+      plan = platform_plan(p);
+      bound = throughput_bound(*plan, limits_for(*plan));
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
   }
-  auto stage_of = [&](const std::string& thread) -> std::string {
+  // The data-path stage a thread runs (the thread itself without a plan).
+  std::string stage_of(const std::string& thread) const
+  {
     if (plan)
       for (const ThreadLoad& l : plan->loads)
         if (l.thread == thread)
           return l.stage;
     return thread;
-  };
-
-  // --- stages
-  if (!threads.empty()) {
-    std::vector<Busy> path = threads;
-    std::stable_sort(path.begin(), path.end(),
-                     [](const Busy& a, const Busy& b) { return path_rank(a.name) < path_rank(b.name); });
-    double total = 0;
-    for (const Busy& b : path)
-      total += b.busy;
-    o << "  stages (busy share of the elapsed time; share of all the busy time):\n";
-    for (const Busy& b : path) {
-      if (b.busy < 0.05)
-        continue;
-      o << fmt::format("    {:<62} {:>6.1f}%  {:>5.1f}%  mostly {}\n", fmt::format("{} [{}]", stage_of(b.name), b.name),
-                       b.busy, total > 0 ? b.busy / total * 100 : 0, b.top_category());
-    }
   }
+};
 
-  // --- waiting
+// Each thread's busy share, in data-path order.
+std::string stages_text(const std::vector<Busy>& threads, const Graph& g)
+{
+  if (threads.empty())
+    return "";
+  std::vector<Busy> path = threads;
+  std::stable_sort(path.begin(), path.end(),
+                   [](const Busy& a, const Busy& b) { return path_rank(a.name) < path_rank(b.name); });
+  double total = 0;
+  for (const Busy& b : path)
+    total += b.busy;
+  std::string out = "  stages (busy share of the elapsed time; share of all the busy time):\n";
+  for (const Busy& b : path) {
+    if (b.busy < 0.05)
+      continue;
+    out +=
+        fmt::format("    {:<62} {:>6.1f}%  {:>5.1f}%  mostly {}\n", fmt::format("{} [{}]", g.stage_of(b.name), b.name),
+                    b.busy, total > 0 ? b.busy / total * 100 : 0, b.top_category());
+  }
+  return out;
+}
+
+// The wait and signalling counters per MB the point has.
+std::string waiting_text(const View& v)
+{
   struct Wait {
     const char* metric;
     const char* words;
@@ -217,6 +227,7 @@ std::string explain_point(const json& point, std::size_t position)
       {"credit_updates_per_MB", "CREDIT_UPDATE packets"},
       {"host_dpc_runs_per_MB", "host DPC runs"},
   };
+  const double packets = v.count("packets_per_MB");
   std::string wait_lines;
   for (const Wait& w : waits) {
     const double n = v.count(w.metric);
@@ -225,10 +236,13 @@ std::string explain_point(const json& point, std::size_t position)
     wait_lines += fmt::format("    {:<58} {:>9.2f} per MB{}\n", w.words, n,
                               packets > 0 ? fmt::format("  (one per {:.1f} packets)", packets / n) : "");
   }
-  if (!wait_lines.empty())
-    o << "  waiting and signalling:\n" << wait_lines;
+  return wait_lines.empty() ? "" : "  waiting and signalling:\n" + wait_lines;
+}
 
-  // --- occupancy
+// The occupancy of each ring or queue the point has.
+std::string occupancy_text(const View& v)
+{
+  std::string out;
   for (const char* q : {"vmbus_ring", "virtio_tx", "virtio_rx"}) {
     const std::string pre = std::string("queue.") + q;
     if (std::isnan(v.get(pre + ".mean_percent")))
@@ -239,48 +253,46 @@ std::string explain_point(const json& point, std::size_t position)
       if (share >= 0.5)
         hist += fmt::format(" {}-{}%:{:.0f}%", b * 10, b * 10 + 10, share);
     }
-    o << fmt::format("  {} occupancy: mean {:.1f}% of capacity ({:.0f} {}), empty {:.1f}% of the time, time by "
-                     "level:{}\n",
-                     q, v.count(pre + ".mean_percent"), v.count(pre + ".mean"),
-                     std::string(q) == "vmbus_ring" ? "bytes" : "chains", v.count(pre + ".empty_time_percent"),
-                     hist.empty() ? " -" : hist);
+    out += fmt::format("  {} occupancy: mean {:.1f}% of capacity ({:.0f} {}), empty {:.1f}% of the time, time by "
+                       "level:{}\n",
+                       q, v.count(pre + ".mean_percent"), v.count(pre + ".mean"),
+                       std::string(q) == "vmbus_ring" ? "bytes" : "chains", v.count(pre + ".empty_time_percent"),
+                       hist.empty() ? " -" : hist);
   }
+  return out;
+}
 
-  // --- the bound and the verdict
-  if (!bound) {
-    o << "  bound: not computed (" << plan_error << ")\n";
-    return o.str();
-  }
-  const CpuLoad& bind = bound->binding;
-  const double ratio = thr / bound->MBps;
-  o << fmt::format("  analytic bound: {} ({} per connection), set by {} ({:.0f} cycles per MB at {} GHz; "
-                   "mostly {} [{}]: {}); simulated = {:.0f}% of it\n",
-                   fmt_rate(bound->MBps), fmt_rate(bound->per_connection_MBps), bind.cpu, bind.cycles_per_MB,
-                   plan->clock_ghz, bind.top_stage, bind.top_thread, bind.top_what, ratio * 100);
-
-  if (ratio >= kWaitingRatio && top_thread) {
-    std::string why;
-    const ThreadRole* role = thread_role(top_thread->name);
-    if (role && !role->bottleneck.empty()) {
-      double cycles = 0;
-      std::string what;
-      for (const ThreadLoad& l : plan->loads)
-        if (l.thread == top_thread->name) {
-          cycles = l.cycles_per_MB;
-          what = l.what;
-        }
-      why = fmt::format("{}; at least {:.0f} cycles per MB, {:.0f} per data packet ({})", role->bottleneck, cycles,
-                        packets > 0 ? cycles / packets : 0, what);
-    } else
-      why = fmt::format("the {} is the bottleneck", stage_of(top_thread->name));
-    o << fmt::format("  verdict: CPU limits this point: {} [{}] is busy {:.1f}% of the time, mostly {} ({}). The "
+// The verdict when the busiest thread is what limits the point.
+std::string cpu_verdict(const View& v, const Graph& g, const Busy& top_thread)
+{
+  const double packets = v.count("packets_per_MB");
+  std::string why;
+  const ThreadRole* role = thread_role(top_thread.name);
+  if (role && !role->bottleneck.empty()) {
+    double cycles = 0;
+    std::string what;
+    for (const ThreadLoad& l : g.plan->loads)
+      if (l.thread == top_thread.name) {
+        cycles = l.cycles_per_MB;
+        what = l.what;
+      }
+    why = fmt::format("{}; at least {:.0f} cycles per MB, {:.0f} per data packet ({})", role->bottleneck, cycles,
+                      packets > 0 ? cycles / packets : 0, what);
+  } else
+    why = fmt::format("the {} is the bottleneck", g.stage_of(top_thread.name));
+  return fmt::format("  verdict: CPU limits this point: {} [{}] is busy {:.1f}% of the time, mostly {} ({}). The "
                      "bound agrees: {} is the most loaded CPU.\n",
-                     stage_of(top_thread->name), top_thread->name, top_thread->busy, top_thread->top_category(), why,
-                     bind.cpu);
-    return o.str();
-  }
+                     g.stage_of(top_thread.name), top_thread.name, top_thread.busy, top_thread.top_category(), why,
+                     g.bound->binding.cpu);
+}
 
-  // Waiting, not CPU: the writers' idle time per stall and the dominant wait.
+// The verdict when waiting, not CPU, limits the point: the writers' idle
+// time per stall and the dominant wait.
+std::string waiting_verdict(const View& v, const Params& p, const std::vector<Busy>& threads, const Busy* top_thread,
+                            double ratio)
+{
+  const double thr = v.get("throughput_MBps");
+  const double packets = v.count("packets_per_MB");
   double writer_busy = 0;
   int writers = 0;
   for (const Busy& b : threads)
@@ -292,60 +304,92 @@ std::string explain_point(const json& point, std::size_t position)
   auto per_event_us = [&](double per_mb) { return writers * writer_idle / (per_mb * thr) * 1e6; };
   const double stalls = v.count("ring_full_stalls_per_MB"), credit = v.count("credit_stalls_per_MB");
   const double rxbuf = v.count("rx_buffer_stalls_per_MB"), sleeps = v.count("reader_sleeps_per_MB");
-  o << fmt::format("  verdict: waiting, not CPU, is the limit (simulated {:.0f}% of the CPU bound; no CPU is "
-                   "saturated{}). ",
-                   ratio * 100, top_thread ? fmt::format(": the busiest thread, {}, is busy {:.0f}%", top_thread->name,
-                                                         top_thread->busy)
-                                           : "");
+  std::string out = fmt::format(
+      "  verdict: waiting, not CPU, is the limit (simulated {:.0f}% of the CPU bound; no CPU "
+      "is saturated{}). ",
+      ratio * 100,
+      top_thread ? fmt::format(": the busiest thread, {}, is busy {:.0f}%", top_thread->name, top_thread->busy) : "");
   if (stalls > 0) {
-    const std::string ring_key = text("direction") == "host_to_guest" ? "ring_bytes_host_to_guest"
-                                                                       : "ring_bytes_guest_to_host";
+    const std::string direction = p.has("direction") ? value_to_string(p.get("direction")) : std::string("?");
+    const std::string ring_key = direction == "host_to_guest" ? "ring_bytes_host_to_guest" : "ring_bytes_guest_to_host";
     const double ring = v.count(ring_key);
-    o << fmt::format("Fill-drain ping-pong: the writer fills the {}-byte ring ({:.0f} data bytes), stalls on it "
-                     "full {:.1f} times per MB -- once every {:.1f} packets -- and each stall waits about {:.1f} us "
-                     "for a round trip (the host drains the ring, signals back, the interrupt on vCPU 0 wakes the "
-                     "writer) while its CPU idles ({:.0f}% idle). The ring is too small to cover the round trip.\n",
-                     ring, ring - 4096, stalls, packets / stalls, per_event_us(stalls), writer_idle * 100);
+    out += fmt::format("Fill-drain ping-pong: the writer fills the {}-byte ring ({:.0f} data bytes), stalls on it "
+                       "full {:.1f} times per MB -- once every {:.1f} packets -- and each stall waits about {:.1f} us "
+                       "for a round trip (the host drains the ring, signals back, the interrupt on vCPU 0 wakes the "
+                       "writer) while its CPU idles ({:.0f}% idle). The ring is too small to cover the round trip.\n",
+                       ring, ring - 4096, stalls, packets / stalls, per_event_us(stalls), writer_idle * 100);
   } else if (credit > 0) {
-    o << fmt::format("Credit stalls: the writer runs out of credit {:.2f} times per MB (once every {:.1f} packets) "
-                     "and waits about {:.1f} us each for a CREDIT_UPDATE ({:.2f} per MB) to come back.\n",
-                     credit, packets / credit, per_event_us(credit), v.count("credit_updates_per_MB"));
+    out += fmt::format("Credit stalls: the writer runs out of credit {:.2f} times per MB (once every {:.1f} packets) "
+                       "and waits about {:.1f} us each for a CREDIT_UPDATE ({:.2f} per MB) to come back.\n",
+                       credit, packets / credit, per_event_us(credit), v.count("credit_updates_per_MB"));
   } else if (rxbuf > 0) {
-    o << fmt::format("Rx buffer starvation: vhost finds no guest rx buffer {:.2f} times per MB and waits for the "
-                     "guest's refill and kick.\n",
-                     rxbuf);
+    out += fmt::format("Rx buffer starvation: vhost finds no guest rx buffer {:.2f} times per MB and waits for the "
+                       "guest's refill and kick.\n",
+                       rxbuf);
   } else if (sleeps > 0) {
-    o << fmt::format("Signalling latency: the reader sleeps {:.2f} times per MB (once every {:.1f} packets) "
-                     "waiting for data; each wake-up waits for a signal ({:.2f} interrupts, {:.2f} kicks per MB).\n",
-                     sleeps, packets / sleeps, v.count("interrupts_to_guest_per_MB"), v.count("kicks_per_MB"));
+    out += fmt::format("Signalling latency: the reader sleeps {:.2f} times per MB (once every {:.1f} packets) "
+                       "waiting for data; each wake-up waits for a signal ({:.2f} interrupts, {:.2f} kicks per MB).\n",
+                       sleeps, packets / sleeps, v.count("interrupts_to_guest_per_MB"), v.count("kicks_per_MB"));
   } else {
-    o << "No wait counter of the result explains the gap.\n";
+    out += "No wait counter of the result explains the gap.\n";
   }
-  return o.str();
+  return out;
+}
+
+} // namespace
+
+std::string explain_point(const json& point, std::size_t position)
+{
+  if (!point.is_object() || !point.contains("params") || !point["params"].is_object() || !point.contains("metrics") ||
+      !point["metrics"].is_object())
+    throw InputError(
+        fmt::format("point {} has no params or metrics (allowed: a point of a vsocksim result)", position));
+  const View v{point["metrics"]};
+  const Params p = params_from(point["params"]);
+  const std::vector<Busy> cpus = entities(v, "cpu."), threads = entities(v, "thread.");
+  const Busy* top_thread = nullptr;
+  std::string out = heading_text(point, position, p, v) + saturation_text(cpus, threads, top_thread);
+  const Graph g(p);
+  out += stages_text(threads, g) + waiting_text(v) + occupancy_text(v);
+  if (!g.bound)
+    return out + "  bound: not computed (" + g.error + ")\n";
+  const CpuLoad& bind = g.bound->binding;
+  const double ratio = v.get("throughput_MBps") / g.bound->MBps;
+  out += fmt::format("  analytic bound: {} ({} per connection), set by {} ({:.0f} cycles per MB at {} GHz; "
+                     "mostly {} [{}]: {}); simulated = {:.0f}% of it\n",
+                     fmt_rate(g.bound->MBps), fmt_rate(g.bound->per_connection_MBps), bind.cpu, bind.cycles_per_MB,
+                     g.plan->clock_ghz, bind.top_stage, bind.top_thread, bind.top_what, ratio * 100);
+  if (ratio >= kWaitingRatio && top_thread)
+    return out + cpu_verdict(v, g, *top_thread);
+  return out + waiting_verdict(v, p, threads, top_thread, ratio);
 }
 
 std::string explain_result(const std::string& path, std::optional<long long> point)
 {
   const std::string allowed = "allowed: the JSON written by `vsocksim run --format json` or the result.json of "
                               "`run --output DIR`";
-  std::ifstream in(path);
-  if (!in)
-    throw InputError(fmt::format("{}: error: cannot open the file ({})", path, allowed));
-  json doc = json::parse(in, nullptr, false);
-  if (doc.is_discarded())
-    throw InputError(fmt::format("{}: error: not valid JSON ({})", path, allowed));
+  ResultJson read;
+  try {
+    read = read_result_json(path);
+  } catch (const ResultFileError& e) {
+    throw InputError(
+        fmt::format("{}: error: {} ({})", e.file,
+                    e.kind == ResultFileError::Kind::Unreadable ? "cannot open the file" : "not valid JSON", allowed));
+  }
+  const std::string& file = read.file;
+  const json doc = read.doc; // explain reads a point's metrics in name order
   if (!doc.is_object() || !doc.contains("points") || !doc["points"].is_array())
-    throw InputError(fmt::format("{}: error: not a vsocksim result: no \"points\" array ({})", path, allowed));
+    throw InputError(fmt::format("{}: error: not a vsocksim result: no \"points\" array ({})", file, allowed));
   const json& points = doc["points"];
   if (points.empty())
-    throw InputError(fmt::format("{}: error: the result has no points ({})", path, allowed));
+    throw InputError(fmt::format("{}: error: the result has no points ({})", file, allowed));
   std::string out;
   if (doc.contains("experiment") && doc["experiment"].is_string())
     out += fmt::format("experiment {}: {} point(s)\n\n", doc["experiment"].get<std::string>(), points.size());
   if (point) {
     if (*point < 0 || static_cast<std::size_t>(*point) >= points.size())
-      throw InputError(fmt::format("{}: error: --point {} is out of range (allowed: 0 to {})", path, *point,
-                                   points.size() - 1));
+      throw InputError(
+          fmt::format("{}: error: --point {} is out of range (allowed: 0 to {})", file, *point, points.size() - 1));
     return out + explain_point(points[static_cast<std::size_t>(*point)], static_cast<std::size_t>(*point));
   }
   for (std::size_t i = 0; i < points.size(); ++i)
@@ -353,4 +397,4 @@ std::string explain_result(const std::string& path, std::optional<long long> poi
   return out;
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -25,4 +25,4 @@ std::string explain_point(const nlohmann::json& point, std::size_t position);
 // point is out of range.
 std::string explain_result(const std::string& path, std::optional<long long> point);
 
-}  // namespace vsim::app
+} // namespace vsim::app

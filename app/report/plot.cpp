@@ -19,9 +19,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/experiment/experiment.hpp"
-#include "app/run/output_dir.hpp"
-#include "app/report/results.hpp"
 #include "app/experiment/units.hpp"
+#include "app/report/result_file.hpp"
+#include "app/report/results.hpp"
+#include "app/run/output_dir.hpp"
 #include "transports/simulate.hpp"
 
 extern char** environ;
@@ -121,7 +122,7 @@ std::string x_key_of(const json& points, const std::string& asked, const std::st
   std::vector<std::string> keys;
   std::map<std::string, std::set<std::string>> values;
   for (const json& p : points) {
-    const json label = p.value("label", json::object());  // items() must not outlive it
+    const json label = p.value("label", json::object()); // items() must not outlive it
     for (const auto& [key, value] : label.items()) {
       if (std::find(keys.begin(), keys.end(), key) == keys.end())
         keys.push_back(key);
@@ -168,12 +169,12 @@ std::string span_text(double ratio)
 // The x axis of the metric figures: the swept key, each point's place on
 // it, gnuplot's settings and what was chosen (for the note on stderr).
 struct XAxis {
-  std::string key;  // empty: no sweep (the points in order)
+  std::string key; // empty: no sweep (the points in order)
   // The key and the keys swept with it (zipped: one value for each of its
   // values), which therefore split no line.
   std::set<std::string> on_x;
-  std::string label;  // of the axis
-  std::vector<double> x;  // per point, in the result's order
+  std::string label;     // of the axis
+  std::vector<double> x; // per point, in the result's order
   std::string settings;
   std::string note;
 };
@@ -181,9 +182,9 @@ struct XAxis {
 // The keys swept with `key`: a value for each of its values.
 std::set<std::string> swept_with(const json& points, const std::string& key)
 {
-  std::map<std::string, std::map<std::string, std::set<std::string>>> values;  // other key -> key's value -> its
+  std::map<std::string, std::map<std::string, std::set<std::string>>> values; // other key -> key's value -> its
   for (const json& p : points) {
-    const json label = p.value("label", json::object());  // items() must not outlive it
+    const json label = p.value("label", json::object()); // items() must not outlive it
     for (const auto& [k, v] : label.items())
       if (k != key)
         values[k][label.value(key, std::string())].insert(v.get<std::string>());
@@ -227,7 +228,7 @@ XAxis x_axis(const json& points, const std::string& key)
     const json params = p.value("params", json::object());
     numeric = numeric && params.contains(key) && params[key].is_number();
   }
-  if (!numeric) {  // a place per value, in order of appearance
+  if (!numeric) { // a place per value, in order of appearance
     std::vector<std::pair<std::string, double>> ticks;
     for (const json& p : points) {
       const std::string text = key.empty() ? std::to_string(p.value("index", 0))
@@ -263,8 +264,8 @@ XAxis x_axis(const json& points, const std::string& key)
     a.settings += fmt::format("\nset xrange [{}:{}]", lo - (hi - lo) * 0.05, hi + (hi - lo) * 0.05);
   a.note = fmt::format("{}, {}", key, log ? "log" : "linear");
   if (lo > 0 && ticks.size() > 1)
-    a.note += fmt::format(" (its values span {}x, {} {:g}x)", span_text(hi / lo), log ? "more than" : "at most",
-                          kLogSpan);
+    a.note +=
+        fmt::format(" (its values span {}x, {} {:g}x)", span_text(hi / lo), log ? "more than" : "at most", kLogSpan);
   return a;
 }
 
@@ -296,7 +297,7 @@ YScale y_scale(const std::vector<double>& values, PlotOptions::Scale asked)
 std::string axis_settings(char axis, bool log, double lo, double hi)
 {
   if (!log && lo == 0 && hi == 0)
-    return fmt::format("set {}range [0:1]", axis);  // not an empty range
+    return fmt::format("set {}range [0:1]", axis); // not an empty range
   if (!log)
     return fmt::format("set {}range [{}:*]", axis, lo < 0 ? "*" : "0");
   const double bottom = lo / 1.5, top = hi * 1.5;
@@ -309,7 +310,7 @@ std::string axis_settings(char axis, bool log, double lo, double hi)
     for (int e = static_cast<int>(std::floor(std::log10(bottom))); e <= static_cast<int>(std::ceil(std::log10(top)));
          ++e)
       for (int d : digits) {
-        const double v = std::stod(fmt::format("{}e{}", d, e));  // exactly the decimal number
+        const double v = std::stod(fmt::format("{}e{}", d, e)); // exactly the decimal number
         if (v >= bottom && v <= top)
           tics += fmt::format("{}{:g}", tics.empty() ? "" : ", ", v);
       }
@@ -351,6 +352,18 @@ json read_json(const std::string& path, const char* what)
   }
 }
 
+// The result at path (or path/result.json), as read_json words its errors.
+json read_plotted_result(const std::string& path)
+{
+  try {
+    return read_result_json(path).doc;
+  } catch (const ResultFileError& e) {
+    if (e.kind == ResultFileError::Kind::Unreadable)
+      throw InputError(fmt::format("{}: error: cannot read the result", e.file));
+    throw InputError(fmt::format("{}: error: not a JSON result: {}", e.file, e.detail));
+  }
+}
+
 bool has_cpu_inputs(const json& points)
 {
   for (const json& p : points)
@@ -364,12 +377,12 @@ bool has_cpu_inputs(const json& points)
 // for, each of which the result must have; else the run's report.metrics
 // (throughput_MBps for a result without) that the result has, and the CPU
 // cost when the result has what it needs.
-std::vector<std::string> figures_of(const json& points, const std::vector<std::string>& asked,
-                                    const std::string& path, std::ostream& err)
+std::vector<std::string> figures_of(const json& points, const std::vector<std::string>& asked, const std::string& path,
+                                    std::ostream& err)
 {
   std::set<std::string> present;
   for (const json& p : points) {
-    const json metrics = p.value("metrics", json::object());  // items() must not outlive it
+    const json metrics = p.value("metrics", json::object()); // items() must not outlive it
     for (const auto& [name, stats] : metrics.items())
       present.insert(name);
   }
@@ -439,7 +452,7 @@ public:
       if (const json* s = stats_of(p, m))
         means.push_back(s->at("mean").get<double>());
     const YScale y = y_scale(means, opt_.y_scale);
-    std::map<std::string, std::vector<std::array<double, 4>>> series;  // (x, mean, min, max); ordered: deterministic
+    std::map<std::string, std::vector<std::array<double, 4>>> series; // (x, mean, min, max); ordered: deterministic
     std::vector<std::string> order, dropped;
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     for (std::size_t i = 0; i < points_.size(); ++i) {
@@ -464,7 +477,7 @@ public:
     }
     note(m, y);
     left_out(m, dropped, order.empty());
-    std::string stem = m;  // metric names are [A-Za-z0-9_.]; a hand-made result's may be anything
+    std::string stem = m; // metric names are [A-Za-z0-9_.]; a hand-made result's may be anything
     for (char& c : stem)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-')
         c = '_';
@@ -477,7 +490,7 @@ public:
       std::sort(pts.begin(), pts.end());
       for (auto q : pts) {
         if (y.log && q[2] <= 0)
-          q[2] = lo / 1.5;  // a bar reaching 0 or below ends at the axis
+          q[2] = lo / 1.5; // a bar reaching 0 or below ends at the axis
         d << fmt::format("{}\t{}\t{}\t{}\n", q[0], q[1], q[2], q[3]);
       }
       d << "\n\n";
@@ -499,7 +512,7 @@ public:
   // swept values.
   void cpu_per_gb()
   {
-    std::vector<std::array<double, 2>> costs;  // (guest, host) per point
+    std::vector<std::array<double, 2>> costs; // (guest, host) per point
     std::vector<double> values;
     for (const json& p : points_) {
       const double mbps = stats_of(p, kCpuInputs[0])->at("mean").get<double>();
@@ -544,7 +557,7 @@ public:
                        "set boxwidth 0.8\nset xtics rotate by -45 font ',7'\nset bmargin 12\n"
                        "plot {} using 2:xtic(1) lt 1 title 'guest', '' using 3 lt 2 title 'host'",
                        title_settings(head_ + "\nCPU cost per GB moved (guest_cpu_percent and host_cpu_percent over "
-                                          "throughput_MBps)"),
+                                              "throughput_MBps)"),
                        quote_text(keys.empty() ? "point" : keys), axis_settings('y', y.log, lo, hi),
                        y.log ? "clustered gap 1" : "rowstacked", quote(dir_ + "/" + kCpuPerGbFigure + ".dat")));
   }
@@ -591,9 +604,9 @@ public:
     }
     note("predicted_vs_measured", scale, "x and y axes");
     left_out("predicted_vs_measured", dropped, lo > hi);
-    const std::string axes = scale.log ? axis_settings('x', true, lo, hi) + "\n" + axis_settings('y', true, lo, hi)
-                                       : fmt::format("set xrange [{0}:{1}]\nset yrange [{0}:{1}]",
-                                                     std::min(lo, 0.0) * 1.1, hi * 1.1);
+    const std::string axes =
+        scale.log ? axis_settings('x', true, lo, hi) + "\n" + axis_settings('y', true, lo, hi)
+                  : fmt::format("set xrange [{0}:{1}]\nset yrange [{0}:{1}]", std::min(lo, 0.0) * 1.1, hi * 1.1);
     render("predicted_vs_measured",
            fmt::format("{}\nset xlabel 'measured (published)'\nset ylabel 'predicted'\nset size square\n"
                        "set samples 400\n{}\n{}",
@@ -636,8 +649,8 @@ private:
   void left_out(const std::string& figure, const std::vector<std::string>& dropped, bool nothing_left)
   {
     if (nothing_left)
-      throw InputError(fmt::format("{}: error: --log: {} has no value above 0 to draw on a log axis (use --linear)",
-                                   path_, figure));
+      throw InputError(
+          fmt::format("{}: error: --log: {} has no value above 0 to draw on a log axis (use --linear)", path_, figure));
     if (dropped.empty())
       return;
     std::string list;
@@ -659,12 +672,12 @@ private:
   std::vector<std::string> written_;
 };
 
-}  // namespace
+} // namespace
 
-std::vector<std::string> plot_result(const std::string& result_path, const std::string& out_dir,
-                                     const PlotOptions& opt, std::ostream& err)
+std::vector<std::string> plot_result(const std::string& result_path, const std::string& out_dir, const PlotOptions& opt,
+                                     std::ostream& err)
 {
-  const json r = read_json(result_path, "result");
+  const json r = read_plotted_result(result_path);
   if (!r.contains("points") || !r["points"].is_array() || r["points"].empty())
     throw InputError(fmt::format("{}: error: not a result of `vsocksim run` (no points)", result_path));
   const std::vector<std::string> names = figures_of(r["points"], opt.metrics, result_path, err);
@@ -731,7 +744,7 @@ std::vector<std::string> plot_predicted_vs_measured(const std::vector<PvmFigure>
   return written;
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app
 
 namespace vsim::app {
 
@@ -740,15 +753,15 @@ namespace {
 // The trace of `run --trace`, parsed: its CPU tracks in order, and what the
 // picture needs of its events. InputError when it is not such a trace.
 struct Timeline {
-  double start = 0, end = 0;  // the window, us
-  std::vector<std::pair<std::pair<long long, long long>, std::string>> rows;  // (pid, tid) -> "guest vcpu0"
+  double start = 0, end = 0;                                                 // the window, us
+  std::vector<std::pair<std::pair<long long, long long>, std::string>> rows; // (pid, tid) -> "guest vcpu0"
   struct Slice {
     double ts, dur;
     long long row;
     std::string thread, cat;
   };
   std::vector<Slice> slices;
-  std::vector<std::pair<double, long long>> instants;  // (ts, row)
+  std::vector<std::pair<double, long long>> instants; // (ts, row)
   // Wake-up arrows by bind_id: (ts, row) of the waker's end, then the woken's.
   std::map<long long, std::array<std::pair<double, long long>, 2>> wakeups;
   std::map<std::string, std::vector<std::pair<double, double>>> counters;
@@ -768,8 +781,8 @@ Timeline read_timeline(const std::string& path)
   tl.start = meta["window_start_us"].get<double>();
   tl.end = meta["window_end_us"].get<double>();
   std::string label;
-  const json labels = meta.value("label", json::object());  // items() must not outlive it
-  std::size_t line = 0;  // the swept values, in lines of about 110 characters
+  const json labels = meta.value("label", json::object()); // items() must not outlive it
+  std::size_t line = 0;                                    // the swept values, in lines of about 110 characters
   for (const auto& [k, v] : labels.items()) {
     const std::string item = k + "=" + v.get<std::string>();
     if (line > 0 && line + item.size() > 110) {
@@ -804,14 +817,14 @@ Timeline read_timeline(const std::string& path)
         busy.insert({e.at("pid").get<long long>(), e.at("tid").get<long long>()});
     std::erase_if(tl.rows, [&](const auto& r) { return !busy.count(r.first); });
     std::sort(tl.rows.begin(), tl.rows.end());
-    for (std::size_t i = 0; i < tl.rows.size(); ++i)  // guest on top
+    for (std::size_t i = 0; i < tl.rows.size(); ++i) // guest on top
       row_of[tl.rows[i].first] = static_cast<long long>(tl.rows.size() - 1 - i);
     for (const json& e : t["traceEvents"]) {
       const std::string ph = e.at("ph");
-      if (ph == "C") {  // a series per argument, "<name> <key>" as Perfetto names it
+      if (ph == "C") { // a series per argument, "<name> <key>" as Perfetto names it
         for (const auto& [k, v] : e.at("args").items())
           tl.counters[e.at("name").get<std::string>() + " " + k].emplace_back(e.at("ts").get<double>(),
-                                                                             v.get<double>());
+                                                                              v.get<double>());
         continue;
       }
       if (ph != "X" && ph != "i")
@@ -821,7 +834,7 @@ Timeline read_timeline(const std::string& path)
         throw InputError(fmt::format("{}: error: an event on a track no thread_name names: {}", path, e.dump()));
       if (ph == "X" && e.contains("bind_id"))
         tl.wakeups[e.at("bind_id").get<long long>()][e.value("flow_out", false) ? 0 : 1] = {e.at("ts").get<double>(),
-                                                                                             row->second};
+                                                                                            row->second};
       else if (ph == "X")
         tl.slices.push_back({e.at("ts").get<double>(), e.at("dur").get<double>(), row->second,
                              e.at("name").get<std::string>(), e.at("cat").get<std::string>()});
@@ -836,27 +849,53 @@ Timeline read_timeline(const std::string& path)
   return tl;
 }
 
-}  // namespace
-
-std::vector<std::string> plot_timeline(const std::string& trace_path, const std::string& out)
-{
-  const Timeline tl = read_timeline(trace_path);
-  // OUT.png or OUT.svg: that figure; otherwise OUT is the stem of both.
-  std::string stem = out;
+// The figure(s) `plot --timeline` writes: OUT.png or OUT.svg, that figure;
+// otherwise OUT is the stem of both. InputError when OUT's directory does
+// not exist.
+struct TimelineOutput {
+  std::string stem;
   std::vector<std::string> exts = {"svg", "png"};
+};
+TimelineOutput timeline_output(const std::string& out)
+{
+  TimelineOutput o{out};
   for (const char* ext : {".svg", ".png"})
     if (out.ends_with(ext)) {
-      stem = out.substr(0, out.size() - 4);
-      exts = {ext + 1};
+      o.stem = out.substr(0, out.size() - 4);
+      o.exts = {ext + 1};
     }
-  const fs::path dir = fs::absolute(stem).parent_path();
+  const fs::path dir = fs::absolute(o.stem).parent_path();
   if (!fs::is_directory(dir))
     throw InputError(fmt::format("--output '{}': error: directory '{}' does not exist", out, dir.string()));
+  return o;
+}
 
-  // Threads in order of appearance, interrupt contexts last (drawn over the
-  // work they preempt); a data block per thread, one per category.
+const std::array<std::string, 4> kTimelineCats = {"user", "sys", "irq", "hypervisor"};
+const std::array<std::string, 4> kTimelineCatColours = {"#c8c8c8", "#555555", "#d62728", "#000000"};
+const std::array<std::string, 8> kTimelineColours = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1",
+                                                     "#edc948", "#76b7b2", "#ff9da7", "#9c755f"};
+
+// The data file of a timeline: one block per thread, category, the instants
+// and each counter (only non-empty ones: gnuplot's `index` does not count
+// empty blocks).
+struct TimelineData {
+  std::string path, text;
+  int blocks = 0;
+  // Adds a block; its index, or -1 when `lines` is empty.
+  int block(const std::string& comment, const std::string& lines)
+  {
+    if (lines.empty())
+      return -1;
+    text += "# " + comment + "\n" + lines + "\n\n";
+    return blocks++;
+  }
+};
+
+// Threads in order of appearance, interrupt contexts (irq_like) last: drawn
+// over the work they preempt.
+std::vector<std::string> thread_order(const Timeline& tl, std::set<std::string>& irq_like)
+{
   std::vector<std::string> threads;
-  std::set<std::string> irq_like;
   for (const auto& s : tl.slices) {
     if (std::find(threads.begin(), threads.end(), s.thread) == threads.end())
       threads.push_back(s.thread);
@@ -864,44 +903,40 @@ std::vector<std::string> plot_timeline(const std::string& trace_path, const std:
       irq_like.insert(s.thread);
   }
   std::stable_partition(threads.begin(), threads.end(), [&](const std::string& t) { return !irq_like.count(t); });
-  static const std::array<std::string, 4> cats = {"user", "sys", "irq", "hypervisor"};
-  static const std::array<std::string, 4> cat_colours = {"#c8c8c8", "#555555", "#d62728", "#000000"};
-  static const std::array<std::string, 8> colours = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1",
-                                                     "#edc948", "#76b7b2", "#ff9da7", "#9c755f"};
-  // One data block per thread, category, the instants and each counter
-  // (only non-empty ones: gnuplot's `index` does not count empty blocks).
-  std::string data;
-  int blocks = 0;
-  auto block = [&](const std::string& comment, const std::string& lines) {
-    if (lines.empty())
-      return -1;
-    data += "# " + comment + "\n" + lines + "\n\n";
-    return blocks++;
-  };
-  const std::string data_path = stem + ".dat", script = stem + ".gp";
+  return threads;
+}
+
+// The top plot, one row per CPU: a box per slice coloured by thread, a strip
+// per category, the instants and the wake-up arrows.
+std::string cpu_rows_plot(const Timeline& tl, TimelineData& data)
+{
+  std::set<std::string> irq_like;
+  const std::vector<std::string> threads = thread_order(tl, irq_like);
+  const std::string& data_path = data.path;
   std::string top;
   for (std::size_t i = 0; i < threads.size(); ++i) {
     std::string lines;
     for (const auto& s : tl.slices)
       if (s.thread == threads[i])
-        lines += fmt::format("{}\t{}\t{}\t{}\n", s.ts + s.dur / 2, s.row, s.dur / 2, irq_like.count(threads[i]) ? 0.22 : 0.3);
-    const int b = block("slices of " + threads[i] + ": x centre, row, half width, half height", lines);
+        lines += fmt::format("{}\t{}\t{}\t{}\n", s.ts + s.dur / 2, s.row, s.dur / 2,
+                             irq_like.count(threads[i]) ? 0.22 : 0.3);
+    const int b = data.block("slices of " + threads[i] + ": x centre, row, half width, half height", lines);
     top += fmt::format("{} index {} using 1:2:3:4 with boxxyerror fs solid 0.85 noborder lc rgb '{}' title {}, ",
-                       quote(data_path), b, colours[i % colours.size()], quote(threads[i]));
+                       quote(data_path), b, kTimelineColours[i % kTimelineColours.size()], quote(threads[i]));
   }
-  for (std::size_t c = 0; c < cats.size(); ++c) {
+  for (std::size_t c = 0; c < kTimelineCats.size(); ++c) {
     std::string lines;
     for (const auto& s : tl.slices)
-      if (s.cat == cats[c])
+      if (s.cat == kTimelineCats[c])
         lines += fmt::format("{}\t{}\t{}\t{}\n", s.ts + s.dur / 2, s.row - 0.38, s.dur / 2, 0.05);
-    if (const int b = block("category " + cats[c] + ": a strip under each row", lines); b >= 0)
+    if (const int b = data.block("category " + kTimelineCats[c] + ": a strip under each row", lines); b >= 0)
       top += fmt::format("{} index {} using 1:2:3:4 with boxxyerror fs solid 1 noborder lc rgb '{}' title {}, ",
-                         quote(data_path), b, cat_colours[c], quote("category: " + cats[c]));
+                         quote(data_path), b, kTimelineCatColours[c], quote("category: " + kTimelineCats[c]));
   }
   std::string lines;
   for (const auto& [ts, row] : tl.instants)
     lines += fmt::format("{}\t{}\n", ts, row + 0.36);
-  if (const int b = block("kernel functions marked (instants): x, row", lines); b >= 0)
+  if (const int b = data.block("kernel functions marked (instants): x, row", lines); b >= 0)
     top += fmt::format("{} index {} using 1:2 with points pt 11 ps 0.5 lc rgb '#444444' title 'kernel function "
                        "(instant)', ",
                        quote(data_path), b);
@@ -913,30 +948,49 @@ std::vector<std::string> plot_timeline(const std::string& trace_path, const std:
     const double y0 = to < from ? from - 0.3 : from + 0.3, y1 = to > from ? to - 0.3 : to + 0.3;
     lines += fmt::format("{}\t{}\t{}\t{}\n", ends[0].first, y0, ends[1].first - ends[0].first, y1 - y0);
   }
-  if (const int b = block("wake-ups: x, row of the waker; dx, drow to the woken", lines); b >= 0)
+  if (const int b = data.block("wake-ups: x, row of the waker; dx, drow to the woken", lines); b >= 0)
     top += fmt::format("{} index {} using 1:2:3:4 with vectors head size 0.6,20 lw 0.6 lc rgb '#888888' title "
                        "'wake-up (waker to woken)', ",
                        quote(data_path), b);
-  top = "plot " + top.substr(0, top.size() - 2) + "\n";
+  return "plot " + top.substr(0, top.size() - 2) + "\n";
+}
+
+// The bottom plot: each counter's level over time (chains on the right
+// axis: y2 says whether any is).
+std::string counters_plot(const Timeline& tl, TimelineData& data, bool& y2)
+{
   std::string bottom;
-  bool y2 = false;
+  y2 = false;
   std::size_t n = 0;
   for (const auto& [name, points] : tl.counters) {
     std::string lines;
     for (const auto& [ts, v] : points)
       lines += fmt::format("{}\t{}\n", ts, v);
     lines += fmt::format("{}\t{}\n", tl.end, points.back().second);
-    const int b = block("counter " + name + ": x, level (held until the next)", lines);
+    const int b = data.block("counter " + name + ": x, level (held until the next)", lines);
     const bool chains = name.ends_with(" chains");
     y2 = y2 || chains;
     bottom += fmt::format("{}{} index {} using 1:2 with steps lw 1.5 lc rgb '{}' axes {} title {}", n ? ", " : "plot ",
-                          quote(data_path), b, colours[(n + 4) % colours.size()], chains ? "x1y2" : "x1y1",
-                          quote(name + (chains ? " (right axis)" : "")));
+                          quote(data.path), b, kTimelineColours[(n + 4) % kTimelineColours.size()],
+                          chains ? "x1y2" : "x1y1", quote(name + (chains ? " (right axis)" : "")));
     ++n;
   }
-  if (bottom.empty())
-    bottom = "plot NaN notitle";
-  write_file_atomic(data_path, data);
+  return bottom.empty() ? "plot NaN notitle" : bottom;
+}
+
+} // namespace
+
+std::vector<std::string> plot_timeline(const std::string& trace_path, const std::string& out)
+{
+  const Timeline tl = read_timeline(trace_path);
+  const TimelineOutput o = timeline_output(out);
+  const std::string& stem = o.stem;
+  TimelineData data{stem + ".dat", ""};
+  const std::string script = stem + ".gp";
+  const std::string top = cpu_rows_plot(tl, data);
+  bool y2 = false;
+  const std::string bottom = counters_plot(tl, data, y2);
+  write_file_atomic(data.path, data.text);
   std::string ytics;
   for (std::size_t i = 0; i < tl.rows.size(); ++i)
     ytics += fmt::format("{}{} {}", i ? ", " : "", quote(tl.rows[i].second), tl.rows.size() - 1 - i);
@@ -945,7 +999,7 @@ std::vector<std::string> plot_timeline(const std::string& trace_path, const std:
                                "set datafile separator '\\t'\n",
                                trace_path, script);
   std::vector<std::string> written;
-  for (const std::string& ext : exts) {
+  for (const std::string& ext : o.exts) {
     const std::string file = stem + "." + ext;
     gp += (ext == "svg" ? "set terminal svg size 1200,720 dynamic noenhanced font 'sans,10'\n"
                         : "set terminal pngcairo size 1200,720 noenhanced font 'sans,9'\n");
@@ -969,4 +1023,4 @@ std::vector<std::string> plot_timeline(const std::string& trace_path, const std:
   return written;
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

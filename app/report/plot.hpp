@@ -20,10 +20,10 @@ namespace vsim::app {
 // Figures of predicted against measured (validate --plot).
 struct PvmSeries {
   std::string title;                             // legend entry
-  std::vector<std::pair<double, double>> points;  // (measured, predicted)
+  std::vector<std::pair<double, double>> points; // (measured, predicted)
 };
 struct PvmFigure {
-  std::string stem;  // file name without extension
+  std::string stem; // file name without extension
   std::string title;
   std::vector<PvmSeries> series;
 };
@@ -43,7 +43,7 @@ inline constexpr const char* kCpuPerGbFigure = "cpu_per_GB";
 
 struct PlotOptions {
   enum class Scale { Auto, Linear, Log };
-  std::string x_key;  // the x axis (a swept key); empty: the swept key with the most values
+  std::string x_key; // the x axis (a swept key); empty: the swept key with the most values
   // The figures, by metric name (or kCpuPerGbFigure); empty: the run's
   // report.metrics (those the result has) and the CPU cost, or, for a
   // result without report.metrics, throughput_MBps and the CPU cost.
@@ -53,7 +53,7 @@ struct PlotOptions {
   // unless a value is negative). Log leaves out (with a warning) the points
   // whose value is not positive.
   Scale y_scale = Scale::Auto;
-  bool quiet = false;  // no note per figure of the scales chosen
+  bool quiet = false; // no note per figure of the scales chosen
 };
 
 // Returns the files written; notes (scales chosen, unless quiet) and
@@ -71,4 +71,4 @@ std::vector<std::string> plot_result(const std::string& result_path, const std::
 // files written. InputError for an unreadable or malformed trace.
 std::vector<std::string> plot_timeline(const std::string& trace_path, const std::string& out);
 
-}  // namespace vsim::app
+} // namespace vsim::app

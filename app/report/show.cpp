@@ -15,8 +15,9 @@
 #include <fmt/format.h>
 
 #include "app/report/calibration_span.hpp"
-#include "app/run/output_dir.hpp"
+#include "app/report/result_file.hpp"
 #include "app/report/results.hpp"
+#include "app/run/output_dir.hpp"
 #include "transports/simulate.hpp"
 
 namespace fs = std::filesystem;
@@ -28,24 +29,9 @@ namespace {
 
 const char* kAllowed = "allowed: the JSON of `vsocksim run --format json`, or a `run --output` directory";
 
-Value value_of(const json& v, const std::string& where)
-{
-  if (v.is_boolean())
-    return v.get<bool>();
-  if (v.is_number_integer())
-    return v.get<std::int64_t>();
-  if (v.is_number())
-    return v.get<double>();
-  if (v.is_string())
-    return v.get<std::string>();
-  throw InputError(fmt::format("{}: error: a parameter that is not a boolean, number or text ({})", where, kAllowed));
-}
-
-
-
 // The metrics to show: those asked for (each must be in the result), else
 // the run's report.metrics.
-std::vector<std::string> chosen_metrics(const LoadedResult& r, const std::vector<std::string>& asked)
+std::vector<std::string> chosen_metrics(const ResultFile& r, const std::vector<std::string>& asked)
 {
   const std::set<std::string> present = metric_names(r.results);
   std::vector<std::string> names = asked;
@@ -58,8 +44,8 @@ std::vector<std::string> chosen_metrics(const LoadedResult& r, const std::vector
       std::string list;
       for (const auto& p : present)
         list += (list.empty() ? "" : ", ") + p;
-      throw InputError(fmt::format("{}: error: --metrics: '{}' is not in this result (allowed: all, {})", r.path, n,
-                                   list));
+      throw InputError(
+          fmt::format("{}: error: --metrics: '{}' is not in this result (allowed: all, {})", r.path, n, list));
     }
   return names;
 }
@@ -68,7 +54,6 @@ std::string cell(double v)
 {
   return fmt::format("{:.4g}", v);
 }
-
 
 std::string label_text(const Point& p)
 {
@@ -90,11 +75,11 @@ bool changes_no_figure(const std::string& key)
 // a figure. Shortened where the cause is named: the costs.* of two platforms
 // (their profiles) are counted in one line, as are the keys of a section
 // only one side has (another transport's).
-std::vector<std::string> differences(const LoadedResult& a, const Point& pa, const LoadedResult& b, const Point& pb)
+std::vector<std::string> differences(const ResultFile& a, const Point& pa, const ResultFile& b, const Point& pb)
 {
   std::vector<std::string> out;
   const char* absent = "(absent)";
-  auto manifest = [](const LoadedResult& r, const char* key) {
+  auto manifest = [](const ResultFile& r, const char* key) {
     const json m = r.doc.value("manifest", json::object());
     return m.is_object() && m.contains(key) && m[key].is_string() ? m[key].get<std::string>() : "(absent)";
   };
@@ -111,7 +96,7 @@ std::vector<std::string> differences(const LoadedResult& a, const Point& pa, con
   for (const auto& [key, v] : pb.params.all())
     keys.insert(key), sections_b.insert(section(key));
   const bool platforms_differ = text(pa.params, "platform") != text(pb.params, "platform");
-  std::map<std::string, std::size_t> folded;  // "costs" or a one-sided section -> keys that differ
+  std::map<std::string, std::size_t> folded; // "costs" or a one-sided section -> keys that differ
   for (const std::string& key : keys) {
     if (changes_no_figure(key))
       continue;
@@ -130,8 +115,8 @@ std::vector<std::string> differences(const LoadedResult& a, const Point& pa, con
     else if (!sections_a.count(sec))
       out.push_back(fmt::format("{}.*: {} -> {} key(s)", sec, absent, n));
     else
-      out.push_back(fmt::format("{}.*: {} value(s) differ (the platforms' profiles: `vsocksim describe platforms`)",
-                                sec, n));
+      out.push_back(
+          fmt::format("{}.*: {} value(s) differ (the platforms' profiles: `vsocksim describe platforms`)", sec, n));
   }
   return out;
 }
@@ -178,10 +163,13 @@ std::string compare_pair(const std::string& title_a, const Point& pa, const Poin
     const Stats a = summarize(va), b = summarize(vb);
     single = single || va.size() < 2 || vb.size() < 2;
     const std::string change = a.mean != 0 ? fmt::format("{:+.2f}%", (b.mean / a.mean - 1) * 100) : "-";
-    auto spread = [](const Stats& s) { return s.mean != 0 ? fmt::format("{:.2f}%", (s.max - s.min) / std::abs(s.mean) * 100) : "-"; };
+    auto spread = [](const Stats& s) {
+      return s.mean != 0 ? fmt::format("{:.2f}%", (s.max - s.min) / std::abs(s.mean) * 100) : "-";
+    };
     // Beyond the spread: the ranges over the iterations do not overlap.
     const bool beyond = b.min > a.max || b.max < a.min;
-    rows.push_back({m, metric_unit(m), cell(a.mean), cell(b.mean), change, spread(a), spread(b), beyond ? "yes" : "no"});
+    rows.push_back(
+        {m, metric_unit(m), cell(a.mean), cell(b.mean), change, spread(a), spread(b), beyond ? "yes" : "no"});
   }
   out += render_columns(rows);
   if (single)
@@ -189,78 +177,7 @@ std::string compare_pair(const std::string& title_a, const Point& pa, const Poin
   return out;
 }
 
-}  // namespace
-
-LoadedResult load_result(const std::string& path)
-{
-  LoadedResult r;
-  r.path = path;
-  std::string file = path;
-  std::error_code ec;
-  if (fs::is_directory(path, ec))
-    file = (fs::path(path) / "result.json").string();
-  std::ifstream in(file);
-  if (!in)
-    throw InputError(fmt::format("{}: error: cannot read the result ({})", file, kAllowed));
-  r.doc = json::parse(in, nullptr, false);
-  if (r.doc.is_discarded())
-    throw InputError(fmt::format("{}: error: not valid JSON ({})", file, kAllowed));
-  const bool has_failed = r.doc.is_object() && r.doc.contains("failed_points") && r.doc["failed_points"].is_array();
-  if (!r.doc.is_object() || !r.doc.contains("points") || !r.doc["points"].is_array() ||
-      (r.doc["points"].empty() && (!has_failed || r.doc["failed_points"].empty())))
-    throw InputError(fmt::format("{}: error: not a vsocksim result: no points ({})", file, kAllowed));
-  r.path = file;
-  r.ex.file = file;
-  r.ex.name = r.doc.value("experiment", std::string("result"));
-  // The points that ran and those that failed, in the order of their indices.
-  std::vector<const json*> entries;
-  for (const char* list : {"points", "failed_points"})
-    if (list == std::string("points") || has_failed)
-      for (const json& p : r.doc[list]) {
-        const bool failed = list != std::string("points");
-        if (!p.is_object() || !p.contains("index") || !p["index"].is_number_unsigned() || !p.contains("params") ||
-            (failed ? !p.contains("failed") : !p.contains("iterations") || !p["iterations"].is_array()))
-          throw InputError(fmt::format("{}: error: {} ({})", file,
-                                       failed ? "a failed point without index, params or failed"
-                                              : "a point without index, params or iterations",
-                                       kAllowed));
-        entries.push_back(&p);
-      }
-  if (has_failed)
-    std::stable_sort(entries.begin(), entries.end(), [](const json* a, const json* b) {
-      return a->at("index").get<std::size_t>() < b->at("index").get<std::size_t>();
-    });
-  for (const json* entry : entries) {
-    const json& p = *entry;
-    const bool failed = p.contains("failed");
-    r.effective.push_back(p.value("effective", json::object()));
-    Point pt;
-    pt.index = p["index"].get<std::size_t>();
-    for (const auto& [k, v] : p["params"].items())
-      pt.params.set(k, value_of(v, file));
-    if (p.contains("label"))
-      for (const auto& [k, v] : p["label"].items()) {
-        pt.label.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
-        if (std::find(r.ex.grid_keys.begin(), r.ex.grid_keys.end(), k) == r.ex.grid_keys.end())
-          r.ex.grid_keys.push_back(k);
-      }
-    PointResult pr{pt.index, {}, {}, {}};
-    if (failed) {
-      pr.failed = p["failed"].is_string() ? p["failed"].get<std::string>() : p["failed"].dump();
-      if (p.value("hang", false) == true)
-        pr.kind = FailureKind::Hang;
-    } else
-      for (const json& it : p["iterations"])
-        pr.iterations.push_back(metrics_from_json(it));
-    if (!failed && p.contains("run_length") && p["run_length"].contains("iterations"))
-      for (const json& it : p["run_length"]["iterations"])
-        pr.run_length.push_back(metrics_from_json(it));
-    pr.run_length.resize(pr.iterations.size());
-    r.ex.points.push_back(std::move(pt));
-    r.results.push_back(std::move(pr));
-  }
-  return r;
-}
+} // namespace
 
 std::size_t terminal_columns()
 {
@@ -279,7 +196,7 @@ std::size_t terminal_columns()
 std::string show_result(const std::string& path, const std::vector<std::string>& metrics, const std::string& format,
                         const std::string& stat, std::size_t width)
 {
-  LoadedResult r = load_result(path);
+  ResultFile r = read_result(path);
   if (!stat.empty())
     for (Point& p : r.ex.points)
       p.params.set("report.stat", stat);
@@ -310,7 +227,7 @@ std::string show_result(const std::string& path, const std::vector<std::string>&
   if (format == "csv")
     return to_csv(r.ex, kept);
   json doc = r.doc;
-  std::map<std::size_t, const PointResult*> by_index;  // the failed points are not in doc["points"]
+  std::map<std::size_t, const PointResult*> by_index; // the failed points are not in doc["points"]
   for (const PointResult& pr : kept)
     by_index.emplace(pr.index, &pr);
   if (!metrics.empty())
@@ -340,21 +257,21 @@ std::string compare_results(const std::string& a, const std::string& b,
                             std::optional<std::pair<std::size_t, std::size_t>> points,
                             const std::vector<std::string>& metrics)
 {
-  const LoadedResult ra = load_result(a);
+  const ResultFile ra = read_result(a);
   if (points) {
     if (!b.empty())
       throw InputError("compare: error: --points compares two points of one result; give one result, not two");
     const std::size_t n = ra.ex.points.size();
     for (std::size_t k : {points->first, points->second})
       if (k >= n)
-        throw InputError(fmt::format("{}: error: --points: point {} does not exist (allowed: 0 to {})", ra.path, k,
-                                     n - 1));
+        throw InputError(
+            fmt::format("{}: error: --points: point {} does not exist (allowed: 0 to {})", ra.path, k, n - 1));
     return compare_pair(ra.ex.name, ra.ex.points[points->first], ra.results[points->first], ra.ex.name,
                         ra.ex.points[points->second], ra.results[points->second], chosen_metrics(ra, metrics));
   }
   if (b.empty())
     throw InputError("compare: error: give two results, or one result and --points I,J");
-  const LoadedResult rb = load_result(b);
+  const ResultFile rb = read_result(b);
   const std::vector<std::string> names = chosen_metrics(ra, metrics);
   std::string out;
   if (ra.ex.points.size() == 1 && rb.ex.points.size() == 1)
@@ -379,4 +296,4 @@ std::string compare_results(const std::string& a, const std::string& b,
   return out;
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -13,24 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/experiment/experiment.hpp"
+#include "app/report/result_file.hpp" // ResultFile, read_result
 #include "app/run/runner.hpp"
 
 namespace vsim::app {
-
-// A result read back: the experiment as far as the result records it
-// (name, points with their parameters and swept labels) and each point's
-// iterations. RESULT is the JSON of `run --format json`, or an --output
-// directory (its result.json). Bad files throw InputError.
-// The points that failed ("failed_points") come back as PointResults with
-// `failed` set, in the order of the indices with the others.
-struct LoadedResult {
-  std::string path;
-  Experiment ex;
-  std::vector<PointResult> results;
-  nlohmann::ordered_json doc;
-  std::vector<nlohmann::ordered_json> effective;  // each point's recorded "effective" values, as ex.points
-};
-LoadedResult load_result(const std::string& path);
 
 // metrics: names to show (empty: the run's report.metrics); format: table,
 // json or csv; stat: what a table cell shows (empty: the run's report.stat).
@@ -50,4 +36,4 @@ std::string compare_results(const std::string& a, const std::string& b,
                             std::optional<std::pair<std::size_t, std::size_t>> points,
                             const std::vector<std::string>& metrics);
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -6,11 +6,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <optional>
-#include <map>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -40,14 +40,14 @@ void check_output_dir(const std::string& dir)
   if (!fs::is_directory(existing, ec))
     throw InputError(fmt::format("--output '{}': error: '{}' is not a directory", dir, existing.string()));
   if (::access(existing.c_str(), W_OK | X_OK) != 0)
-    throw InputError(fmt::format("--output '{}': error: cannot write in '{}': {}", dir, existing.string(),
-                                 std::strerror(errno)));
+    throw InputError(
+        fmt::format("--output '{}': error: cannot write in '{}': {}", dir, existing.string(), std::strerror(errno)));
 }
 
 void write_file_atomic(const std::string& path, const std::string& content)
 {
   std::string tmp = path + ".tmp";
-  stop::writing(tmp.c_str());  // a second stop request removes it before the process ends
+  stop::writing(tmp.c_str()); // a second stop request removes it before the process ends
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     f << content;
@@ -77,7 +77,7 @@ void remove_files_if(const std::string& dir, const std::function<bool(const std:
     fs::remove(p, ec);
 }
 
-}  // namespace
+} // namespace
 
 void remove_temporaries(const std::string& dir)
 {
@@ -126,13 +126,13 @@ std::map<std::string, nlohmann::ordered_json> point_files(const std::string& dir
     try {
       out.emplace(name, nlohmann::ordered_json::parse(f));
     } catch (const nlohmann::ordered_json::exception&) {
-      continue;  // a damaged file is recomputed
+      continue; // a damaged file is recomputed
     }
   }
   return out;
 }
 
-}  // namespace
+} // namespace
 
 void write_point_file(const std::string& dir, nlohmann::ordered_json point, const nlohmann::ordered_json& manifest,
                       const std::string& experiment)
@@ -151,7 +151,7 @@ std::map<std::size_t, PointResult> reusable_points(const std::string& dir, const
   std::map<std::size_t, PointResult> out;
   const nlohmann::ordered_json code = code_identity(manifest);
   if (code["git_commit"] == "unknown")
-    return out;  // no well-defined code version: recompute everything
+    return out; // no well-defined code version: recompute everything
   // The finished points in DIR by the hash of their parameters: a point
   // whatever its index (a sweep with a value added reuses the others).
   std::map<std::string, const nlohmann::ordered_json*> by_hash;
@@ -170,17 +170,13 @@ std::map<std::size_t, PointResult> reusable_points(const std::string& dir, const
       continue;
     const nlohmann::ordered_json& j = *it->second;
     try {
-      PointResult r{p.index, {}, {}, {}};
-      for (const auto& iter : j.at("iterations"))
-        r.iterations.push_back(metrics_from_json(iter));
       if (j.contains("run_length"))
-        for (const auto& iter : j.at("run_length").at("iterations"))
-          r.run_length.push_back(metrics_from_json(iter));
-      r.run_length.resize(r.iterations.size());
+        (void)j.at("run_length").at("iterations"); // a damaged file is recomputed
+      PointResult r = point_figures_from_json(p.index, j);
       if (static_cast<std::int64_t>(r.iterations.size()) == p.params.integer("iterations"))
         out.emplace(p.index, std::move(r));
     } catch (const nlohmann::ordered_json::exception&) {
-      continue;  // a damaged file is recomputed
+      continue; // a damaged file is recomputed
     }
   }
   return out;
@@ -245,4 +241,16 @@ Metrics metrics_from_json(const nlohmann::ordered_json& obj)
   return m;
 }
 
-}  // namespace vsim::app
+PointResult point_figures_from_json(std::size_t index, const nlohmann::ordered_json& point)
+{
+  PointResult r{index, {}, {}, {}};
+  for (const auto& it : point.at("iterations"))
+    r.iterations.push_back(metrics_from_json(it));
+  if (point.contains("run_length") && point["run_length"].contains("iterations"))
+    for (const auto& it : point["run_length"]["iterations"])
+      r.run_length.push_back(metrics_from_json(it));
+  r.run_length.resize(r.iterations.size());
+  return r;
+}
+
+} // namespace vsim::app

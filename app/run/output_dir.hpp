@@ -45,6 +45,11 @@ void remove_stale_points(const std::string& dir, std::size_t points);
 // The numbers of a JSON object by name (booleans as 1 and 0; anything else
 // left out): an iteration's metrics or run-length entries read back.
 Metrics metrics_from_json(const nlohmann::ordered_json& obj);
+// The figures of a point's JSON (a point file, or a member of a result's
+// "points"): its iterations' metrics and their run-length entries (as many
+// as iterations; those of "run_length"."iterations" when it has them).
+// Throws nlohmann's exception when it has no "iterations".
+PointResult point_figures_from_json(std::size_t index, const nlohmann::ordered_json& point);
 
 // Atomic write: DIR/name.tmp then rename to DIR/name.
 void write_file_atomic(const std::string& path, const std::string& content);
@@ -52,5 +57,4 @@ void write_file_atomic(const std::string& path, const std::string& content);
 // manifest.json.tmp) a run killed while writing left in DIR.
 void remove_temporaries(const std::string& dir);
 
-
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -1,19 +1,17 @@
-// Sharding a sweep over several processes or machines, and merging the
-// shards' result directories back into one result.
+// Sharding a sweep over several processes or machines (app/report/merge.hpp
+// merges the shards' result directories back into one result).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "app/experiment/experiment.hpp"
 
 namespace vsim::app {
 
 struct Shard {
-  std::size_t index;  // 0 .. count-1
+  std::size_t index; // 0 .. count-1
   std::size_t count;
 };
 
@@ -26,10 +24,4 @@ std::optional<Shard> shard_from_slurm();
 // shard count (indices are unchanged).
 void keep_shard(Experiment& ex, const Shard& shard);
 
-// Reads DIR/result.json of every directory, checks they are shards of one
-// run (same experiment, config hash, version and commit; every point once)
-// and returns the merged result, as the unsharded run would give it. Throws
-// InputError naming the directory on any mismatch.
-nlohmann::ordered_json merge_results(const std::vector<std::string>& dirs);
-
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -1,105 +1,20 @@
-#include "app/report/results.hpp"
-
-#include "vsim_git.hpp"  // generated at build time: kVsimGitCommit
+#include "app/report/tables.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
-#include <ctime>
-#include <numeric>
 #include <set>
-#include <sstream>
-#include <stdexcept>
 #include <utility>
 
-#include <dlfcn.h>
-
-#include <boost/version.hpp>
 #include <fmt/format.h>
-#include <openssl/opensslv.h>
-#include <yaml-cpp/yaml.h>
-#include <xbt/base.h>  // simgrid/version.h needs its macros
-#include <simgrid/version.h>
 
-#include "app/report/calibration_span.hpp"
 #include "app/experiment/effective.hpp"
-#include "transports/simulate.hpp"
+#include "app/report/stats.hpp"
+#include "app/report/text.hpp"
 #include "sim/run_length.hpp"
 
 namespace vsim::app {
 namespace {
-
-// ---- versions ---------------------------------------------------------------
-
-// yaml-cpp's headers carry no version macro. The build may pass one
-// (VSIM_YAML_CPP_VERSION, from CMake's yaml-cpp_VERSION); otherwise the version
-// is read from the file name of the shared library that holds YAML::Load
-// (libyaml-cpp.so.0.7.0 -> "0.7.0"), or "unknown".
-std::string yaml_cpp_version()
-{
-#ifdef VSIM_YAML_CPP_VERSION
-  return VSIM_YAML_CPP_VERSION;
-#else
-  auto* load = static_cast<YAML::Node (*)(const std::string&)>(&YAML::Load);
-  Dl_info info{};
-  if (::dladdr(reinterpret_cast<void*>(load), &info) == 0 || info.dli_fname == nullptr)
-    return "unknown";
-  std::string path = info.dli_fname;
-  if (char* real = ::realpath(info.dli_fname, nullptr)) {
-    path = real;  // libyaml-cpp.so.0.7 -> libyaml-cpp.so.0.7.0
-    std::free(real);
-  }
-  static const std::string marker = "libyaml-cpp.so.";
-  auto pos = path.rfind(marker);
-  if (pos == std::string::npos || pos + marker.size() == path.size())
-    return "unknown";
-  return path.substr(pos + marker.size());
-#endif
-}
-
-std::map<std::string, std::string> dependency_versions()
-{
-  return {
-      {"boost", fmt::format("{}.{}.{}", BOOST_VERSION / 100000, BOOST_VERSION / 100 % 1000, BOOST_VERSION % 100)},
-      {"fmt", fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100)},
-      {"nlohmann_json", fmt::format("{}.{}.{}", NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR,
-                                    NLOHMANN_JSON_VERSION_PATCH)},
-      {"openssl", OPENSSL_VERSION_STR},
-      {"yaml-cpp", yaml_cpp_version()},
-  };
-}
-
-// ---- helpers ------------------------------------------------------------------
-
-// A whole number as an integer (sizes, counts), anything else as is.
-nlohmann::ordered_json whole_or_real(double v)
-{
-  if (v == std::floor(v) && std::abs(v) < 9007199254740992.0)
-    return static_cast<std::int64_t>(v);
-  return v;
-}
-
-// Metric name -> values over the iterations that report it, in iteration order.
-std::map<std::string, std::vector<double>> metric_values(const PointResult& r)
-{
-  std::map<std::string, std::vector<double>> out;
-  for (const auto& it : r.iterations)
-    for (const auto& [name, value] : it)
-      out[name].push_back(value);
-  return out;
-}
-
-void check_results(const Experiment& ex, const std::vector<PointResult>& results)
-{
-  if (results.size() != ex.points.size())
-    throw std::invalid_argument(
-        fmt::format("{} point results for {} points", results.size(), ex.points.size()));
-  for (std::size_t i = 0; i < results.size(); ++i)
-    if (results[i].index != ex.points[i].index)
-      throw std::invalid_argument(fmt::format("point result {} has index {}, expected {}", i, results[i].index,
-                                              ex.points[i].index));
-}
 
 // The value text of one key at a point: its label, else its parameter.
 std::string key_text(const Point& p, const std::string& key)
@@ -112,34 +27,23 @@ std::string key_text(const Point& p, const std::string& key)
   return "";
 }
 
-std::string join(const std::vector<std::string>& parts, const char* sep)
-{
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (i)
-      out += sep;
-    out += parts[i];
-  }
-  return out;
-}
-
 // A sweep axis: all zip keys together, or one grid key.
 struct Axis {
   std::vector<std::string> keys;
-  std::string name() const { return join(keys, ", "); }
+  std::string name() const { return fmt::format("{}", fmt::join(keys, ", ")); }
   std::string value(const Point& p) const
   {
     std::vector<std::string> v;
     for (const auto& k : keys)
       v.push_back(key_text(p, k));
-    return join(v, ", ");
+    return fmt::format("{}", fmt::join(v, ", "));
   }
-  std::string assignment(const Point& p) const  // "k1=v1, k2=v2"
+  std::string assignment(const Point& p) const // "k1=v1, k2=v2"
   {
     std::vector<std::string> v;
     for (const auto& k : keys)
       v.push_back(k + "=" + key_text(p, k));
-    return join(v, ", ");
+    return fmt::format("{}", fmt::join(v, ", "));
   }
 };
 
@@ -185,17 +89,6 @@ std::string short_number(double v)
   return s;
 }
 
-// Iterations of the point whose figures were extrapolated from the steady
-// state (sim.run_length: auto).
-std::size_t extrapolated_iterations(const PointResult& r)
-{
-  std::size_t n = 0;
-  for (const auto& info : r.run_length)
-    if (auto f = info.find("extrapolated"); f != info.end() && f->second != 0)
-      ++n;
-  return n;
-}
-
 // The cell of a point: min/max/mean/median, with a '*' when extrapolated.
 // What a table cell holds (report.stat).
 std::string stat_title(const std::string& stat)
@@ -231,12 +124,13 @@ std::string cell_text(const PointResult& r, const std::string& metric, const std
   else if (stat == "ci")
     text = n < 2 ? short_number(s.mean)
                  : short_number(s.mean) + " +- " +
-                       short_number(student_t975(n - 1) * std::sqrt(var / static_cast<double>(n - 1) / static_cast<double>(n)));
+                       short_number(student_t975(n - 1) *
+                                    std::sqrt(var / static_cast<double>(n - 1) / static_cast<double>(n)));
   else if (stat == "range")
     text = short_number(s.mean) + " [" + short_number(s.min) + ", " + short_number(s.max) + "]";
   else
     text = short_number(s.min) + "/" + short_number(s.max) + "/" + short_number(s.mean) + "/" + short_number(s.median);
-  if (baseline && baseline != &r) {  // report.baseline: the change of the mean against that point's
+  if (baseline && baseline != &r) { // report.baseline: the change of the mean against that point's
     std::vector<double> base;
     for (const auto& it : baseline->iterations)
       if (auto f = it.find(metric); f != it.end())
@@ -246,59 +140,6 @@ std::string cell_text(const PointResult& r, const std::string& metric, const std
   }
   return text + (extrapolated_iterations(r) ? "*" : "");
 }
-
-nlohmann::ordered_json stats_json(const std::vector<double>& values)
-{
-  Stats s = summarize(values);
-  return nlohmann::ordered_json{{"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"median", s.median}};
-}
-
-// How the point's figures were obtained: the run-length mode, and per
-// iteration what the simulation reported (bytes simulated, warm-up,
-// batches, half-width, why it was or was not extrapolated).
-nlohmann::ordered_json run_length_json(const Point& p, const PointResult& r)
-{
-  using json = nlohmann::ordered_json;
-  json rl = json::object();
-  const bool auto_mode = p.params.has("sim.run_length") && p.params.text("sim.run_length") == "auto";
-  rl["mode"] = auto_mode ? "auto" : "full";
-  if (auto_mode && p.params.has("sim.precision"))
-    rl["precision"] = p.params.number("sim.precision");
-  rl["extrapolated_iterations"] = extrapolated_iterations(r);
-  std::map<std::string, std::vector<double>> values;
-  json iterations = json::array();
-  for (const auto& info : r.run_length) {
-    json one = json::object();
-    for (const auto& [name, v] : info) {
-      values[name].push_back(v);
-      if (name.starts_with("held_by.")) {  // the figure that did not settle
-        one["held_by"] = name.substr(8);
-        one["held_by_half_width"] = v;
-        continue;
-      }
-      if (name == "extrapolated")
-        one[name] = v != 0;
-      else
-        one[name] = name == "half_width" ? nlohmann::ordered_json(v) : whole_or_real(v);  // counts and bytes whole
-    }
-    if (auto f = info.find("reason"); f != info.end())
-      one["why"] = run_end_text(static_cast<RunEnd>(static_cast<int>(f->second)));
-    iterations.push_back(std::move(one));
-  }
-  for (const char* name : {"simulated_bytes", "warmup_bytes", "batches", "half_width"})
-    if (auto f = values.find(name); f != values.end())
-      rl[name] = stats_json(f->second);
-  rl["iterations"] = std::move(iterations);
-  return rl;
-}
-
-// Display width of UTF-8 text: code points.
-std::size_t text_width(const std::string& s)
-{
-  return static_cast<std::size_t>(
-      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
-
 
 // Distinct values in order of first appearance.
 void add_unique(std::vector<std::string>& list, const std::string& v)
@@ -324,8 +165,7 @@ std::string iterations_text(const std::vector<PointResult>& results)
 // What a table cell shows (report.stat; "all" when the result has none).
 std::string report_stat(const Experiment& ex)
 {
-  return !ex.points.empty() && ex.points[0].params.has("report.stat") ? ex.points[0].params.text("report.stat")
-                                                                      : "all";
+  return !ex.points.empty() && ex.points[0].params.has("report.stat") ? ex.points[0].params.text("report.stat") : "all";
 }
 
 // The point every cell is compared with (report.baseline), if any.
@@ -359,7 +199,7 @@ std::string table_footer(const Experiment& ex, const std::vector<PointResult>& r
   }
   if (!failed.empty())
     out += fmt::format("\nfailed: {} of {} point(s), no figures: {}\n", failed.size(), results.size(),
-                       join(failed, ", "));
+                       fmt::join(failed, ", "));
   if (extrapolated)
     out += fmt::format("\n* {} of {} point(s) extrapolated from the steady state (sim.run_length: auto): 95% "
                        "confidence interval of throughput within +-{:g}%; --set sim.run_length=full simulates every "
@@ -368,147 +208,7 @@ std::string table_footer(const Experiment& ex, const std::vector<PointResult>& r
   return out;
 }
 
-}  // namespace
-
-// ---- statistics -----------------------------------------------------------------
-
-Stats summarize(std::vector<double> values)
-{
-  if (values.empty())
-    throw std::invalid_argument("summarize: no values");
-  for (double v : values)
-    if (std::isnan(v))
-      throw std::invalid_argument("summarize: NaN value");
-  std::sort(values.begin(), values.end());
-  Stats s;
-  s.min = values.front();
-  s.max = values.back();
-  // Summed in sorted order, so the mean does not depend on the input order.
-  long double sum = 0;
-  for (double v : values)
-    sum += v;
-  s.mean = std::clamp(static_cast<double>(sum / static_cast<long double>(values.size())), s.min, s.max);
-  std::size_t n = values.size();
-  s.median = n % 2 ? values[n / 2] : std::midpoint(values[n / 2 - 1], values[n / 2]);
-  return s;
-}
-
-// ---- manifest -------------------------------------------------------------------
-
-Manifest make_manifest(const Experiment& ex, const std::string& command_line)
-{
-  Manifest m;
-  m.version = VSIM_VERSION;
-  m.git_commit = kVsimGitCommit;
-  m.config_sha256 = ex.config_sha256;
-  int major = 0, minor = 0, patch = 0;
-  sg_version_get(&major, &minor, &patch);  // the library actually running the simulations
-  m.simgrid_version = fmt::format("{}.{}.{}", major, minor, patch);
-  m.command_line = command_line;
-  m.seed = ex.base.has("seed") ? ex.base.integer("seed") : 0;
-  m.dependencies = dependency_versions();
-  return m;
-}
-
-std::string version_text()
-{
-  int major = 0, minor = 0, patch = 0;
-  sg_version_get(&major, &minor, &patch);
-  return fmt::format("vsocksim {} (git {}), SimGrid {}.{}.{}", VSIM_VERSION, kVsimGitCommit, major, minor, patch);
-}
-
-std::string format_utc(std::chrono::system_clock::time_point t)
-{
-  std::time_t tt = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  ::gmtime_r(&tt, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-// ---- JSON -----------------------------------------------------------------------
-
-nlohmann::ordered_json to_json(const Experiment& ex, const std::vector<PointResult>& results, const Manifest& m)
-{
-  using json = nlohmann::ordered_json;
-  check_results(ex, results);
-
-  json manifest = json::object();
-  manifest["version"] = m.version;
-  manifest["git_commit"] = m.git_commit;
-  manifest["config_sha256"] = m.config_sha256;
-  manifest["seed"] = m.seed;
-  manifest["simgrid_version"] = m.simgrid_version;
-  manifest["command_line"] = m.command_line;
-  json deps = json::object();
-  for (const auto& [name, version] : m.dependencies)
-    deps[name] = version;
-  manifest["dependencies"] = std::move(deps);
-  json wall = json::object();
-  wall["started_utc"] = m.wall_started_utc;
-  wall["seconds"] = m.wall_seconds;
-  manifest["wall"] = std::move(wall);
-
-  json points = json::array();
-  json failed = json::array();  // the points that failed: what they are and why, no figures
-  for (std::size_t i = 0; i < ex.points.size(); ++i) {
-    const Point& p = ex.points[i];
-    const PointResult& r = results[i];
-    json point = json::object();
-    point["index"] = p.index;
-    point["params"] = params_json(p.params);
-    json label = json::object();
-    for (const auto& [key, text] : p.label)
-      label[key] = text;
-    point["label"] = std::move(label);
-    json effective = json::object();  // what the transport actually uses (app/experiment/effective.hpp)
-    for (const Effective& e : effective_values(p.params))
-      effective[e.name] = whole_or_real(e.value);
-    point["effective"] = std::move(effective);
-    if (const auto outside = outside_calibration(p.params, r.iterations); r.failed.empty() && !outside.empty())
-      point["extrapolated_from_calibration"] = outside;  // app/report/calibration_span.hpp
-    if (!r.failed.empty()) {
-      point["failed"] = r.failed;
-      if (r.hang())
-        point["hang"] = true;
-      failed.push_back(std::move(point));
-      continue;
-    }
-    json metrics = json::object();
-    for (const auto& [name, values] : metric_values(r)) {
-      Stats s = summarize(values);
-      metrics[name] = json{{"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"median", s.median}};
-    }
-    point["metrics"] = std::move(metrics);
-    json iterations = json::array();
-    for (const auto& it : r.iterations) {
-      json one = json::object();
-      for (const auto& [name, value] : it)
-        one[name] = value;
-      iterations.push_back(std::move(one));
-    }
-    point["iterations"] = std::move(iterations);
-    point["run_length"] = run_length_json(p, r);
-    points.push_back(std::move(point));
-  }
-
-  // The unit of every metric the points carry (MB = 10^6 bytes; CPU
-  // percentages sum over CPUs).
-  json units = json::object();
-  for (const std::string& n : metric_names(results))
-    units[n] = metric_unit(n);
-  json out = json::object();
-  out["experiment"] = ex.name;
-  out["manifest"] = std::move(manifest);
-  out["points"] = std::move(points);
-  if (!failed.empty())
-    out["failed_points"] = std::move(failed);
-  out["units"] = std::move(units);
-  return out;
-}
-
-// ---- CSV ------------------------------------------------------------------------
+} // namespace
 
 std::string to_csv(const Experiment& ex, const std::vector<PointResult>& results)
 {
@@ -521,17 +221,17 @@ std::string to_csv(const Experiment& ex, const std::vector<PointResult>& results
     header.push_back(csv_field(k));
   for (const char* h : {"metric", "unit", "min", "max", "mean", "median"})
     header.push_back(h);
-  std::string out = join(header, ",") + "\n";
+  std::string out = fmt::format("{}", fmt::join(header, ",")) + "\n";
 
   for (std::size_t i = 0; i < ex.points.size(); ++i) {
     const Point& p = ex.points[i];
     std::vector<std::string> prefix{std::to_string(p.index)};
     for (const auto& k : keys)
       prefix.push_back(csv_field(key_text(p, k)));
-    if (!results[i].failed.empty()) {  // one row: metric "failed", no unit, no figures
+    if (!results[i].failed.empty()) { // one row: metric "failed", no unit, no figures
       std::vector<std::string> row = prefix;
       row.insert(row.end(), {"failed", "", "", "", "", ""});
-      out += join(row, ",") + "\n";
+      out += fmt::format("{}", fmt::join(row, ",")) + "\n";
       continue;
     }
     for (const auto& [name, values] : metric_values(results[i])) {
@@ -541,30 +241,10 @@ std::string to_csv(const Experiment& ex, const std::vector<PointResult>& results
       row.push_back(csv_field(metric_unit(name)));
       for (double v : {s.min, s.max, s.mean, s.median})
         row.push_back(exact_number(v));
-      out += join(row, ",") + "\n";
+      out += fmt::format("{}", fmt::join(row, ",")) + "\n";
     }
   }
   return out;
-}
-
-// ---- table ----------------------------------------------------------------------
-
-std::string metric_unit(const std::string& metric)
-{
-  // The unit the metric's declaration gives (transports/simulate.cpp);
-  // for a name nothing declares, what its suffix says.
-  if (const MetricDoc* d = find_metric(metric))
-    return d->unit;
-  auto ends_with = [&](const std::string& suffix) {
-    return metric.size() >= suffix.size() && metric.compare(metric.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  if (ends_with("_MBps"))
-    return "MB/s";
-  if (ends_with("_seconds"))
-    return "s";
-  if (ends_with("_percent"))
-    return "%";
-  return "";
 }
 
 std::string to_table(const Experiment& ex, const std::vector<PointResult>& results,
@@ -623,7 +303,7 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
         v.push_back(axes[a].value(p));
       return v;
     };
-    std::vector<std::vector<std::string>> groups;  // outer values, first appearance
+    std::vector<std::vector<std::string>> groups; // outer values, first appearance
     for (const auto& p : ex.points)
       if (auto k = outer_key(p); std::find(groups.begin(), groups.end(), k) == groups.end())
         groups.push_back(k);
@@ -639,7 +319,7 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
         std::vector<std::string> title;
         for (std::size_t a = 0; a + 2 < axes.size(); ++a)
           title.push_back(axes[a].assignment(ex.points[members.front()]));
-        out += join(title, ", ") + "\n";
+        out += fmt::format("{}", fmt::join(title, ", ")) + "\n";
       }
       std::vector<std::string> row_values, col_values;
       for (std::size_t i : members) {
@@ -675,7 +355,7 @@ namespace {
 // whose `member` takes a metric (by its name and declared unit) holds it.
 struct MetricGroup {
   const char* title;
-  const char* prefix;  // left out of the column headers when every metric of the group has it
+  const char* prefix; // left out of the column headers when every metric of the group has it
   const char* suffix;
   bool (*member)(const std::string& name, const std::string& unit);
 };
@@ -710,7 +390,7 @@ std::string group_header(const MetricGroup& g, const std::string& metric, bool s
   return units_differ && !unit.empty() ? h + " (" + unit + ")" : h;
 }
 
-}  // namespace
+} // namespace
 
 std::string to_grouped_table(const Experiment& ex, const std::vector<PointResult>& results,
                              const std::vector<std::string>& metrics, std::size_t width)
@@ -729,18 +409,18 @@ std::string to_grouped_table(const Experiment& ex, const std::vector<PointResult
         members[g].push_back(m);
         break;
       }
-  const std::size_t used = static_cast<std::size_t>(
-      std::count_if(members.begin(), members.end(), [](const auto& m) { return !m.empty(); }));
+  const std::size_t used =
+      static_cast<std::size_t>(std::count_if(members.begin(), members.end(), [](const auto& m) { return !m.empty(); }));
   const std::string stat = report_stat(ex);
   const PointResult* baseline = report_baseline(ex, results);
   std::vector<std::string> keys = ex.zip_keys;
   keys.insert(keys.end(), ex.grid_keys.begin(), ex.grid_keys.end());
-  std::string out = fmt::format("{} — {} metric{} in {} group{}, {} over {}{}\n", ex.name, names.size(),
-                                names.size() == 1 ? "" : "s", used, used == 1 ? "" : "s", stat_title(stat),
-                                iterations_text(results),
-                                baseline ? fmt::format("; (change of the mean against point {})", baseline->index)
-                                         : "");
-  out += keys.empty() ? "a row per point\n" : "a row per point (index: " + join(keys, ", ") + ")\n";
+  std::string out =
+      fmt::format("{} — {} metric{} in {} group{}, {} over {}{}\n", ex.name, names.size(), names.size() == 1 ? "" : "s",
+                  used, used == 1 ? "" : "s", stat_title(stat), iterations_text(results),
+                  baseline ? fmt::format("; (change of the mean against point {})", baseline->index) : "");
+  out += keys.empty() ? "a row per point\n"
+                      : "a row per point (index: " + fmt::format("{}", fmt::join(keys, ", ")) + ")\n";
 
   // The point column: "K: v1, v2" (the swept values, as the sweep wrote
   // them), K right-aligned so the values line up.
@@ -752,7 +432,8 @@ std::string to_grouped_table(const Experiment& ex, const std::vector<PointResult
     std::vector<std::string> values;
     for (const auto& k : keys)
       values.push_back(key_text(p, k));
-    point_cells.push_back(fmt::format("{:>{}}", p.index, digits) + (values.empty() ? "" : ": " + join(values, ", ")));
+    point_cells.push_back(fmt::format("{:>{}}", p.index, digits) +
+                          (values.empty() ? "" : ": " + fmt::format("{}", fmt::join(values, ", "))));
   }
   std::size_t point_width = 0;
   for (const auto& c : point_cells)
@@ -765,8 +446,8 @@ std::string to_grouped_table(const Experiment& ex, const std::vector<PointResult
     const MetricGroup& def = groups[g];
     const std::size_t affixes = std::strlen(def.prefix) + std::strlen(def.suffix);
     const bool strip = affixes > 0 && std::all_of(group.begin(), group.end(), [&](const std::string& m) {
-      return m.size() > affixes && m.starts_with(def.prefix) && m.ends_with(def.suffix);
-    });
+                         return m.size() > affixes && m.starts_with(def.prefix) && m.ends_with(def.suffix);
+                       });
     const std::string unit = metric_unit(group.front());
     const bool units_differ =
         std::any_of(group.begin(), group.end(), [&](const std::string& m) { return metric_unit(m) != unit; });
@@ -789,7 +470,7 @@ std::string to_grouped_table(const Experiment& ex, const std::vector<PointResult
     std::vector<std::string> family;
     for (const auto& column : columns)
       family.push_back(column[0].substr(0, std::min(column[0].rfind('.'), column[0].find(' '))));
-    auto family_fits = [&](std::size_t f) {  // the family beginning at column f, in one part
+    auto family_fits = [&](std::size_t f) { // the family beginning at column f, in one part
       std::size_t line = point_width;
       for (std::size_t k = f; k < columns.size() && family[k] == family[f]; ++k)
         line += 3 + widths[k];
@@ -798,11 +479,11 @@ std::string to_grouped_table(const Experiment& ex, const std::vector<PointResult
     std::vector<std::size_t> part_starts{0};
     for (std::size_t c = 0, line = point_width; c < columns.size(); ++c) {
       while (c > part_starts.back() && line + 3 + widths[c] > width) {
-        std::size_t f = c;  // where c's family begins in this part
+        std::size_t f = c; // where c's family begins in this part
         while (f > part_starts.back() && !family[c].empty() && family[f - 1] == family[c])
           --f;
         part_starts.push_back(f > part_starts.back() && (f == 0 || family[f - 1] != family[f]) && family_fits(f) ? f
-                                                                                                                : c);
+                                                                                                                 : c);
         line = point_width;
         for (std::size_t k = part_starts.back(); k < c; ++k)
           line += 3 + widths[k];
@@ -832,62 +513,6 @@ std::string to_grouped_table(const Experiment& ex, const std::vector<PointResult
     }
   }
   return out + table_footer(ex, results);
-}
-
-// Left-aligned columns, three spaces apart, no trailing blanks.
-std::string render_columns(const std::vector<std::vector<std::string>>& rows)
-{
-  std::vector<std::size_t> width;
-  for (const auto& row : rows)
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      if (width.size() <= c)
-        width.resize(c + 1, 0);
-      width[c] = std::max(width[c], text_width(row[c]));
-    }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      if (c)
-        line += "   ";
-      line += row[c];
-      if (c + 1 < row.size())
-        line.append(width[c] - text_width(row[c]), ' ');
-    }
-    while (!line.empty() && line.back() == ' ')
-      line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
-
-std::string point_name(const Point& p)
-{
-  std::vector<std::string> values;
-  for (const auto& [key, value] : p.label)
-    values.push_back(key + "=" + value);
-  return fmt::format("point {}{}", p.index, values.empty() ? "" : " (" + join(values, ", ") + ")");
-}
-
-std::vector<std::string> split_commas(const std::string& text)
-{
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty())
-      out.push_back(item);
-  return out;
-}
-
-std::set<std::string> metric_names(const std::vector<PointResult>& results)
-{
-  std::set<std::string> names;
-  for (const auto& r : results)
-    for (const auto& it : r.iterations)
-      for (const auto& entry : it)
-        names.insert(entry.first);
-  return names;
 }
 
 std::string table_notes(const Experiment& ex, std::vector<std::vector<Effective>> eff)
@@ -929,4 +554,4 @@ std::string table_notes(const Experiment& ex, std::vector<std::vector<Effective>
   return out;
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -1,0 +1,95 @@
+#include "app/report/manifest.hpp"
+
+#include "vsim_git.hpp" // generated at build time: kVsimGitCommit
+
+#include <cstdlib>
+#include <ctime>
+
+#include <dlfcn.h>
+
+#include <boost/version.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <openssl/opensslv.h>
+#include <yaml-cpp/yaml.h>
+// clang-format off
+#include <xbt/base.h>  // simgrid/version.h needs its macros
+#include <simgrid/version.h>
+// clang-format on
+
+namespace vsim::app {
+namespace {
+
+// yaml-cpp's headers carry no version macro. The build may pass one
+// (VSIM_YAML_CPP_VERSION, from CMake's yaml-cpp_VERSION); otherwise the version
+// is read from the file name of the shared library that holds YAML::Load
+// (libyaml-cpp.so.0.7.0 -> "0.7.0"), or "unknown".
+std::string yaml_cpp_version()
+{
+#ifdef VSIM_YAML_CPP_VERSION
+  return VSIM_YAML_CPP_VERSION;
+#else
+  auto* load = static_cast<YAML::Node (*)(const std::string&)>(&YAML::Load);
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(load), &info) == 0 || info.dli_fname == nullptr)
+    return "unknown";
+  std::string path = info.dli_fname;
+  if (char* real = ::realpath(info.dli_fname, nullptr)) {
+    path = real; // libyaml-cpp.so.0.7 -> libyaml-cpp.so.0.7.0
+    std::free(real);
+  }
+  static const std::string marker = "libyaml-cpp.so.";
+  auto pos = path.rfind(marker);
+  if (pos == std::string::npos || pos + marker.size() == path.size())
+    return "unknown";
+  return path.substr(pos + marker.size());
+#endif
+}
+
+std::map<std::string, std::string> dependency_versions()
+{
+  return {
+      {"boost", fmt::format("{}.{}.{}", BOOST_VERSION / 100000, BOOST_VERSION / 100 % 1000, BOOST_VERSION % 100)},
+      {"fmt", fmt::format("{}.{}.{}", FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100)},
+      {"nlohmann_json",
+       fmt::format("{}.{}.{}", NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH)},
+      {"openssl", OPENSSL_VERSION_STR},
+      {"yaml-cpp", yaml_cpp_version()},
+  };
+}
+
+} // namespace
+
+Manifest make_manifest(const Experiment& ex, const std::string& command_line)
+{
+  Manifest m;
+  m.version = VSIM_VERSION;
+  m.git_commit = kVsimGitCommit;
+  m.config_sha256 = ex.config_sha256;
+  int major = 0, minor = 0, patch = 0;
+  sg_version_get(&major, &minor, &patch); // the library actually running the simulations
+  m.simgrid_version = fmt::format("{}.{}.{}", major, minor, patch);
+  m.command_line = command_line;
+  m.seed = ex.base.has("seed") ? ex.base.integer("seed") : 0;
+  m.dependencies = dependency_versions();
+  return m;
+}
+
+std::string version_text()
+{
+  int major = 0, minor = 0, patch = 0;
+  sg_version_get(&major, &minor, &patch);
+  return fmt::format("vsocksim {} (git {}), SimGrid {}.{}.{}", VSIM_VERSION, kVsimGitCommit, major, minor, patch);
+}
+
+std::string format_utc(std::chrono::system_clock::time_point t)
+{
+  std::time_t tt = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  ::gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+} // namespace vsim::app

@@ -1,0 +1,150 @@
+#include "app/report/result_json.hpp"
+
+#include <cmath>
+#include <map>
+
+#include "app/experiment/effective.hpp"
+#include "app/experiment/params_json.hpp"
+#include "app/report/calibration_span.hpp"
+#include "app/report/stats.hpp"
+#include "app/report/text.hpp"
+#include "sim/run_length.hpp"
+
+namespace vsim::app {
+namespace {
+
+// A whole number as an integer (sizes, counts), anything else as is.
+nlohmann::ordered_json whole_or_real(double v)
+{
+  if (v == std::floor(v) && std::abs(v) < 9007199254740992.0)
+    return static_cast<std::int64_t>(v);
+  return v;
+}
+
+nlohmann::ordered_json stats_json(const std::vector<double>& values)
+{
+  Stats s = summarize(values);
+  return nlohmann::ordered_json{{"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"median", s.median}};
+}
+
+// How the point's figures were obtained: the run-length mode, and per
+// iteration what the simulation reported (bytes simulated, warm-up,
+// batches, half-width, why it was or was not extrapolated).
+nlohmann::ordered_json run_length_json(const Point& p, const PointResult& r)
+{
+  using json = nlohmann::ordered_json;
+  json rl = json::object();
+  const bool auto_mode = p.params.has("sim.run_length") && p.params.text("sim.run_length") == "auto";
+  rl["mode"] = auto_mode ? "auto" : "full";
+  if (auto_mode && p.params.has("sim.precision"))
+    rl["precision"] = p.params.number("sim.precision");
+  rl["extrapolated_iterations"] = extrapolated_iterations(r);
+  std::map<std::string, std::vector<double>> values;
+  json iterations = json::array();
+  for (const auto& info : r.run_length) {
+    json one = json::object();
+    for (const auto& [name, v] : info) {
+      values[name].push_back(v);
+      if (name.starts_with("held_by.")) { // the figure that did not settle
+        one["held_by"] = name.substr(8);
+        one["held_by_half_width"] = v;
+        continue;
+      }
+      if (name == "extrapolated")
+        one[name] = v != 0;
+      else
+        one[name] = name == "half_width" ? nlohmann::ordered_json(v) : whole_or_real(v); // counts and bytes whole
+    }
+    if (auto f = info.find("reason"); f != info.end())
+      one["why"] = run_end_text(static_cast<RunEnd>(static_cast<int>(f->second)));
+    iterations.push_back(std::move(one));
+  }
+  for (const char* name : {"simulated_bytes", "warmup_bytes", "batches", "half_width"})
+    if (auto f = values.find(name); f != values.end())
+      rl[name] = stats_json(f->second);
+  rl["iterations"] = std::move(iterations);
+  return rl;
+}
+
+} // namespace
+
+nlohmann::ordered_json to_json(const Experiment& ex, const std::vector<PointResult>& results, const Manifest& m)
+{
+  using json = nlohmann::ordered_json;
+  check_results(ex, results);
+
+  json manifest = json::object();
+  manifest["version"] = m.version;
+  manifest["git_commit"] = m.git_commit;
+  manifest["config_sha256"] = m.config_sha256;
+  manifest["seed"] = m.seed;
+  manifest["simgrid_version"] = m.simgrid_version;
+  manifest["command_line"] = m.command_line;
+  json deps = json::object();
+  for (const auto& [name, version] : m.dependencies)
+    deps[name] = version;
+  manifest["dependencies"] = std::move(deps);
+  json wall = json::object();
+  wall["started_utc"] = m.wall_started_utc;
+  wall["seconds"] = m.wall_seconds;
+  manifest["wall"] = std::move(wall);
+
+  json points = json::array();
+  json failed = json::array(); // the points that failed: what they are and why, no figures
+  for (std::size_t i = 0; i < ex.points.size(); ++i) {
+    const Point& p = ex.points[i];
+    const PointResult& r = results[i];
+    json point = json::object();
+    point["index"] = p.index;
+    point["params"] = params_json(p.params);
+    json label = json::object();
+    for (const auto& [key, text] : p.label)
+      label[key] = text;
+    point["label"] = std::move(label);
+    json effective = json::object(); // what the transport actually uses (app/experiment/effective.hpp)
+    for (const Effective& e : effective_values(p.params))
+      effective[e.name] = whole_or_real(e.value);
+    point["effective"] = std::move(effective);
+    if (const auto outside = outside_calibration(p.params, r.iterations); r.failed.empty() && !outside.empty())
+      point["extrapolated_from_calibration"] = outside; // app/report/calibration_span.hpp
+    if (!r.failed.empty()) {
+      point["failed"] = r.failed;
+      if (r.hang())
+        point["hang"] = true;
+      failed.push_back(std::move(point));
+      continue;
+    }
+    json metrics = json::object();
+    for (const auto& [name, values] : metric_values(r)) {
+      Stats s = summarize(values);
+      metrics[name] = json{{"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"median", s.median}};
+    }
+    point["metrics"] = std::move(metrics);
+    json iterations = json::array();
+    for (const auto& it : r.iterations) {
+      json one = json::object();
+      for (const auto& [name, value] : it)
+        one[name] = value;
+      iterations.push_back(std::move(one));
+    }
+    point["iterations"] = std::move(iterations);
+    point["run_length"] = run_length_json(p, r);
+    points.push_back(std::move(point));
+  }
+
+  // The unit of every metric the points carry (MB = 10^6 bytes; CPU
+  // percentages sum over CPUs).
+  json units = json::object();
+  for (const std::string& n : metric_names(results))
+    units[n] = metric_unit(n);
+  json out = json::object();
+  out["experiment"] = ex.name;
+  out["manifest"] = std::move(manifest);
+  out["points"] = std::move(points);
+  if (!failed.empty())
+    out["failed_points"] = std::move(failed);
+  out["units"] = std::move(units);
+  return out;
+}
+
+} // namespace vsim::app

@@ -1,0 +1,27 @@
+// Text helpers of the reports: columns, point names, metric units.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/experiment/experiment.hpp"
+
+namespace vsim::app {
+
+// Left-aligned columns, three spaces apart, no trailing blanks (UTF-8 aware).
+std::string render_columns(const std::vector<std::vector<std::string>>& rows);
+
+// Display width of UTF-8 text: code points.
+std::size_t text_width(const std::string& s);
+
+// "point K (key=value, ...)": a point by its index and swept values (just
+// "point K" when nothing is swept), as failures name it.
+std::string point_name(const Point& p);
+
+// "a,b,,c" -> {"a", "b", "c"} (metric lists, --points).
+std::vector<std::string> split_commas(const std::string& text);
+
+// Unit shown for a metric in the table header ("" when unknown).
+std::string metric_unit(const std::string& metric);
+
+} // namespace vsim::app
