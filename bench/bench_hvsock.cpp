@@ -15,8 +15,8 @@ using namespace vsim::bench;
 
 namespace {
 const char* kBase = "transport: hv_sock\nplatform: hyperv-2019\ndirection: guest_to_host\niterations: 1\n"
-                    "sim: {run_length: full}\n";  // the engine's speed: every byte simulated
-}  // namespace
+                    "sim: {run_length: full}\n"; // the engine's speed: every byte simulated
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -42,8 +42,8 @@ int main(int argc, char** argv)
   for (const Case& c : cases) {
     char total[64];
     std::snprintf(total, sizeof total, "workload.total_bytes=%.0f", c.bytes);
-    Outcome o = measure(kBase, {std::string("workload.message_size=") + c.size, total,
-                                std::string("hv_sock.sndbuf=") + c.sndbuf});
+    Outcome o = measure(
+        kBase, {std::string("workload.message_size=") + c.size, total, std::string("hv_sock.sndbuf=") + c.sndbuf});
     double msg_size = std::strcmp(c.size, "128") == 0 ? 128.0 : 65536.0;
     row(c.label, c.bytes / msg_size, c.bytes, o);
   }

@@ -34,7 +34,7 @@ const Point kPoints[] = {
      "workload: {message_size: 4KiB}\nvirtio_vsock: {preset: linux-4.19}\nsim: {precision: 0.02}\n"},
 };
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -44,22 +44,24 @@ int main(int argc, char** argv)
     for (double s : {4e9, 16e9})
       sizes.push_back(s);
   std::printf("wall time of one point against total_bytes (one core, wall clock)\n");
-  std::printf("%-38s %10s %6s %10s %12s %10s %s\n", "point", "total", "mode", "wall s", "simulated MB", "MB/s",
-              "how");
+  std::printf("%-38s %10s %6s %10s %12s %10s %s\n", "point", "total", "mode", "wall s", "simulated MB", "MB/s", "how");
   for (const Point& p : kPoints) {
-    double full_rate = 0;  // wall seconds per byte of the largest full run done
+    double full_rate = 0; // wall seconds per byte of the largest full run done
     for (const char* mode : {"auto", "full"}) {
       for (double bytes : sizes) {
         char total[64];
         std::snprintf(total, sizeof total, "%.0fMB", bytes / 1e6);
         if (std::strcmp(mode, "full") == 0 && full_rate > 0 && full_rate * bytes > 60) {
-          std::printf("%-38s %10s %6s %10s %12s %10s skipped (about %.0f s expected)\n", p.label, total, mode, "-",
-                      "-", "-", full_rate * bytes);
+          std::printf("%-38s %10s %6s %10s %12s %10s skipped (about %.0f s expected)\n", p.label, total, mode, "-", "-",
+                      "-", full_rate * bytes);
           continue;
         }
-        Outcome o = measure(p.yaml, {std::string("workload.total_bytes=") + total, std::string("sim.run_length=") + mode});
-        const double simulated = o.metrics.count("run_length.simulated_bytes") ? o.metrics.at("run_length.simulated_bytes") : 0;
-        const bool extrapolated = o.metrics.count("run_length.extrapolated") && o.metrics.at("run_length.extrapolated") != 0;
+        Outcome o =
+            measure(p.yaml, {std::string("workload.total_bytes=") + total, std::string("sim.run_length=") + mode});
+        const double simulated =
+            o.metrics.count("run_length.simulated_bytes") ? o.metrics.at("run_length.simulated_bytes") : 0;
+        const bool extrapolated =
+            o.metrics.count("run_length.extrapolated") && o.metrics.at("run_length.extrapolated") != 0;
         if (std::strcmp(mode, "full") == 0)
           full_rate = o.wall_seconds / bytes;
         std::printf("%-38s %10s %6s %10.3f %12.1f %10.1f %s\n", p.label, total, mode, o.wall_seconds, simulated / 1e6,

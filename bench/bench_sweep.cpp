@@ -25,7 +25,7 @@ namespace {
 
 struct Outcome {
   double wall;
-  double cpu;  // children's user + sys
+  double cpu; // children's user + sys
   int status;
 };
 
@@ -33,7 +33,7 @@ Outcome run(const std::string& bin, const std::string& yaml, unsigned jobs)
 {
   struct rusage before {};
   getrusage(RUSAGE_CHILDREN, &before);
-  std::fflush(nullptr);  // the child must not inherit (and repeat) buffered output
+  std::fflush(nullptr); // the child must not inherit (and repeat) buffered output
   auto t0 = std::chrono::steady_clock::now();
   pid_t pid = fork();
   if (pid == 0) {
@@ -65,7 +65,7 @@ std::string sweep_file(const std::string& path, int points, const char* total_by
   return path;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv)
 {

@@ -15,12 +15,12 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
-#include <simgrid/kernel/Timer.hpp>
 #include <xbt/log.h>
 
 #include <functional>
@@ -34,10 +34,10 @@ namespace vsim::bench {
 struct Outcome {
   double wall_seconds;
   double throughput_MBps;
-  double simcalls;  // SimGrid main-loop iterations (time advances)
-  double events;    // simulated-thread resumptions
+  double simcalls; // SimGrid main-loop iterations (time advances)
+  double events;   // simulated-thread resumptions
   long max_rss_kib;
-  std::map<std::string, double> metrics;  // every metric of the run
+  std::map<std::string, double> metrics; // every metric of the run
 };
 
 // Runs one iteration in a child; returns wall time, its metrics, and peak RSS.
@@ -187,9 +187,9 @@ inline EngineFloor engine_floor(int rounds = 200000)
 // `extra`: further columns, printed after the common ones.
 inline void row(const char* label, double messages, double bytes, const Outcome& o, const std::string& extra = "")
 {
-  std::printf("%-44s %10.3f %12.0f %10.3f %9.2f %9.2f %8.1f %9ld%s\n", label, o.wall_seconds,
-              messages / o.wall_seconds, bytes / o.wall_seconds / 1e9, o.events / messages, o.simcalls / messages,
-              o.throughput_MBps, o.max_rss_kib / 1024, extra.c_str());
+  std::printf("%-44s %10.3f %12.0f %10.3f %9.2f %9.2f %8.1f %9ld%s\n", label, o.wall_seconds, messages / o.wall_seconds,
+              bytes / o.wall_seconds / 1e9, o.events / messages, o.simcalls / messages, o.throughput_MBps,
+              o.max_rss_kib / 1024, extra.c_str());
 }
 
 inline void header(const char* extra = "")
@@ -205,4 +205,4 @@ inline void calibration_line(const EngineFloor& fl)
               fl.timer_ns, fl.handoff_ns, fl.sleep_ns);
 }
 
-}  // namespace vsim::bench
+} // namespace vsim::bench

@@ -15,8 +15,8 @@ using namespace vsim::bench;
 
 namespace {
 const char* kBase = "transport: virtio_vsock\nplatform: kvm-2019\niterations: 1\n"
-                    "sim: {run_length: full}\n";  // the engine's speed: every byte simulated
-}  // namespace
+                    "sim: {run_length: full}\n"; // the engine's speed: every byte simulated
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -48,15 +48,16 @@ int main(int argc, char** argv)
   for (const Case& c : cases) {
     char total[64];
     std::snprintf(total, sizeof total, "workload.total_bytes=%.0f", c.bytes);
-    Outcome o = measure(kBase, {std::string("workload.message_size=") + c.size, total,
-                                std::string("direction=") + c.direction, std::string("virtio_vsock.preset=") + c.preset});
+    Outcome o =
+        measure(kBase, {std::string("workload.message_size=") + c.size, total, std::string("direction=") + c.direction,
+                        std::string("virtio_vsock.preset=") + c.preset});
     double msg_size = std::strcmp(c.size, "128") == 0 ? 128.0 : 65536.0;
     // Times per message a sleeping thread of the simulated system is woken
     // (vhost by a kick, vCPU 0 by an interrupt, a reader by data, a writer
     // by credit).
     double per_mb = 0;
-    for (const char* k : {"worker_wakeups_per_MB", "interrupts_to_guest_per_MB", "reader_sleeps_per_MB",
-                          "credit_stalls_per_MB"})
+    for (const char* k :
+         {"worker_wakeups_per_MB", "interrupts_to_guest_per_MB", "reader_sleeps_per_MB", "credit_stalls_per_MB"})
       per_mb += o.metrics.count(k) ? o.metrics.at(k) : 0;
     row(c.label, c.bytes / msg_size, c.bytes, o, fmt::format(" {:9.2f}", per_mb * msg_size / 1e6));
   }

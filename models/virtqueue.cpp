@@ -9,7 +9,8 @@ Virtqueue::Virtqueue(std::uint16_t size, bool event_idx, bool indirect, std::uin
     : size_(size), event_idx_(event_idx), indirect_(indirect), desc_(size), avail_ring_(size), used_ring_(size),
       avail_idx_(first_index), used_idx_(first_index), used_event_(first_index), avail_event_(first_index),
       avail_no_interrupt_(false), used_no_notify_(false), num_free_(size), avail_shadow_(first_index),
-      last_used_(first_index), last_avail_(first_index), avail_cache_(first_index), device_used_(first_index), device_holds_(size, false)
+      last_used_(first_index), last_avail_(first_index), avail_cache_(first_index), device_used_(first_index),
+      device_holds_(size, false)
 {
   // Virtio 1.1 section 2.6: Queue Size is a power of 2, at most 32768.
   if (size < 2 || size > 32768 || (size & (size - 1)) != 0)
@@ -122,7 +123,7 @@ std::optional<Virtqueue::Avail> Virtqueue::pop()
       return std::nullopt;
   }
   if (static_cast<std::uint16_t>(avail_cache_ - last_avail_) > size_)
-    fail("avail.idx moved more than the queue size past the device");  // vhost: "Guest moved used index"
+    fail("avail.idx moved more than the queue size past the device"); // vhost: "Guest moved used index"
   std::uint16_t head = avail_ring_[last_avail_ % size_];
   if (head >= size_ || desc_[head].buffers == 0 || device_holds_[head])
     fail("an available entry names a descriptor the driver did not expose");
@@ -172,7 +173,7 @@ bool Virtqueue::enable_notify()
   if (!event_idx_)
     used_no_notify_ = false;
   else
-    avail_event_ = avail_cache_;  // vhost_update_avail_event(vq, vq->avail_idx)
+    avail_event_ = avail_cache_; // vhost_update_avail_event(vq, vq->avail_idx)
   // smp_mb(), then read avail->idx again: anything beyond the cached value?
   return avail_idx_ != avail_cache_;
 }
@@ -189,5 +190,4 @@ void Virtqueue::check_invariants() const
     fail("used.idx ran more than the queue size ahead of the driver");
 }
 
-
-}  // namespace vsim::models
+} // namespace vsim::models

@@ -130,26 +130,26 @@ public:
 private:
   struct Desc {
     std::uint64_t token = 0;
-    std::uint16_t buffers = 0;   // buffers in the chain (0: free)
-    std::uint16_t ndesc = 0;     // descriptors it holds
+    std::uint16_t buffers = 0; // buffers in the chain (0: free)
+    std::uint16_t ndesc = 0;   // descriptors it holds
   };
   [[noreturn]] void fail(const char* what) const;
 
   std::uint16_t size_;
   bool event_idx_;
   bool indirect_;
-  std::vector<Desc> desc_;                 // indexed by head
-  std::vector<std::uint16_t> free_heads_;  // descriptor heads not in use (a stack)
-  std::vector<std::uint16_t> avail_ring_;  // ring[i % size] = head
-  std::vector<std::pair<std::uint16_t, std::uint32_t>> used_ring_;  // {id, len}
+  std::vector<Desc> desc_;                                         // indexed by head
+  std::vector<std::uint16_t> free_heads_;                          // descriptor heads not in use (a stack)
+  std::vector<std::uint16_t> avail_ring_;                          // ring[i % size] = head
+  std::vector<std::pair<std::uint16_t, std::uint32_t>> used_ring_; // {id, len}
 
   // Shared words.
   std::uint16_t avail_idx_;
   std::uint16_t used_idx_;
-  std::uint16_t used_event_;   // driver -> device (EVENT_IDX)
-  std::uint16_t avail_event_;  // device -> driver (EVENT_IDX)
-  bool avail_no_interrupt_ = false;  // VRING_AVAIL_F_NO_INTERRUPT (without EVENT_IDX)
-  bool used_no_notify_ = false;      // VRING_USED_F_NO_NOTIFY (without EVENT_IDX)
+  std::uint16_t used_event_;        // driver -> device (EVENT_IDX)
+  std::uint16_t avail_event_;       // device -> driver (EVENT_IDX)
+  bool avail_no_interrupt_ = false; // VRING_AVAIL_F_NO_INTERRUPT (without EVENT_IDX)
+  bool used_no_notify_ = false;     // VRING_USED_F_NO_NOTIFY (without EVENT_IDX)
 
   // Driver's private state.
   std::uint16_t num_free_;
@@ -164,12 +164,12 @@ private:
 
   // Device's private state.
   std::uint16_t last_avail_;
-  std::uint16_t avail_cache_;  // vq->avail_idx: the avail.idx value vhost last read
-  std::uint16_t device_used_;  // the device's used index (vq->last_used_idx)
+  std::uint16_t avail_cache_; // vq->avail_idx: the avail.idx value vhost last read
+  std::uint16_t device_used_; // the device's used index (vq->last_used_idx)
   std::uint16_t signalled_used_ = 0;
   bool signalled_used_valid_ = false;
   bool device_no_notify_ = false;
-  std::vector<bool> device_holds_;  // heads popped and not yet returned
+  std::vector<bool> device_holds_; // heads popped and not yet returned
 };
 
-}  // namespace vsim::models
+} // namespace vsim::models

@@ -26,7 +26,7 @@ std::uint32_t wrap_add(std::uint32_t idx, std::uint32_t len, std::uint32_t dsize
   return static_cast<std::uint32_t>(next);
 }
 
-}  // namespace
+} // namespace
 
 // hv_ringbuffer_init(): ring_datasize = ring_size - sizeof(struct hv_ring_buffer)
 // (one page); read_index = write_index = 0; priv_read_index = 0.
@@ -167,9 +167,9 @@ bool VmbusRing::iter_close(Time t)
     // Signal only on the "not enough space" -> "enough space" transition
     // (exactly full counts as "not enough").
     if (curr_write_sz - bytes_read > pending_sz)
-      signal = false;  // the writer was not blocked before this iteration
+      signal = false; // the writer was not blocked before this iteration
     else if (curr_write_sz <= pending_sz)
-      signal = false;  // still not enough space: no false hope
+      signal = false; // still not enough space: no false hope
     else
       signal = true;
   }
@@ -218,20 +218,19 @@ std::uint32_t VmbusRing::read_index() const
   return static_cast<std::uint32_t>(read_total_ % data_size_);
 }
 
-
 void VmbusRing::advance_writer_time(Time t, const char* where)
 {
   if (t < writer_time_)
-    throw std::logic_error(std::string("VmbusRing::") + where + ": writer time went backwards (" +
-                           std::to_string(t) + " < " + std::to_string(writer_time_) + ")");
+    throw std::logic_error(std::string("VmbusRing::") + where + ": writer time went backwards (" + std::to_string(t) +
+                           " < " + std::to_string(writer_time_) + ")");
   writer_time_ = t;
 }
 
 void VmbusRing::advance_reader_time(Time t, const char* where)
 {
   if (t < reader_time_)
-    throw std::logic_error(std::string("VmbusRing::") + where + ": reader time went backwards (" +
-                           std::to_string(t) + " < " + std::to_string(reader_time_) + ")");
+    throw std::logic_error(std::string("VmbusRing::") + where + ": reader time went backwards (" + std::to_string(t) +
+                           " < " + std::to_string(reader_time_) + ")");
   reader_time_ = t;
 }
 
@@ -284,4 +283,4 @@ void VmbusRing::check_invariants() const
     violated("check_invariants", "sum of queued payloads != queued payload");
 }
 
-}  // namespace vsim::models
+} // namespace vsim::models

@@ -32,7 +32,10 @@ namespace vsim::models {
 inline constexpr std::uint32_t kPageSize = 4096;
 
 // ALIGN(n, 8) as used by HVS_PKT_LEN and VMBus packet lengths.
-constexpr std::uint32_t align8(std::uint32_t n) { return (n + 7u) & ~7u; }
+constexpr std::uint32_t align8(std::uint32_t n)
+{
+  return (n + 7u) & ~7u;
+}
 
 // VMBus packet descriptor (struct vmpacket_descriptor), hv_sock pipe header
 // (struct vmpipe_proto_header) and trailer (the u64 "previous indices" that
@@ -51,8 +54,7 @@ constexpr std::uint32_t hvs_packet_len(std::uint32_t payload)
 
 // Largest payload hvs_packet_len accepts without overflowing 32 bits.
 inline constexpr std::uint32_t kMaxModelPayload =
-    std::numeric_limits<std::uint32_t>::max() - 7u - kVmbusDescriptorBytes - kPipeHeaderBytes -
-    kVmbusTrailerBytes;
+    std::numeric_limits<std::uint32_t>::max() - 7u - kVmbusDescriptorBytes - kPipeHeaderBytes - kVmbusTrailerBytes;
 
 class VmbusRing {
 public:
@@ -72,9 +74,9 @@ public:
   std::uint32_t bytes_to_write() const;
 
   struct WriteResult {
-    bool written;              // false: refused (-EAGAIN), nothing changed but the refusal count
-    bool signal;               // the writer must signal the reader (vmbus_setevent)
-    std::uint32_t ring_bytes;  // hvs_packet_len(payload), also when refused
+    bool written;             // false: refused (-EAGAIN), nothing changed but the refusal count
+    bool signal;              // the writer must signal the reader (vmbus_setevent)
+    std::uint32_t ring_bytes; // hvs_packet_len(payload), also when refused
   };
 
   // hv_ringbuffer_write() followed by hv_signal_on_write():
@@ -92,7 +94,7 @@ public:
   // hv_signal_on_write, reading interrupt_mask and read_index.
   struct Published {
     bool written;
-    std::uint32_t old_write_index;  // write_index before this packet
+    std::uint32_t old_write_index; // write_index before this packet
     std::uint32_t ring_bytes;
   };
   Published publish(Time t, std::uint32_t payload);
@@ -130,9 +132,9 @@ public:
   bool iter_close(Time t);
 
   struct NextResult {
-    std::uint32_t payload;  // payload of the consumed packet
-    bool closed;            // no more packets: iter_close was called
-    bool signal;            // iter_close's answer (false when not closed)
+    std::uint32_t payload; // payload of the consumed packet
+    bool closed;           // no more packets: iter_close was called
+    bool signal;           // iter_close's answer (false when not closed)
   };
   // hv_pkt_iter_next() (include/linux/hyperv.h): __hv_pkt_iter_next, and when
   // no further packet is there, hv_pkt_iter_close.
@@ -149,16 +151,16 @@ public:
   bool interrupt_mask() const { return interrupt_mask_; }
 
   // ---------------------------------------------------------------- bookkeeping
-  std::uint64_t bytes_written() const { return write_total_; }          // ring bytes ever written
-  std::uint64_t bytes_consumed() const { return priv_read_total_; }               // ring bytes passed by the iterator
-  std::uint64_t bytes_published_read() const { return read_total_; }    // released by published read_index
+  std::uint64_t bytes_written() const { return write_total_; }       // ring bytes ever written
+  std::uint64_t bytes_consumed() const { return priv_read_total_; }  // ring bytes passed by the iterator
+  std::uint64_t bytes_published_read() const { return read_total_; } // released by published read_index
   std::uint64_t payload_written() const { return payload_written_; }
   std::uint64_t payload_consumed() const { return payload_consumed_; }
   std::uint64_t packets_written() const { return packets_written_; }
   std::uint64_t packets_consumed() const { return packets_consumed_; }
   std::uint64_t write_refusals() const { return write_refusals_; }
-  std::uint64_t write_signals() const { return write_signals_; }      // cf. channel->intr_out_empty
-  std::uint64_t close_signals() const { return close_signals_; }      // cf. channel->intr_in_full
+  std::uint64_t write_signals() const { return write_signals_; } // cf. channel->intr_out_empty
+  std::uint64_t close_signals() const { return close_signals_; } // cf. channel->intr_in_full
   // Bytes between published read_index and write_index (latest values).
   std::uint64_t used_bytes() const { return write_total_ - read_total_; }
 
@@ -176,7 +178,6 @@ public:
   {
     occupancy_.trace_as(trace, std::move(name), std::move(unit));
   }
-
 
   // Full check (O(queued packets)): throws std::logic_error naming the violated
   // invariant. The O(1) part also runs at the end of write/consume/iter_close.
@@ -208,7 +209,7 @@ private:
   std::uint32_t priv_read_index_ = 0;
   std::uint32_t published_read_index_ = 0;
 
-  std::deque<Packet> queue_;  // written, not yet consumed (bounded by the ring)
+  std::deque<Packet> queue_; // written, not yet consumed (bounded by the ring)
   std::uint64_t queued_bytes_ = 0;
   std::uint64_t queued_payload_ = 0;
 
@@ -226,4 +227,4 @@ private:
   Time reader_time_ = -std::numeric_limits<Time>::infinity();
 };
 
-}  // namespace vsim::models
+} // namespace vsim::models

@@ -7,7 +7,8 @@
 #                                  build (slurm-wlm and munge for the Slurm test,
 #                                  clang-14's libFuzzer/sanitizer runtime and
 #                                  llvm-14's symbolizer for scripts/fuzz.sh and
-#                                  scripts/sanitize.sh)
+#                                  scripts/sanitize.sh, clang-format-14 for
+#                                  scripts/format.sh --check)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +21,7 @@ deps_only=0
 for arg in "$@"; do
   case "$arg" in
     --deps) deps_only=1 ;;
-    --test-deps) PKGS+=(slurm-wlm munge libclang-rt-14-dev llvm-14) ;;
+    --test-deps) PKGS+=(slurm-wlm munge libclang-rt-14-dev llvm-14 clang-format-14) ;;
     *) echo "setup: unknown option $arg (allowed: --deps, --test-deps)" >&2; exit 2 ;;
   esac
 done

@@ -24,7 +24,7 @@ CpuTime plus(CpuTime a, const CpuTime& b)
   return a;
 }
 
-}  // namespace
+} // namespace
 
 void append_breakdown(std::map<std::string, double>& m, const World& world, Time elapsed,
                       const std::vector<const SimThread*>& interrupt_contexts, const std::vector<NamedQueue>& queues)
@@ -73,4 +73,4 @@ void append_breakdown(std::map<std::string, double>& m, const World& world, Time
   }
 }
 
-}  // namespace vsim
+} // namespace vsim

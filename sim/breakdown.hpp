@@ -25,7 +25,7 @@
 namespace vsim {
 
 struct NamedQueue {
-  std::string name;  // e.g. "vmbus_ring", "virtio_tx"
+  std::string name; // e.g. "vmbus_ring", "virtio_tx"
   const Occupancy* occupancy;
 };
 
@@ -37,4 +37,4 @@ void append_breakdown(std::map<std::string, double>& m, const World& world, Time
 // The categories in metric names, in Cat order, then "busy".
 inline constexpr const char* kBusyCategoryNames[] = {"user", "sys", "irq", "hypervisor", "busy"};
 
-}  // namespace vsim
+} // namespace vsim

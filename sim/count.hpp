@@ -15,4 +15,4 @@ private:
   std::uint64_t total_ = 0;
 };
 
-}  // namespace vsim
+} // namespace vsim

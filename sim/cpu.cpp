@@ -10,17 +10,19 @@ namespace vsim {
 const char* to_string(Cat c)
 {
   switch (c) {
-    case Cat::User: return "user";
-    case Cat::Sys: return "sys";
-    case Cat::Irq: return "irq";
-    case Cat::Hypervisor: return "hypervisor";
+  case Cat::User:
+    return "user";
+  case Cat::Sys:
+    return "sys";
+  case Cat::Irq:
+    return "irq";
+  case Cat::Hypervisor:
+    return "hypervisor";
   }
   return "?";
 }
 
-Cpu::Cpu(int index, Side side, std::string name) : index_(index), side_(side), name_(std::move(name))
-{
-}
+Cpu::Cpu(int index, Side side, std::string name) : index_(index), side_(side), name_(std::move(name)) {}
 
 void Cpu::add_irq(Time now, Time start, double cycles, Cat c)
 {
@@ -55,7 +57,7 @@ Time Cpu::finish_time(Time start, double cycles) const
       remaining -= s - t;
       t = s;
     }
-    t = e;  // preempted until the interrupt ends
+    t = e; // preempted until the interrupt ends
   }
   return t + remaining;
 }
@@ -86,4 +88,4 @@ SimThread* Cpu::next()
   return holder_;
 }
 
-}  // namespace vsim
+} // namespace vsim

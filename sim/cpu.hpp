@@ -102,7 +102,7 @@ private:
   SimThread* holder_ = nullptr;
   Time work_start_ = 0;
   std::deque<SimThread*> queue_;
-  std::deque<std::pair<Time, Time>> irqs_;  // [start, end), in time order
+  std::deque<std::pair<Time, Time>> irqs_; // [start, end), in time order
 };
 
-}  // namespace vsim
+} // namespace vsim

@@ -67,4 +67,4 @@ Occupancy::Summary Occupancy::summarize(Time end) const
   return s;
 }
 
-}  // namespace vsim
+} // namespace vsim

@@ -15,7 +15,7 @@ class Trace;
 
 class Occupancy {
 public:
-  static constexpr int kBins = 10;  // (0,10%], (10,20%], ... (90,100%] of capacity
+  static constexpr int kBins = 10; // (0,10%], (10,20%], ... (90,100%] of capacity
 
   // capacity: the level that counts as 100% (bytes of a ring, chains of a
   // queue).
@@ -29,11 +29,11 @@ public:
 
   struct Summary {
     double capacity = 0;
-    double duration = 0;         // cycles integrated over: [0, end)
-    double mean = 0;             // time-weighted mean level
-    double max = 0;              // highest level held for a non-zero time
-    double empty_fraction = 0;   // share of time at level 0 (or below)
-    std::array<double, kBins> bin_fraction{};  // share of time in each tenth of capacity (above 100%: last bin)
+    double duration = 0;                      // cycles integrated over: [0, end)
+    double mean = 0;                          // time-weighted mean level
+    double max = 0;                           // highest level held for a non-zero time
+    double empty_fraction = 0;                // share of time at level 0 (or below)
+    std::array<double, kBins> bin_fraction{}; // share of time in each tenth of capacity (above 100%: last bin)
   };
   // The statistics over [0, end) (the level after the last change is held
   // until end). Does not change *this.
@@ -41,14 +41,14 @@ public:
 
 private:
   struct Acc {
-    Time cursor = 0;  // integrated up to here
+    Time cursor = 0; // integrated up to here
     double level = 0;
     double area = 0;
     double max = 0;
     double empty = 0;
     std::array<double, kBins> bins{};
   };
-  static void advance(Acc& a, double capacity, Time t);  // hold the level from a.cursor to t
+  static void advance(Acc& a, double capacity, Time t); // hold the level from a.cursor to t
 
   double capacity_;
   Acc acc_;
@@ -56,4 +56,4 @@ private:
   std::string trace_name_, trace_unit_;
 };
 
-}  // namespace vsim
+} // namespace vsim

@@ -82,4 +82,4 @@ private:
   double j_;
 };
 
-}  // namespace vsim
+} // namespace vsim

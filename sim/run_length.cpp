@@ -52,7 +52,7 @@ std::optional<std::size_t> mser5_cut(const std::vector<double>& x)
       s += x[5 * j + i];
     g[j] = s / 5;
   }
-  const std::size_t last = groups / 2;  // the cut is searched over the first half
+  const std::size_t last = groups / 2; // the cut is searched over the first half
   std::size_t best_d = 0;
   double best = 0;
   for (std::size_t d = 0; d <= last; ++d) {
@@ -85,8 +85,7 @@ double student_t975(std::size_t df)
   static std::map<std::size_t, double> cache;
   auto [it, fresh] = cache.try_emplace(df, 0.0);
   if (fresh)
-    it->second =
-        boost::math::quantile(boost::math::students_t_distribution<double>(static_cast<double>(df)), 0.975);
+    it->second = boost::math::quantile(boost::math::students_t_distribution<double>(static_cast<double>(df)), 0.975);
   return it->second;
 }
 
@@ -125,7 +124,8 @@ BatchMeansResult batch_means(const std::vector<double>& num, const std::vector<d
 
 RunLength::RunLength(RunLengthConfig cfg, std::function<Figures(Time, std::uint64_t)> snapshot,
                      std::function<FigureKind(const std::string&)> kind, std::function<void()> stop)
-    : cfg_(cfg), snapshot_(std::move(snapshot)), kind_(std::move(kind)), stop_(std::move(stop)), chunk_(std::max<std::uint64_t>(1, cfg.chunk)),
+    : cfg_(cfg), snapshot_(std::move(snapshot)), kind_(std::move(kind)), stop_(std::move(stop)),
+      chunk_(std::max<std::uint64_t>(1, cfg.chunk)),
       per_conn_(static_cast<std::size_t>(std::max(1, cfg.connections)), 0), next_boundary_(chunk_),
       next_check_(cfg.min_observations)
 {
@@ -192,7 +192,7 @@ void RunLength::check(Time now)
   const std::size_t n = dt_.size();
   next_check_ = std::max(n + 1, static_cast<std::size_t>(std::ceil(static_cast<double>(n) * 1.1)));
   if (total_ >= cfg_.total_bytes)
-    return;  // the transfer is over anyway
+    return; // the transfer is over anyway
   std::vector<double> x(n);
   for (std::size_t i = 0; i < n; ++i)
     x[i] = dd_[i] > 0 ? dt_[i] / dd_[i] : 0;
@@ -255,7 +255,7 @@ std::optional<double> extensive(Scaling s, double value, double t, double d)
   }
 }
 
-}  // namespace
+} // namespace
 
 RunLength::Snap RunLength::take(Time now)
 {
@@ -339,7 +339,7 @@ Figures RunLength::extrapolate() const
   const double dt = static_cast<double>(cfg_.total_bytes);
   if (dk <= dw)
     throw std::logic_error("run length: no bytes between the warm-up cut and the stop");
-  const double r = (dt - dk) / (dk - dw);  // the rest of the transfer, in steady-state spans
+  const double r = (dt - dk) / (dk - dw); // the rest of the transfer, in steady-state spans
   const double tw = w.t, tk = k.t, tt = tk + (tk - tw) * r;
   auto grow = [&](double xw, double xk) { return xk + (xk - xw) * r; };
   Figures out;
@@ -384,4 +384,4 @@ Figures RunLength::full_info(std::uint64_t total_bytes)
           {"run_length.simulated_bytes", static_cast<double>(total_bytes)}};
 }
 
-}  // namespace vsim
+} // namespace vsim

@@ -49,20 +49,20 @@ namespace vsim {
 
 // How a reported figure relates to the quantity that grows with the run.
 enum class Scaling {
-  Total,      // grows with the run itself (seconds of CPU, elapsed seconds)
-  PerByte,    // a total / bytes delivered (counts per MB)
-  PerTime,    // a total / elapsed time (CPU percentages, time-weighted levels, shares of time)
-  BytesOver,  // bytes delivered / a total (throughput; Mbit/s per %CPU)
-  AsIs,       // not extrapolated: sizes, maxima, the simulator's own counts
+  Total,     // grows with the run itself (seconds of CPU, elapsed seconds)
+  PerByte,   // a total / bytes delivered (counts per MB)
+  PerTime,   // a total / elapsed time (CPU percentages, time-weighted levels, shares of time)
+  BytesOver, // bytes delivered / a total (throughput; Mbit/s per %CPU)
+  AsIs,      // not extrapolated: sizes, maxima, the simulator's own counts
 };
 
 struct RunLengthConfig {
-  double precision = 0.005;           // relative half-width of the 95% CI of throughput to stop at
-  std::uint64_t total_bytes = 0;      // bytes of the whole transfer, all connections
+  double precision = 0.005;      // relative half-width of the 95% CI of throughput to stop at
+  std::uint64_t total_bytes = 0; // bytes of the whole transfer, all connections
   int connections = 1;
-  std::uint64_t chunk = 16384;        // bytes per observation at first
-  std::size_t min_observations = 200; // before the first check
-  std::size_t max_observations = 1000;  // then pairs merge and the chunk doubles (even, multiple of 10)
+  std::uint64_t chunk = 16384;         // bytes per observation at first
+  std::size_t min_observations = 200;  // before the first check
+  std::size_t max_observations = 1000; // then pairs merge and the chunk doubles (even, multiple of 10)
   std::size_t batches = 20;
   // A figure under this share of the largest of its unit is judged on that
   // share of the largest (an idle CPU's 0.01% does not hold the run).
@@ -79,13 +79,13 @@ std::uint64_t expected_auto_bytes(const RunLengthConfig& cfg, std::uint64_t deli
 // Why a run was, or was not, extrapolated (the code is reported as
 // run_length.reason).
 enum class RunEnd {
-  Extrapolated = 0,        // the precision was reached; the rest was extrapolated
-  Full = 1,                // sim.run_length: full
-  TooShort = 2,            // the transfer ended before the first check (too few observations)
-  PrecisionNotMet = 3,     // the half-width stayed above the precision until the transfer ended
-  NoSteadyState = 4,       // the warm-up never ended in the first half of the run
-  UnequalConnections = 5,  // the connections' steady-state rates differed by more than the precision
-  FiguresNotSteady = 6,    // a figure's steady-state rate (CPU time, a count) was not known to the precision
+  Extrapolated = 0,       // the precision was reached; the rest was extrapolated
+  Full = 1,               // sim.run_length: full
+  TooShort = 2,           // the transfer ended before the first check (too few observations)
+  PrecisionNotMet = 3,    // the half-width stayed above the precision until the transfer ended
+  NoSteadyState = 4,      // the warm-up never ended in the first half of the run
+  UnequalConnections = 5, // the connections' steady-state rates differed by more than the precision
+  FiguresNotSteady = 6,   // a figure's steady-state rate (CPU time, a count) was not known to the precision
 };
 const char* run_end_text(RunEnd e);
 
@@ -100,10 +100,10 @@ double student_t975(std::size_t df);
 
 struct BatchMeansResult {
   std::size_t batches = 0;
-  std::size_t batch_size = 0;    // observations per batch
-  std::size_t first = 0;         // first observation used (the remainder before it is dropped)
-  double mean = 0;               // mean of the batch ratios
-  double relative_half_width = 0;  // of the 95% CI of the mean, over the mean
+  std::size_t batch_size = 0;     // observations per batch
+  std::size_t first = 0;          // first observation used (the remainder before it is dropped)
+  double mean = 0;                // mean of the batch ratios
+  double relative_half_width = 0; // of the 95% CI of the mean, over the mean
 };
 // Batch means over observations [from, n): each batch's ratio is the sum
 // of num over the sum of den of its observations (time per byte). Needs at
@@ -119,7 +119,7 @@ using Figures = std::map<std::string, double>;
 struct FigureKind {
   Scaling scaling;
   std::string group;
-  bool judged = true;  // false: extrapolated, but its steady state does not hold the run (explanations)
+  bool judged = true; // false: extrapolated, but its steady state does not hold the run (explanations)
 };
 
 class RunLength {
@@ -149,11 +149,11 @@ private:
     Time t = 0;
     std::uint64_t d = 0;
     std::vector<std::uint64_t> per_conn;
-    std::vector<double> values;  // by names_; empty for the start of the run (everything zero)
+    std::vector<double> values; // by names_; empty for the start of the run (everything zero)
   };
   Snap take(Time now);
-  std::vector<std::string> names_;  // the figures' names, from the first snapshot
-  std::vector<FigureKind> kinds_;   // and their kinds
+  std::vector<std::string> names_; // the figures' names, from the first snapshot
+  std::vector<FigureKind> kinds_;  // and their kinds
   void observe(Time now);
   void merge_pairs();
   void check(Time now);
@@ -164,23 +164,23 @@ private:
   std::function<FigureKind(const std::string&)> kind_;
   std::function<void()> stop_;
   std::uint64_t chunk_;
-  std::uint64_t total_ = 0;  // delivered so far
+  std::uint64_t total_ = 0; // delivered so far
   std::vector<std::uint64_t> per_conn_;
   std::uint64_t next_boundary_;
-  Time last_t_ = 0;         // of the last observation's end
+  Time last_t_ = 0; // of the last observation's end
   Time last_delivery_ = 0;
   std::uint64_t last_d_ = 0;
-  std::vector<double> dt_, dd_;  // per observation: time taken, bytes delivered
-  std::vector<Snap> snaps_;      // snaps_[j]: after observation 5j (snaps_[0]: the start)
+  std::vector<double> dt_, dd_; // per observation: time taken, bytes delivered
+  std::vector<Snap> snaps_;     // snaps_[j]: after observation 5j (snaps_[0]: the start)
   std::size_t next_check_;
   bool stopped_ = false;
   RunEnd reason_ = RunEnd::TooShort;
-  std::size_t cut_obs_ = 0;      // observations in the warm-up (at the last check)
+  std::size_t cut_obs_ = 0; // observations in the warm-up (at the last check)
   std::uint64_t warmup_bytes_ = 0;
-  std::string held_by_;  // the figure that did not settle at the last check, and its relative half-width
+  std::string held_by_; // the figure that did not settle at the last check, and its relative half-width
   double held_by_half_width_ = 0;
   BatchMeansResult last_{};
   Snap stop_snap_;
 };
 
-}  // namespace vsim
+} // namespace vsim

@@ -65,4 +65,4 @@ void append_run_metrics(std::map<std::string, double>& m, const World& world, Ti
   m["sim_simcalls"] = static_cast<double>(st.advances);
 }
 
-}  // namespace vsim
+} // namespace vsim

@@ -29,4 +29,4 @@ void append_run_metrics(std::map<std::string, double>& m, const World& world, Ti
                         std::uint64_t delivered, const std::vector<SimThread*>& writers,
                         const std::vector<SimThread*>& readers);
 
-}  // namespace vsim
+} // namespace vsim

@@ -42,8 +42,7 @@ struct PromiseBase {
   std::suspend_always initial_suspend() noexcept { return {}; }
   struct Final {
     bool await_ready() noexcept { return false; }
-    template <typename P>
-    std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept
+    template <typename P> std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept
     {
       return h.promise().continuation;
     }
@@ -53,20 +52,17 @@ struct PromiseBase {
   void unhandled_exception() noexcept { error = std::current_exception(); }
 };
 
-template <typename T>
-struct Promise : PromiseBase {
+template <typename T> struct Promise : PromiseBase {
   std::optional<T> value;
   void return_value(T v) { value.emplace(std::move(v)); }
 };
-template <>
-struct Promise<void> : PromiseBase {
+template <> struct Promise<void> : PromiseBase {
   void return_void() noexcept {}
 };
 
-}  // namespace detail
+} // namespace detail
 
-template <typename T = void>
-class [[nodiscard]] Task {
+template <typename T = void> class [[nodiscard]] Task {
 public:
   struct promise_type : detail::Promise<T> {
     Task get_return_object() { return Task(std::coroutine_handle<promise_type>::from_promise(*this)); }
@@ -120,4 +116,4 @@ private:
   Handle h_;
 };
 
-}  // namespace vsim
+} // namespace vsim

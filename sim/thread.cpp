@@ -25,7 +25,7 @@ std::vector<std::vector<void*>>& free_lists()
   static std::vector<std::vector<void*>> lists;
   return lists;
 }
-}  // namespace
+} // namespace
 
 void* FramePool::allocate(std::size_t n)
 {
@@ -36,7 +36,7 @@ void* FramePool::allocate(std::size_t n)
     lists[k].pop_back();
     return p;
   }
-  return ::operator new(k * kGrain);
+  return ::operator new(k* kGrain);
 }
 
 void FramePool::release(void* p, std::size_t n) noexcept
@@ -51,7 +51,7 @@ void FramePool::release(void* p, std::size_t n) noexcept
     ::operator delete(p);
   }
 }
-}  // namespace detail
+} // namespace detail
 
 // --- the thread ------------------------------------------------------------
 
@@ -76,7 +76,7 @@ Task<> SimThread::main()
     // Recorded, not thrown: World::run() reports it once the engine stops.
     world_->fail(name_ + ": " + e.what());
   }
-  debt_ = {};  // what a failed body left unsettled
+  debt_ = {}; // what a failed body left unsettled
   finished_at_ = world_->now();
   pending_ = Pending::None;
   world_->thread_finished(*this);
@@ -90,7 +90,10 @@ void SimThread::start()
   schedule(0);
 }
 
-void SimThread::schedule(Time t) { world_->schedule(t, *this, gen_); }
+void SimThread::schedule(Time t)
+{
+  world_->schedule(t, *this, gen_);
+}
 
 bool SimThread::resume_at(std::coroutine_handle<> h, Time t)
 {
@@ -107,11 +110,14 @@ bool SimThread::resume_at(std::coroutine_handle<> h, Time t)
 void SimThread::no_debt(const char* what) const
 {
   if (unsettled())
-    throw std::logic_error(fmt::format("invariant violated: thread {} {} with unsettled CPU work (settle() first)",
-                                       name_, what));
+    throw std::logic_error(
+        fmt::format("invariant violated: thread {} {} with unsettled CPU work (settle() first)", name_, what));
 }
 
-void SimThread::become_interrupt_context() { irq_context_ = true; }
+void SimThread::become_interrupt_context()
+{
+  irq_context_ = true;
+}
 
 // An interrupt context's step: its pieces registered on the CPU, one after
 // the other from when the CPU's earlier interrupts are done; the thread
@@ -126,7 +132,7 @@ bool SimThread::begin_irq_step(std::coroutine_handle<> h)
     const Time start = cpu_->irq_start(world_->now());
     cpu_->add_irq(world_->now(), start, cycles, c);
     if (SimThread* h = cpu_->holder(); h && h != this)
-      h->interrupted_[c] += cycles;  // it stretches the holder's step
+      h->interrupted_[c] += cycles; // it stretches the holder's step
     Work w{start, cycles, {}, true};
     w.own[c] = cycles;
     remember(w);
@@ -198,7 +204,7 @@ bool SimThread::begin_run(std::coroutine_handle<> h, double cycles, Cat c)
   ++gen_;
   work_ = Work{world_->now(), debt_.busy(), debt_, false};
   debt_ = {};
-  if (cpu_->holder()) {  // another thread's work is on the CPU: take turns
+  if (cpu_->holder()) { // another thread's work is on the CPU: take turns
     cpu_->enqueue(this);
     return true;
   }
@@ -208,7 +214,10 @@ bool SimThread::begin_run(std::coroutine_handle<> h, double cycles, Cat c)
 
 // Another thread's step ended and handed the CPU over: this one's starts
 // (it is suspended, so its end is an event).
-void SimThread::cpu_granted() { start_work(false); }
+void SimThread::cpu_granted()
+{
+  start_work(false);
+}
 
 bool SimThread::start_work(bool running)
 {
@@ -248,7 +257,7 @@ void SimThread::begin_wait(std::coroutine_handle<> h)
 
 void SimThread::wake_at(Time t)
 {
-  if (waiting_ && !woken_) {  // try_to_wake_up() of a sleeping task: the first one wakes it
+  if (waiting_ && !woken_) { // try_to_wake_up() of a sleeping task: the first one wakes it
     woken_ = true;
     world_->wake_ipi_to(*this);
   }
@@ -287,29 +296,29 @@ void SimThread::on_event(std::uint64_t gen)
   }
   ++world_->stats().events;
   switch (pending_) {
-    case Pending::Work: {
-      // Interrupts registered since the work started may have stretched it.
-      const Time end = cpu_->finish_time(work_.start, work_.cycles);
-      if (end > world_->now()) {
-        schedule(end);
-        return;
-      }
-      if (trace_) [[unlikely]]
-        trace_work(end);
-      if (SimThread* next = cpu_->next())
-        next->cpu_granted();
-      break;
+  case Pending::Work: {
+    // Interrupts registered since the work started may have stretched it.
+    const Time end = cpu_->finish_time(work_.start, work_.cycles);
+    if (end > world_->now()) {
+      schedule(end);
+      return;
     }
-    case Pending::Wait:
-      if (trace_) [[unlikely]]
-        forget_wakers(true);
-      waiting_ = false;
-      take_due_wakeups();  // this one, and any for the same instant: one wake-up
-      slept_ = true;
-      break;
-    case Pending::Resume:
-    case Pending::None:
-      break;
+    if (trace_) [[unlikely]]
+      trace_work(end);
+    if (SimThread* next = cpu_->next())
+      next->cpu_granted();
+    break;
+  }
+  case Pending::Wait:
+    if (trace_) [[unlikely]]
+      forget_wakers(true);
+    waiting_ = false;
+    take_due_wakeups(); // this one, and any for the same instant: one wake-up
+    slept_ = true;
+    break;
+  case Pending::Resume:
+  case Pending::None:
+    break;
   }
   pending_ = Pending::None;
   std::coroutine_handle<> h = suspended_;
@@ -347,4 +356,4 @@ void SimThread::forget_wakers(bool draw)
   wakers_.erase(wakers_.begin(), due);
 }
 
-}  // namespace vsim
+} // namespace vsim

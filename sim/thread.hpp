@@ -21,11 +21,11 @@
 #include <coroutine>
 #include <deque>
 #include <functional>
-#include <utility>
-#include <queue>
 #include <map>
+#include <queue>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/cpu.hpp"
@@ -73,7 +73,7 @@ public:
 
   struct [[nodiscard]] RunAwait {
     SimThread* t;
-    double cycles;     // besides the thread's unsettled work
+    double cycles; // besides the thread's unsettled work
     Cat c;
     bool await_ready() const noexcept { return cycles <= 0 && !t->unsettled(); }
     bool await_suspend(std::coroutine_handle<> h) { return t->begin_run(h, cycles, c); }
@@ -169,39 +169,39 @@ private:
   bool start_work(bool running);
   void no_debt(const char* what) const;
   void begin_wait(std::coroutine_handle<> h);
-  bool take_due_wakeups();  // pops the wake-ups at or before now; whether there were any
-  void schedule(Time t);    // an event for the current suspension
+  bool take_due_wakeups(); // pops the wake-ups at or before now; whether there were any
+  void schedule(Time t);   // an event for the current suspension
 
   enum class Pending { None, Resume, Work, Wait };
 
   World* world_;
-  Trace* trace_;  // the World's recorder when the thread was made (World::set_trace comes first)
+  Trace* trace_; // the World's recorder when the thread was made (World::set_trace comes first)
   std::string name_;
   Cpu* cpu_;
   int id_;
   bool daemon_ = false;
   bool waiting_ = false;
-  bool woken_ = false;  // a wake-up came while it waits (World::wake_ipi_to charged once)
+  bool woken_ = false; // a wake-up came while it waits (World::wake_ipi_to charged once)
   bool slept_ = false;
   Time finished_at_ = 0;
   Task<> root_;
   // The current suspension: what the thread waits for, and its handle.
   Pending pending_ = Pending::None;
   std::coroutine_handle<> suspended_;
-  std::uint64_t gen_ = 0;  // events made for earlier suspensions are stale
-  Time armed_ = 0;         // while waiting: the time its event is set for
+  std::uint64_t gen_ = 0; // events made for earlier suspensions are stale
+  Time armed_ = 0;        // while waiting: the time its event is set for
   // The work being run (Pending::Work).
   struct Work {
     Time start;
-    double cycles;  // in all
-    CpuTime own;    // by category
-    bool irq;       // interrupt work (the CPU's time, no thread's)
+    double cycles; // in all
+    CpuTime own;   // by category
+    bool irq;      // interrupt work (the CPU's time, no thread's)
   };
   Work work_{};
   void account_work(const Work& w, double sign);
   CpuTime time_;
   CpuTime interrupted_;
-  CpuTime debt_;  // charged, not yet settled
+  CpuTime debt_; // charged, not yet settled
   bool irq_context_ = false;
   bool begin_irq_step(std::coroutine_handle<> h);
   std::priority_queue<Time, std::vector<Time>, std::greater<Time>> wakeups_;
@@ -221,4 +221,4 @@ private:
   void remember(const Work& w);
 };
 
-}  // namespace vsim
+} // namespace vsim

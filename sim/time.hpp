@@ -6,4 +6,4 @@ namespace vsim {
 
 using Time = double;
 
-}  // namespace vsim
+} // namespace vsim

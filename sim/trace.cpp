@@ -8,11 +8,11 @@
 namespace vsim {
 
 namespace {
-constexpr int kQueuesPid = 3;  // counter tracks: rings, queues, credit (shared by both sides)
+constexpr int kQueuesPid = 3; // counter tracks: rings, queues, credit (shared by both sides)
 // Their events' tid: Perfetto reads tid 0 as "the pid", and a CPU track's tid
 // (its index + 1) must not be taken by another process.
 constexpr int kQueuesTid = 9999;
-}
+} // namespace
 
 Trace::Trace(Time start, Time end, double cycles_per_us, std::size_t cap)
     : start_(start), end_(end), per_us_(cycles_per_us), cap_(cap)
@@ -62,8 +62,16 @@ void Trace::instant(const Cpu& cpu, Time t, std::string_view name, const std::st
 {
   if (!keep(t))
     return;
-  push(Event{'i', t, 0, pid_of(cpu), tid_of(cpu), std::string(name), "kernel",
-             {{"thread", thread}, {std::string(arg), value}}, 0, 0});
+  push(Event{'i',
+             t,
+             0,
+             pid_of(cpu),
+             tid_of(cpu),
+             std::string(name),
+             "kernel",
+             {{"thread", thread}, {std::string(arg), value}},
+             0,
+             0});
 }
 
 void Trace::counter(const std::string& name, const std::string& unit, Time t, double value)
@@ -105,34 +113,48 @@ nlohmann::ordered_json Trace::to_json(const nlohmann::ordered_json& metadata) co
   // the pid, which may be another process's CPU track).
   const char* sides[] = {"guest", "host"};
   for (int pid : {1, 2}) {
-    int tid = kQueuesTid + pid;  // a side without CPUs
+    int tid = kQueuesTid + pid; // a side without CPUs
     for (const Track& c : cpus_)
       if (c.pid == pid) {
         tid = c.tid;
         break;
       }
-    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", tid},
-                      {"args", {{"name", sides[pid - 1]}}}});
-    events.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"tid", tid},
-                      {"args", {{"sort_index", pid}}}});
+    events.push_back(
+        {{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", sides[pid - 1]}}}});
+    events.push_back(
+        {{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"tid", tid}, {"args", {{"sort_index", pid}}}});
   }
-  events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", kQueuesPid}, {"tid", kQueuesTid},
+  events.push_back({{"ph", "M"},
+                    {"name", "process_name"},
+                    {"pid", kQueuesPid},
+                    {"tid", kQueuesTid},
                     {"args", {{"name", "rings, queues and credit"}}}});
-  events.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", kQueuesPid}, {"tid", kQueuesTid},
+  events.push_back({{"ph", "M"},
+                    {"name", "process_sort_index"},
+                    {"pid", kQueuesPid},
+                    {"tid", kQueuesTid},
                     {"args", {{"sort_index", kQueuesPid}}}});
   for (const Track& c : cpus_) {
-    events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", c.pid}, {"tid", c.tid},
-                      {"args", {{"name", c.name}}}});
-    events.push_back({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", c.pid}, {"tid", c.tid},
+    events.push_back(
+        {{"ph", "M"}, {"name", "thread_name"}, {"pid", c.pid}, {"tid", c.tid}, {"args", {{"name", c.name}}}});
+    events.push_back({{"ph", "M"},
+                      {"name", "thread_sort_index"},
+                      {"pid", c.pid},
+                      {"tid", c.tid},
                       {"args", {{"sort_index", c.tid}}}});
   }
-  events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", kQueuesPid}, {"tid", kQueuesTid},
-                    {"args", {{"name", "levels"}}}});
+  events.push_back(
+      {{"ph", "M"}, {"name", "thread_name"}, {"pid", kQueuesPid}, {"tid", kQueuesTid}, {"args", {{"name", "levels"}}}});
 
   // Each counter's level as the window opens.
   for (const auto& [name, level] : before_)
-    events.push_back({{"ph", "C"}, {"name", name}, {"cat", "queue"}, {"pid", kQueuesPid}, {"tid", kQueuesTid},
-                      {"ts", us(start_)}, {"args", {{level.first, level.second}}}});
+    events.push_back({{"ph", "C"},
+                      {"name", name},
+                      {"cat", "queue"},
+                      {"pid", kQueuesPid},
+                      {"tid", kQueuesTid},
+                      {"ts", us(start_)},
+                      {"args", {{level.first, level.second}}}});
 
   // Flows whose end falls past the cut go, with their start.
   std::set<std::uint64_t> dropped;
@@ -150,7 +172,7 @@ nlohmann::ordered_json Trace::to_json(const nlohmann::ordered_json& metadata) co
     const Time ea = a->ph == 'X' ? std::min(a->ts + a->dur, last) : sa;
     const Time eb = b->ph == 'X' ? std::min(b->ts + b->dur, last) : sb;
     if (ea != eb)
-      return ea > eb;  // enclosing slices first
+      return ea > eb; // enclosing slices first
     return a->seq < b->seq;
   });
   for (const Event* e : order) {
@@ -189,4 +211,4 @@ nlohmann::ordered_json Trace::to_json(const nlohmann::ordered_json& metadata) co
   return json{{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}, {"metadata", std::move(meta)}};
 }
 
-}  // namespace vsim
+} // namespace vsim

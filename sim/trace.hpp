@@ -71,13 +71,13 @@ public:
 
 private:
   struct Event {
-    char ph;           // X, i, C, s, f
-    Time ts, dur;      // cycles
+    char ph;      // X, i, C, s, f
+    Time ts, dur; // cycles
     int pid, tid;
     std::string name;
     std::string cat;
     nlohmann::ordered_json args;
-    std::uint64_t id;  // flows
+    std::uint64_t id; // flows
     std::uint64_t seq;
   };
   bool keep(Time t) const { return t >= start_ && t < end_ && !capped_; }
@@ -98,8 +98,8 @@ private:
     int pid, tid;
     std::string name;
   };
-  std::vector<Track> cpus_;  // one per CPU, in the order added
-  std::map<std::string, std::pair<std::string, double>> before_;  // each counter's unit and level as the window opens
+  std::vector<Track> cpus_;                                      // one per CPU, in the order added
+  std::map<std::string, std::pair<std::string, double>> before_; // each counter's unit and level as the window opens
 };
 
-}  // namespace vsim
+} // namespace vsim

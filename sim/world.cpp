@@ -21,7 +21,6 @@ using simgrid::kernel::timer::Timer;
 
 namespace vsim {
 
-
 World::World()
 {
   // SimGrid's own messages would go to stderr; results must not depend on
@@ -79,8 +78,8 @@ void World::end_now()
 void World::schedule(Time at, SimThread& t, std::uint64_t gen)
 {
   if (at < now_)
-    throw std::logic_error(fmt::format("invariant violated: thread {} scheduled at {}, before the engine's time {}",
-                                       t.name(), at, now_));
+    throw std::logic_error(
+        fmt::format("invariant violated: thread {} scheduled at {}, before the engine's time {}", t.name(), at, now_));
   events_.push(Event{at, t.id(), seq_++, gen});
 }
 
@@ -151,7 +150,8 @@ void World::fire()
     throw std::logic_error(
         fmt::format("invariant violated: the timer set for {} fired with SimGrid's clock at {}", armed_at_, clock));
   if (armed_at_ < now_)
-    throw std::logic_error(fmt::format("invariant violated: a timer set for {}, behind the engine's time {}", armed_at_, now_));
+    throw std::logic_error(
+        fmt::format("invariant violated: a timer set for {}, behind the engine's time {}", armed_at_, now_));
   now_ = armed_at_;
   // Every event due now, in order; steps taken directly (take_directly) may
   // move the time on meanwhile, to events no other one precedes.
@@ -195,7 +195,7 @@ void World::run()
   engine_->run();
   if (!error_.empty())
     throw std::logic_error(error_);
-  if (running_ > 0)  // no event left, yet threads wait: the transport reports what stalled
+  if (running_ > 0) // no event left, yet threads wait: the transport reports what stalled
     end_ = now_;
   if (trace_)
     trace_->set_run_end(end_);
@@ -205,4 +205,4 @@ void World::run()
     t->drop_work_from(end_);
 }
 
-}  // namespace vsim
+} // namespace vsim

@@ -20,7 +20,7 @@
 namespace simgrid::s4u {
 class Engine;
 class NetZone;
-}
+} // namespace simgrid::s4u
 namespace simgrid::kernel::timer {
 class Timer;
 }
@@ -28,10 +28,10 @@ class Timer;
 namespace vsim {
 
 struct SimStats {
-  std::uint64_t events = 0;    // events taken from the queue (wake-ups, ends of work or of a latency)
-  std::uint64_t direct = 0;    // steps that were the next event and went on at once (no queue, no timer)
-  std::uint64_t advances = 0;  // SimGrid kernel-timer firings
-  std::uint64_t stale = 0;     // events found obsolete (a wake-up superseded by an earlier one)
+  std::uint64_t events = 0;   // events taken from the queue (wake-ups, ends of work or of a latency)
+  std::uint64_t direct = 0;   // steps that were the next event and went on at once (no queue, no timer)
+  std::uint64_t advances = 0; // SimGrid kernel-timer firings
+  std::uint64_t stale = 0;    // events found obsolete (a wake-up superseded by an earlier one)
 };
 
 // The simulated system itself stops making progress, as the kernel it models
@@ -54,8 +54,7 @@ public:
   // n CPUs named prefix0, prefix1, ...
   std::vector<Cpu*> add_cpus(Side side, const std::string& prefix, int n);
   // Takes ownership; the thread starts at time 0 when run() is called.
-  template <typename T, typename... Args>
-  T& spawn(Args&&... args)
+  template <typename T, typename... Args> T& spawn(Args&&... args)
   {
     auto t = std::make_unique<T>(*this, std::forward<Args>(args)...);
     T& ref = *t;
@@ -86,7 +85,7 @@ public:
   bool take_directly(Time t, const SimThread& th);
   void thread_finished(SimThread& t);
 
-  int register_thread(SimThread* t);  // returns its id
+  int register_thread(SimThread* t); // returns its id
   const std::vector<SimThread*>& ordered_threads() const { return registered_; }
   const std::vector<std::unique_ptr<Cpu>>& cpus() const { return cpus_; }
   // The timeline recorder (sim/trace.hpp), or nullptr (the normal case:
@@ -140,8 +139,8 @@ private:
       return seq > o.seq;
     }
   };
-  void arm();   // the SimGrid timer at the earliest event
-  void fire();  // the timer's callback: every event due at the engine's time
+  void arm();  // the SimGrid timer at the earliest event
+  void fire(); // the timer's callback: every event due at the engine's time
   void stop();
 
   std::unique_ptr<simgrid::s4u::Engine> engine_;
@@ -152,12 +151,12 @@ private:
   std::vector<SimThread*> registered_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   std::uint64_t seq_ = 0;
-  simgrid::kernel::timer::Timer* timer_ = nullptr;  // its header is SimGrid's internal one: world.cpp only
+  simgrid::kernel::timer::Timer* timer_ = nullptr; // its header is SimGrid's internal one: world.cpp only
   Time armed_at_ = 0;
   Time now_ = 0;
-  int running_ = 0;  // non-daemon threads not finished
+  int running_ = 0; // non-daemon threads not finished
   bool stopped_ = false;
-  bool direct_ = true;  // VSIM_ENGINE_TIMERS_ONLY=1: every step through the queue and a timer
+  bool direct_ = true; // VSIM_ENGINE_TIMERS_ONLY=1: every step through the queue and a timer
   SimStats stats_;
   Trace* trace_ = nullptr;
   SimThread* current_ = nullptr;
@@ -179,4 +178,4 @@ inline void SimThread::mark(std::string_view kernel_fn, std::string_view arg, do
     t->instant(*cpu_, world_->now(), kernel_fn, name_, arg, value);
 }
 
-}  // namespace vsim
+} // namespace vsim

@@ -62,4 +62,4 @@ inline std::vector<double> in_child(const std::function<std::vector<double>()>& 
   return in;
 }
 
-}  // namespace vsim::testing
+} // namespace vsim::testing

@@ -10,10 +10,10 @@
 
 #include <fmt/format.h>
 
-#include "app/report/calibration_span.hpp"
-#include "app/validation/measurements.hpp"
 #include "app/experiment/experiment.hpp"
 #include "app/experiment/registry.hpp"
+#include "app/report/calibration_span.hpp"
+#include "app/validation/measurements.hpp"
 #include "transports/profiles.hpp"
 
 using namespace vsim;
@@ -71,7 +71,7 @@ std::string initializer(const Span& s)
   return out + "}";
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("each profile's calibrated span is that of its calibration experiment and figures", "[calibration]")
 {

@@ -38,7 +38,7 @@ const Effective& find(const std::vector<Effective>& e, const std::string& name)
   throw std::runtime_error("no effective value " + name);
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("effective: hv_sock rings from SO_RCVBUF, clamps named, same runs found", "[effective]")
 {
@@ -100,14 +100,14 @@ TEST_CASE("effective: virtio packet sizes, credit and interrupt vCPU", "[effecti
                              "    virtio_vsock.irq_vcpu: [0, 5]\n");
   const auto e0 = effective_values(ex.points[0].params);
   CHECK(value(e0, "guest_pkt_bytes") == 65536);
-  CHECK(value(e0, "host_pkt_bytes") == 4096);  // no mergeable rx, no host split: one rx buffer
+  CHECK(value(e0, "host_pkt_bytes") == 4096); // no mergeable rx, no host split: one rx buffer
   CHECK(find(e0, "host_pkt_bytes").note.find("cut to one rx buffer, 4096 bytes") != std::string::npos);
-  CHECK(value(e0, "credit_threshold_bytes") == 0);  // 4.19: credit update on every read
+  CHECK(value(e0, "credit_threshold_bytes") == 0); // 4.19: credit update on every read
   const auto e1 = effective_values(ex.points[1].params);
   CHECK(value(e1, "host_pkt_bytes") == 65536);
-  CHECK(value(e1, "irq_vcpu") == 1);  // 5 mod 2 vCPUs
+  CHECK(value(e1, "irq_vcpu") == 1); // 5 mod 2 vCPUs
   const auto w = effective_warnings(ex);
-  REQUIRE(w.size() == 2);  // max_pkt_size given in the file, cut at point 0; the swept irq_vcpu
+  REQUIRE(w.size() == 2); // max_pkt_size given in the file, cut at point 0; the swept irq_vcpu
   CHECK(w[0].rfind("virtio_vsock.max_pkt_size=65536", 0) == 0);
   CHECK(w[0].find("(point 0)") != std::string::npos);
   CHECK(w[1] == "virtio_vsock.irq_vcpu=5: the guest has 2 vCPUs, the interrupts land on vCPU 1 (point 1)");
@@ -129,7 +129,7 @@ TEST_CASE("effective: the notes under the tables show the effective values that 
                    "0       24576\n"
                    "1       131072\n"
                    "2       262144\n") != std::string::npos);
-  CHECK(notes.find("ring_bytes_guest_to_host") == std::string::npos);  // the same at every point
+  CHECK(notes.find("ring_bytes_guest_to_host") == std::string::npos); // the same at every point
   CHECK(notes.find("MB = 10^6 bytes; CPU percentages sum over CPUs") != std::string::npos);
 }
 

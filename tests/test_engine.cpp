@@ -51,7 +51,7 @@ std::vector<double> sleeper_and_waker(const std::vector<Time>& first, const std:
   });
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("engine: a sleeper wakes at its earliest wake-up whatever the order they are issued in", "[sim][engine]")
 {
@@ -67,7 +67,7 @@ TEST_CASE("engine: a sleeper wakes at its earliest wake-up whatever the order th
   REQUIRE(earlier.size() == 4);
   CHECK(earlier[0] == 200);
   CHECK(earlier[1] == 1200);
-  CHECK(earlier[3] == 2);  // 400 and 300 superseded (1500, superseded by 1200, is after the run's end)
+  CHECK(earlier[3] == 2); // 400 and 300 superseded (1500, superseded by 1200, is after the run's end)
 }
 
 TEST_CASE("engine: a wake-up issued before the wait makes it return at once, without sleeping", "[sim][engine]")
@@ -77,11 +77,11 @@ TEST_CASE("engine: a wake-up issued before the wait makes it return at once, wit
     Cpu& a = w.add_cpu(Side::Guest, "a");
     std::vector<double> out;
     w.spawn<Scripted>("alone", a, [&](Scripted& t) -> Task<> {
-      t.wake_at(0);  // woken while deciding to sleep
+      t.wake_at(0); // woken while deciding to sleep
       const bool slept = co_await t.wait();
       out.push_back(slept ? 1 : 0);
       out.push_back(t.now());
-      t.wake_at(5000);  // pending for later: the wait sleeps until then
+      t.wake_at(5000); // pending for later: the wait sleeps until then
       const bool slept2 = co_await t.wait();
       out.push_back(slept2 ? 1 : 0);
       out.push_back(t.now());
@@ -129,19 +129,19 @@ TEST_CASE("engine: interrupts stretch CPU work, threads sharing a CPU take turns
     std::vector<double> out;
     auto& irq = w.spawn<Scripted>("irq", a, [&](Scripted& t) -> Task<> {
       co_await t.sleep(50);
-      co_await t.run(30, Cat::Irq);  // [50, 80): preempts the worker
+      co_await t.run(30, Cat::Irq); // [50, 80): preempts the worker
       t.charge(20, Cat::Hypervisor);
-      co_await t.run(10, Cat::Irq);  // [80, 110)
+      co_await t.run(10, Cat::Irq); // [80, 110)
     });
     irq.set_daemon();
     irq.become_interrupt_context();
     auto& w1 = w.spawn<Scripted>("w1", a, [&](Scripted& t) -> Task<> {
-      co_await t.run(100, Cat::Sys);  // [0, 160): 60 cycles of interrupts inside
+      co_await t.run(100, Cat::Sys); // [0, 160): 60 cycles of interrupts inside
       out.push_back(t.now());
     });
     auto& w2 = w.spawn<Scripted>("w2", a, [&](Scripted& t) -> Task<> {
       t.charge(40, Cat::User);
-      co_await t.run(60, Cat::Sys);  // waits for w1: [160, 260)
+      co_await t.run(60, Cat::Sys); // waits for w1: [160, 260)
       out.push_back(t.now());
       out.push_back(t.cpu_time()[Cat::User]);
       out.push_back(t.cpu_time()[Cat::Sys]);
@@ -158,7 +158,8 @@ TEST_CASE("engine: interrupts stretch CPU work, threads sharing a CPU take turns
   CHECK(o == std::vector<double>{160, 260, 40, 60, 260, 40, 60, 20, 0});
 }
 
-TEST_CASE("engine: waking a sleeping thread on another CPU of the same side costs the waker an IPI, once per sleep", "[sim][engine][cpu]")
+TEST_CASE("engine: waking a sleeping thread on another CPU of the same side costs the waker an IPI, once per sleep",
+          "[sim][engine][cpu]")
 {
   auto o = in_child([] {
     World w;
@@ -172,32 +173,28 @@ TEST_CASE("engine: waking a sleeping thread on another CPU of the same side cost
         co_await t.wait();
         t.clear_wakeups();
       }
-      co_await t.run(1000, Cat::Sys);  // running, not asleep: no IPI to wake it
+      co_await t.run(1000, Cat::Sys); // running, not asleep: no IPI to wake it
     });
-    auto& near = w.spawn<Scripted>("near", g0, [&](Scripted& t) -> Task<> {
-      co_await t.wait();
-    });
+    auto& near = w.spawn<Scripted>("near", g0, [&](Scripted& t) -> Task<> { co_await t.wait(); });
     w.spawn<Scripted>("waker", g0, [&](Scripted& t) -> Task<> {
       co_await t.run(10, Cat::Sys);
-      const Time at = t.now();  // (the IPI's cycles are owed from the first wake-up on)
-      far.wake_at(at);   // asleep on another vCPU: an IPI
-      far.wake_at(at);   // already woken: none
-      near.wake_at(at);  // same vCPU: none
-      co_await t.run(10, Cat::Sys);  // settles the 100 cycles of the exit: ends at 120
+      const Time at = t.now();      // (the IPI's cycles are owed from the first wake-up on)
+      far.wake_at(at);              // asleep on another vCPU: an IPI
+      far.wake_at(at);              // already woken: none
+      near.wake_at(at);             // same vCPU: none
+      co_await t.run(10, Cat::Sys); // settles the 100 cycles of the exit: ends at 120
       out.push_back(t.now());
-      far.wake_at(t.now());  // asleep again: an IPI
+      far.wake_at(t.now()); // asleep again: an IPI
       co_await t.run(10, Cat::Sys);
-      far.wake_at(t.now());  // running: none
+      far.wake_at(t.now()); // running: none
       co_await t.run(10, Cat::Sys);
       out.push_back(t.cpu_time()[Cat::Hypervisor]);
     });
-    auto& host = w.spawn<Scripted>("host", h0, [&](Scripted& t) -> Task<> {
-      co_await t.wait();
-    });
+    auto& host = w.spawn<Scripted>("host", h0, [&](Scripted& t) -> Task<> { co_await t.wait(); });
     host.set_daemon();
     w.spawn<Scripted>("cross", g1, [&](Scripted& t) -> Task<> {
       co_await t.run(5, Cat::Sys);
-      host.wake_at(t.now());  // the other side (a host thread): no guest IPI, and the host's costs 0
+      host.wake_at(t.now()); // the other side (a host thread): no guest IPI, and the host's costs 0
       co_await t.run(5, Cat::Sys);
       out.push_back(t.cpu_time()[Cat::Hypervisor]);
     });
@@ -243,9 +240,9 @@ TEST_CASE("engine: charged work settles as one step at the time the steps one by
   auto one = times(true), two = times(false);
   REQUIRE(one.size() == 4);
   REQUIRE(two.size() == 4);
-  CHECK(one[0] == 700);  // 200 cycles of work around a 500-cycle interrupt
+  CHECK(one[0] == 700); // 200 cycles of work around a 500-cycle interrupt
   CHECK(std::vector<double>(one.begin(), one.end() - 1) == std::vector<double>(two.begin(), two.end() - 1));
-  CHECK(one[3] < two[3]);  // fewer steps
+  CHECK(one[3] < two[3]); // fewer steps
 }
 
 TEST_CASE("engine: reading the time with unsettled work is an error the run reports", "[sim][engine]")
@@ -287,8 +284,8 @@ TEST_CASE("engine: a run ends with its last non-daemon thread, daemon work start
     daemon.set_daemon();
     auto& app = w.spawn<Scripted>("app", b, [&](Scripted& t) -> Task<> {
       co_await t.run(10, Cat::Sys);
-      daemon.wake_at(50);  // due before the end
-      daemon.wake_at(1010);  // at the end: not part of the run
+      daemon.wake_at(50);   // due before the end
+      daemon.wake_at(1010); // at the end: not part of the run
       co_await t.run(1000, Cat::Sys);
     });
     w.run();
@@ -312,7 +309,7 @@ TEST_CASE("engine: daemon work running across the run's end counts only up to th
     Cpu& b = w.add_cpu(Side::Host, "b");
     auto& daemon = w.spawn<Scripted>("daemon", a, [&](Scripted& t) -> Task<> {
       co_await t.wait();
-      co_await t.run(400, Cat::Sys);  // [600, 1000): the run ends at 700
+      co_await t.run(400, Cat::Sys); // [600, 1000): the run ends at 700
     });
     daemon.set_daemon();
     w.spawn<Scripted>("app", b, [&](Scripted& t) -> Task<> {
@@ -344,7 +341,7 @@ TEST_CASE("engine: daemon work stretched by an interrupt across the run's end co
     daemon.set_daemon();
     auto& irq = w.spawn<Scripted>("irq", a, [&](Scripted& t) -> Task<> {
       co_await t.sleep(600);
-      co_await t.run(200, Cat::Irq);  // [600, 800)
+      co_await t.run(200, Cat::Irq); // [600, 800)
     });
     irq.set_daemon();
     irq.become_interrupt_context();

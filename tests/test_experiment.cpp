@@ -12,9 +12,9 @@
 
 #include "app/experiment/describe.hpp"
 #include "app/experiment/experiment.hpp"
-#include "transports/simulate.hpp"
 #include "app/experiment/registry.hpp"
 #include "transports/profiles.hpp"
+#include "transports/simulate.hpp"
 
 using namespace vsim;
 using namespace vsim::app;
@@ -97,7 +97,7 @@ std::vector<std::filesystem::path> yaml_files(const std::string& dir)
   return files;
 }
 
-}  // namespace
+} // namespace
 
 // ---------------------------------------------------------------------------
 // Declarations
@@ -110,16 +110,14 @@ TEST_CASE("experiment keys are declared with their defaults", "[experiment]")
     ParamKind kind;
     const char* def;
   };
-  for (const Expect& e : {Expect{"name", ParamKind::Text, ""}, Expect{"description", ParamKind::Text, ""},
-                          Expect{"platform", ParamKind::Choice, "hyperv-2019"},
-                          Expect{"transport", ParamKind::Choice, "hv_sock"},
-                          Expect{"direction", ParamKind::Choice, "guest_to_host"},
-                          Expect{"seed", ParamKind::Integer, "1"}, Expect{"iterations", ParamKind::Integer, "10"},
-                          Expect{"workload.message_size", ParamKind::Size, "64KiB"},
-                          Expect{"workload.total_bytes", ParamKind::Size, "1GB"},
-                          Expect{"workload.connections", ParamKind::Integer, "1"},
-                          Expect{"guest.vcpus", ParamKind::Integer, "2"}, Expect{"host.cpus", ParamKind::Integer, "8"},
-                          Expect{"report.metrics", ParamKind::Text, "throughput_MBps"}}) {
+  for (const Expect& e :
+       {Expect{"name", ParamKind::Text, ""}, Expect{"description", ParamKind::Text, ""},
+        Expect{"platform", ParamKind::Choice, "hyperv-2019"}, Expect{"transport", ParamKind::Choice, "hv_sock"},
+        Expect{"direction", ParamKind::Choice, "guest_to_host"}, Expect{"seed", ParamKind::Integer, "1"},
+        Expect{"iterations", ParamKind::Integer, "10"}, Expect{"workload.message_size", ParamKind::Size, "64KiB"},
+        Expect{"workload.total_bytes", ParamKind::Size, "1GB"}, Expect{"workload.connections", ParamKind::Integer, "1"},
+        Expect{"guest.vcpus", ParamKind::Integer, "2"}, Expect{"host.cpus", ParamKind::Integer, "8"},
+        Expect{"report.metrics", ParamKind::Text, "throughput_MBps"}}) {
     INFO(e.path);
     const ParamSpec* spec = reg.find(e.path);
     REQUIRE(spec != nullptr);
@@ -128,7 +126,7 @@ TEST_CASE("experiment keys are declared with their defaults", "[experiment]")
     CHECK(!spec->doc.empty());
   }
   CHECK(reg.find("transport")->choices == std::vector<std::string>{"hv_sock", "virtio_vsock"});
-  CHECK(reg.find("sim.mode") == nullptr);  // removed: one exact engine
+  CHECK(reg.find("sim.mode") == nullptr); // removed: one exact engine
   CHECK(reg.find("platform")->choices.size() == platform_profiles().size());
   CHECK(reg.find("seed")->max == 9007199254740992.0);
   CHECK(reg.find("workload.total_bytes")->max == 1e12);
@@ -178,16 +176,17 @@ TEST_CASE("error: a stray token the YAML parser cannot take", "[experiment]")
 
 TEST_CASE("error: unknown keys list the keys allowed at that level", "[experiment]")
 {
-  CHECK(error_of("workload:\n  msg_size: 4KiB") ==
-        "t.yaml:2:3: error: workload.msg_size: unknown key (allowed: app, connections, message_size, start_interval, total_bytes)");
+  CHECK(error_of("workload:\n  msg_size: 4KiB") == "t.yaml:2:3: error: workload.msg_size: unknown key (allowed: app, "
+                                                   "connections, message_size, start_interval, total_bytes)");
   CHECK(error_of("seed: 1\nsede: 2") == "t.yaml:2:1: error: sede: unknown key (allowed: " + kTopKeys + ")");
-  CHECK(error_of("workload.msg_size: 4") ==
-        "t.yaml:1:1: error: workload.msg_size: unknown key (allowed: app, connections, message_size, start_interval, total_bytes)");
+  CHECK(error_of("workload.msg_size: 4") == "t.yaml:1:1: error: workload.msg_size: unknown key (allowed: app, "
+                                            "connections, message_size, start_interval, total_bytes)");
   CHECK(error_of("sweep:\n  grids: {}") == "t.yaml:2:3: error: sweep.grids: unknown key (allowed: grid, zip)");
   const std::string costs_error = error_of("costs:\n  clock: 3");
   CHECK(costs_error.rfind("t.yaml:2:3: error: costs.clock: unknown key (allowed: clock_ghz, ", 0) == 0);
   CHECK(error_of("hv_sock: {sndbuf: 4KiB, bogus: 1}") ==
-        "t.yaml:1:25: error: hv_sock.bogus: unknown key (allowed: host_fill, host_packet_size, pending_send_size, rcvbuf, "
+        "t.yaml:1:25: error: hv_sock.bogus: unknown key (allowed: host_fill, host_packet_size, pending_send_size, "
+        "rcvbuf, "
         "ring_sizing, send_loop, sndbuf, sysctl_rmem_max, sysctl_wmem_max)");
 }
 
@@ -211,8 +210,8 @@ TEST_CASE("error: wrong types", "[experiment]")
 {
   CHECK(error_of("seed:\n  a: 1") == "t.yaml:2:3: error: seed: expected an integer, got a map " + kSeedRange);
   CHECK(error_of("seed: abc") == "t.yaml:1:7: error: seed: expected an integer, got 'abc' " + kSeedRange);
-  CHECK(error_of("seed: \"12\"") == "t.yaml:1:7: error: seed: expected an integer, got quoted text \"12\" " +
-                                        kSeedRange);
+  CHECK(error_of("seed: \"12\"") ==
+        "t.yaml:1:7: error: seed: expected an integer, got quoted text \"12\" " + kSeedRange);
   CHECK(error_of("seed: 1.5") == "t.yaml:1:7: error: seed: expected an integer, got '1.5' " + kSeedRange);
   CHECK(error_of("seed: 4KiB") == "t.yaml:1:7: error: seed: expected an integer, got '4KiB' " + kSeedRange);
   CHECK(error_of("seed:") == "t.yaml:1:1: error: seed: expected an integer, got no value " + kSeedRange);
@@ -325,7 +324,7 @@ TEST_CASE("error: sweep structure", "[experiment]")
 
 TEST_CASE("error: a sweep with too many points", "[experiment]")
 {
-  std::string seeds;  // 1 .. 400
+  std::string seeds; // 1 .. 400
   for (int i = 1; i <= 400; ++i)
     seeds += (i > 1 ? ", " : "") + std::to_string(i);
   const std::string text =
@@ -391,8 +390,8 @@ TEST_CASE("error: --set entries", "[experiment]")
         "--set 'seed': error: seed: missing '=' (allowed: KEY=VALUE, e.g. workload.message_size=4KiB)");
   CHECK(error_of("seed: 1", {"=3"}) ==
         "--set '=3': error: missing key before '=' (allowed: KEY=VALUE, e.g. workload.message_size=4KiB)");
-  CHECK(error_of("seed: 1", {"workload.msg=1"}) ==
-        "--set 'workload.msg=1': error: workload.msg: unknown key (allowed: app, connections, message_size, start_interval, total_bytes)");
+  CHECK(error_of("seed: 1", {"workload.msg=1"}) == "--set 'workload.msg=1': error: workload.msg: unknown key (allowed: "
+                                                   "app, connections, message_size, start_interval, total_bytes)");
   CHECK(error_of("seed: 1", {"sede=1"}) == "--set 'sede=1': error: sede: unknown key (allowed: " + kTopKeys + ")");
   CHECK(error_of("seed: 1", {"workload=3"}) ==
         "--set 'workload=3': error: workload: a group of keys, not a key; set one of them (allowed: app, connections, "
@@ -504,9 +503,9 @@ TEST_CASE("every declared key is resolved, defaults included", "[experiment]")
 
 TEST_CASE("values keep their kinds", "[experiment]")
 {
-  const Experiment ex = load(
-      "workload: {message_size: 4 KiB}\nhv_sock: {sndbuf: 32KiB, rcvbuf: default, send_loop: true}\n"
-      "costs: {clock_ghz: 3}\nname: \"2019\"");
+  const Experiment ex =
+      load("workload: {message_size: 4 KiB}\nhv_sock: {sndbuf: 32KiB, rcvbuf: default, send_loop: true}\n"
+           "costs: {clock_ghz: 3}\nname: \"2019\"");
   const Params& p = ex.base;
   CHECK(std::get<std::int64_t>(p.get("workload.message_size")) == 4096);
   CHECK(std::get<std::int64_t>(p.get("hv_sock.sndbuf")) == 32768);
@@ -585,10 +584,9 @@ TEST_CASE("grid: first key outermost, indices in order", "[experiment]")
 {
   const Experiment ex = load("sweep:\n  grid:\n    workload.message_size: [4KiB, 1MB, 3]\n    seed: [1, 2]");
   CHECK(ex.grid_keys == std::vector<std::string>{"workload.message_size", "seed"});
-  CHECK(labels(ex) == std::vector<std::string>{
-                          "workload.message_size=4KiB seed=1", "workload.message_size=4KiB seed=2",
-                          "workload.message_size=1MB seed=1", "workload.message_size=1MB seed=2",
-                          "workload.message_size=3 seed=1", "workload.message_size=3 seed=2"});
+  CHECK(labels(ex) == std::vector<std::string>{"workload.message_size=4KiB seed=1", "workload.message_size=4KiB seed=2",
+                                               "workload.message_size=1MB seed=1", "workload.message_size=1MB seed=2",
+                                               "workload.message_size=3 seed=1", "workload.message_size=3 seed=2"});
   for (std::size_t i = 0; i < ex.points.size(); ++i)
     CHECK(ex.points[i].index == i);
   CHECK(ex.points[2].params.integer("workload.message_size") == 1000000);
@@ -598,8 +596,8 @@ TEST_CASE("grid: first key outermost, indices in order", "[experiment]")
 
 TEST_CASE("zip: iterated together, outermost", "[experiment]")
 {
-  const Experiment ex = load(
-      "sweep:\n  grid:\n    seed: [1, 2]\n  zip:\n    hv_sock.sndbuf: [default, 64KiB]\n    iterations: [3, 4]");
+  const Experiment ex =
+      load("sweep:\n  grid:\n    seed: [1, 2]\n  zip:\n    hv_sock.sndbuf: [default, 64KiB]\n    iterations: [3, 4]");
   CHECK(ex.zip_keys == std::vector<std::string>{"hv_sock.sndbuf", "iterations"});
   CHECK(ex.grid_keys == std::vector<std::string>{"seed"});
   CHECK(labels(ex) == std::vector<std::string>{
@@ -612,9 +610,9 @@ TEST_CASE("zip: iterated together, outermost", "[experiment]")
 
 TEST_CASE("point count is the product of the axes", "[experiment]")
 {
-  const Experiment ex = load(
-      "sweep:\n  grid:\n    seed: [1, 2, 3]\n    workload.connections: [1, 2]\n    guest.vcpus: [2, 4, 8, 16]\n"
-      "  zip:\n    iterations: [1, 2]\n    host.cpus: [4, 8]");
+  const Experiment ex =
+      load("sweep:\n  grid:\n    seed: [1, 2, 3]\n    workload.connections: [1, 2]\n    guest.vcpus: [2, 4, 8, 16]\n"
+           "  zip:\n    iterations: [1, 2]\n    host.cpus: [4, 8]");
   CHECK(ex.points.size() == 2 * 3 * 2 * 4);
   CHECK(ex.points.back().index == 47);
   CHECK(labels(ex).back() == "iterations=2 host.cpus=8 seed=3 workload.connections=2 guest.vcpus=16");
@@ -678,8 +676,7 @@ TEST_CASE("set option: sweep.grid.KEY adds or replaces a grid axis", "[experimen
 
 TEST_CASE("set option: sweep.zip.KEY replaces a zip list of the same length", "[experiment]")
 {
-  const Experiment ex =
-      load("sweep:\n  zip:\n    seed: [1, 2]\n    iterations: [1, 2]", {"sweep.zip.seed=[7, 8]"});
+  const Experiment ex = load("sweep:\n  zip:\n    seed: [1, 2]\n    iterations: [1, 2]", {"sweep.zip.seed=[7, 8]"});
   CHECK(labels(ex) == std::vector<std::string>{"seed=7 iterations=1", "seed=8 iterations=2"});
 }
 
@@ -688,8 +685,9 @@ TEST_CASE("set option: sweep.zip.KEY replaces a zip list of the same length", "[
 
 TEST_CASE("virtio_vsock points: the preset gives every knob, each can be overridden alone", "[experiment]")
 {
-  const Experiment ex = load("platform: kvm-2019\ntransport: virtio_vsock\nvirtio_vsock:\n  preset: linux-5.4\n"
-                             "  credit_update: every_read\nsweep:\n  grid:\n    virtio_vsock.preset: [linux-4.19, linux-5.4]");
+  const Experiment ex =
+      load("platform: kvm-2019\ntransport: virtio_vsock\nvirtio_vsock:\n  preset: linux-5.4\n"
+           "  credit_update: every_read\nsweep:\n  grid:\n    virtio_vsock.preset: [linux-4.19, linux-5.4]");
   REQUIRE(ex.points.size() == 2);
   const Params& old = ex.points[0].params;
   const Params& neu = ex.points[1].params;
@@ -716,7 +714,7 @@ TEST_CASE("canonical text: sorted JSON of every base key and the sweep", "[exper
   const Experiment ex = load("seed: 3\nsweep:\n  grid:\n    workload.message_size: [4KiB, 8KiB]\n  zip:\n    "
                              "iterations: [1, 2]\n    seed: [5, 6]");
   const auto j = nlohmann::json::parse(ex.canonical);
-  CHECK(j.dump() == ex.canonical);  // nlohmann sorts object keys: the text is already in that form
+  CHECK(j.dump() == ex.canonical); // nlohmann sorts object keys: the text is already in that form
   std::size_t in_scope = 0;
   for (const auto& spec : registry().all())
     in_scope += spec.scope.empty() || spec.scope == "hv_sock";

@@ -15,14 +15,14 @@
 #include <nlohmann/json.hpp>
 
 #include "app/experiment/experiment.hpp"
-#include "app/report/explain.hpp"
 #include "app/experiment/registry.hpp"
+#include "app/report/explain.hpp"
 #include "app/report/results.hpp"
 #include "app/run/runner.hpp"
-#include "transports/topology.hpp"
 #include "sim/breakdown.hpp"
 #include "sim/occupancy.hpp"
 #include "transports/simulate.hpp"
+#include "transports/topology.hpp"
 
 using namespace vsim;
 using namespace vsim::app;
@@ -71,7 +71,7 @@ virtio_vsock:
   preset: linux-4.19
 )";
 
-}  // namespace
+} // namespace
 
 // --------------------------------------------------------------- occupancy
 
@@ -84,8 +84,8 @@ TEST_CASE("occupancy: time-weighted mean, empty share and histogram of a step fu
   auto s = o.summarize(50);
   CHECK(s.mean == Approx((5.0 * 20 + 10.0 * 10) / 50));
   CHECK(s.empty_fraction == Approx(20.0 / 50));
-  CHECK(s.bin_fraction[4] == Approx(20.0 / 50));  // 50% of capacity: (40,50]
-  CHECK(s.bin_fraction[9] == Approx(10.0 / 50));  // 100%: (90,100]
+  CHECK(s.bin_fraction[4] == Approx(20.0 / 50)); // 50% of capacity: (40,50]
+  CHECK(s.bin_fraction[9] == Approx(10.0 / 50)); // 100%: (90,100]
   CHECK(s.max == 10);
   double sum = s.empty_fraction;
   for (double b : s.bin_fraction)
@@ -98,8 +98,8 @@ TEST_CASE("occupancy: time-weighted mean, empty share and histogram of a step fu
 TEST_CASE("metric families: per-CPU, per-thread and queue metrics are declared by pattern", "[explain][metrics]")
 {
   for (const char* ok : {"cpu.vcpu0.sys_percent", "cpu.hcpu12.busy_percent", "thread.vhost.hypervisor_percent",
-                         "thread.kworker_vcpu1.user_percent", "queue.vmbus_ring.mean", "queue.virtio_tx.time_90_100_percent",
-                         "queue.virtio_rx.empty_time_percent"}) {
+                         "thread.kworker_vcpu1.user_percent", "queue.vmbus_ring.mean",
+                         "queue.virtio_tx.time_90_100_percent", "queue.virtio_rx.empty_time_percent"}) {
     INFO(ok);
     const MetricDoc* d = find_metric(ok);
     REQUIRE(d != nullptr);
@@ -183,7 +183,7 @@ void check_threads_sum_to_cpus(const nlohmann::json& point)
   CHECK(cpus >= 3);
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("busy fractions: the threads of each CPU add up to its busy time (hv_sock, both directions)",
           "[explain][busy]")
@@ -235,7 +235,7 @@ PlatformPlan tiny_plan()
   return p;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("platform graph: a sound plan validates", "[explain][graph]")
 {
@@ -324,8 +324,7 @@ TEST_CASE("bound: hv_sock writer cycles per MB from the costs, by hand", "[expla
   // enqueue 600 + check 150 + copy 60+2044 + ring write 400 + copy of the
   // 4120-byte packet 60+2060. = 7174 cycles per message.
   Experiment ex = load_experiment_text(slurp(kSource + "/tests/data/cli/tiny.yaml"), "t.yaml",
-                                       {"workload.message_size=4088", "hv_sock.send_loop=false"},
-                                       registry());
+                                       {"workload.message_size=4088", "hv_sock.send_loop=false"}, registry());
   PlatformPlan plan = platform_plan(ex.points.at(0).params);
   const ThreadLoad* w = nullptr;
   for (const auto& l : plan.loads)
@@ -357,7 +356,7 @@ TEST_CASE("bound: virtio-vsock applications pay their own model's user cost per 
     FAIL("no load " << thread);
     return 0.0;
   };
-  const double msgs = 1e6 / 4096;  // messages per MB
+  const double msgs = 1e6 / 4096; // messages per MB
   auto more = [&](const char* dir, const char* thread) {
     return load(dir, "iperf3", thread) - load(dir, "loop", thread);
   };
@@ -405,7 +404,7 @@ Out run_cli(const std::string& args, const std::string& dir)
   return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(dir + "/out.txt"), slurp(dir + "/err.txt")};
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("explain: bad input exits 2 naming the file and what is allowed", "[explain][cli]")
 {

@@ -74,7 +74,7 @@ double metric(const PointResult& r, const char* name, std::size_t it = 0)
   return r.iterations.at(it).at(name);
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("hv_sock guest-to-host run delivers every byte and reports the interface metrics", "[hv_sock][e2e]")
 {
@@ -209,13 +209,12 @@ TEST_CASE("the Windows writer of tiny packets is woken when the reader frees the
     INFO(size);
     auto r = run("direction: host_to_guest\n",
                  {"workload.total_bytes=200kB", std::string("workload.message_size=") + size, "hv_sock.rcvbuf=16KiB",
-                  "costs.guest_recv_syscall=20000"});  // a slow reader: the ring fills
+                  "costs.guest_recv_syscall=20000"}); // a slow reader: the ring fills
     CHECK(metric(r[0], "throughput_MBps") > 0);
-    CHECK(metric(r[0], "queue.vmbus_ring.max_percent") > 99);  // the ring did fill: the path was taken
+    CHECK(metric(r[0], "queue.vmbus_ring.max_percent") > 99); // the ring did fill: the path was taken
   }
-  auto small_pkts = run("direction: host_to_guest\n",
-                        {"workload.total_bytes=200kB", "workload.message_size=4KiB", "hv_sock.host_packet_size=8",
-                         "costs.guest_recv_syscall=20000"});
+  auto small_pkts = run("direction: host_to_guest\n", {"workload.total_bytes=200kB", "workload.message_size=4KiB",
+                                                       "hv_sock.host_packet_size=8", "costs.guest_recv_syscall=20000"});
   CHECK(metric(small_pkts[0], "throughput_MBps") > 0);
 }
 
@@ -247,7 +246,7 @@ TEST_CASE("the guest's iteration jitter gives guest-bound figures a spread over 
     s.push_back("costs.guest_iteration_jitter=0.1");
     return s;
   }());
-  CHECK(spread(fixed[0]) < 0.01);  // the latencies' jitter only
+  CHECK(spread(fixed[0]) < 0.01); // the latencies' jitter only
   CHECK(spread(jit[0]) > 2 * spread(fixed[0]));
   CHECK(spread(jit[0]) > 0.02);
 }

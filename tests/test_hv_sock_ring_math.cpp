@@ -19,7 +19,7 @@ TEST_CASE("writable_bytes: 72 bytes of headroom, rounded down to 8", "[hv_sock]"
   CHECK(writable_bytes(8) == 0);
   CHECK(writable_bytes(71) == 0);
   CHECK(writable_bytes(72) == 0);
-  CHECK(writable_bytes(73) == 0);  // 1 byte above the headroom rounds down to 0
+  CHECK(writable_bytes(73) == 0); // 1 byte above the headroom rounds down to 0
   CHECK(writable_bytes(79) == 0);
   CHECK(writable_bytes(80) == 8);
   CHECK(writable_bytes(81) == 8);
@@ -49,7 +49,7 @@ TEST_CASE("host_room_needed: the Windows writer is signalled whenever it slept f
   // (and only on that transition): the writer must be unable to write at
   // every free space <= the value it advertises, and able to at every free
   // space above it, or it sleeps for good (issue 30's lost wake-up).
-  CHECK(host_room_needed(8, true) == kWritableHeadroom);  // was hvs_packet_len(8) = 40
+  CHECK(host_room_needed(8, true) == kWritableHeadroom); // was hvs_packet_len(8) = 40
   CHECK(host_room_needed(8, false) == hvs_packet_len(8));
   CHECK(host_room_needed(4096, true) == hvs_packet_len(4096));
   for (const bool fill : {true, false}) {
@@ -98,7 +98,7 @@ std::vector<std::uint32_t> fill_with_enqueue(VmbusRing& r)
   return sizes;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("24 KiB ring: 4 full packets, then a partial one per writable_bytes", "[hv_sock]")
 {
@@ -117,13 +117,16 @@ TEST_CASE("24 KiB ring: 4 full packets, then a partial one per writable_bytes", 
     CHECK(sizes == std::vector<std::uint32_t>{4088, 4088, 4088, 4088, 3928});
     CHECK(r.bytes_to_write() == 40);
     CHECK(writable_bytes(r.bytes_to_write()) == 0);
-    CHECK(r.write(0, 0).written);  // the FIN still fits
+    CHECK(r.write(0, 0).written); // the FIN still fits
   }
 }
 
 TEST_CASE("Full packets in flight for each ring size", "[hv_sock]")
 {
-  struct Row { std::uint32_t ring; std::size_t full; };
+  struct Row {
+    std::uint32_t ring;
+    std::size_t full;
+  };
   for (Row row : {Row{24576, 4}, Row{32768, 6}, Row{65536, 14}, Row{131072, 30}, Row{262144, 62}}) {
     VmbusRing r(row.ring);
     auto sizes = fill_with_enqueue(r);
@@ -132,7 +135,7 @@ TEST_CASE("Full packets in flight for each ring size", "[hv_sock]")
       full += s == kSendBufPayload;
     INFO("ring " << row.ring);
     CHECK(full == row.full);
-    CHECK(sizes.size() == row.full + 1);  // one partial packet at the end
+    CHECK(sizes.size() == row.full + 1); // one partial packet at the end
   }
 }
 
@@ -140,15 +143,15 @@ TEST_CASE("socket_buffer_value: setsockopt doubles, caps by sysctl, floors at SO
 {
   const std::uint64_t wmem = kDefaultSysctlMemMax;
   CHECK(kDefaultSysctlMemMax == 212992);
-  CHECK(socket_buffer_value(std::nullopt, wmem) == 24576);  // hvs_sock_init
+  CHECK(socket_buffer_value(std::nullopt, wmem) == 24576); // hvs_sock_init
   CHECK(socket_buffer_value(std::nullopt, wmem, SocketBuffer::Receive) == 24576);
   CHECK(socket_buffer_value(16 * 1024, wmem) == 32768);
   CHECK(socket_buffer_value(32 * 1024, wmem) == 65536);
   CHECK(socket_buffer_value(64 * 1024, wmem) == 131072);
   CHECK(socket_buffer_value(212992, wmem) == 425984);
-  CHECK(socket_buffer_value(212993, wmem) == 425984);     // capped by wmem_max
+  CHECK(socket_buffer_value(212993, wmem) == 425984); // capped by wmem_max
   CHECK(socket_buffer_value(1ull << 40, wmem) == 425984);
-  CHECK(socket_buffer_value(64 * 1024, 16 * 1024) == 32768);  // small sysctl cap
+  CHECK(socket_buffer_value(64 * 1024, 16 * 1024) == 32768); // small sysctl cap
   // Floors: SOCK_MIN_SNDBUF = 4608, SOCK_MIN_RCVBUF = 2304.
   CHECK(kSockMinSndbuf == 4608);
   CHECK(kSockMinRcvbuf == 2304);
@@ -170,11 +173,11 @@ TEST_CASE("ring_size_for: page_align(min(max(sk_buf, 24 KiB), 256 KiB)), or 24 K
   CHECK(ring_size_for(0, true) == 24576);
   CHECK(ring_size_for(4608, true) == 24576);
   CHECK(ring_size_for(24575, true) == 24576);
-  CHECK(ring_size_for(24577, true) == 28672);  // page-aligned up
+  CHECK(ring_size_for(24577, true) == 28672); // page-aligned up
   CHECK(ring_size_for(30000, true) == 32768);
   CHECK(ring_size_for(200000, true) == 200704);
   CHECK(ring_size_for(262144, true) == 262144);
-  CHECK(ring_size_for(262145, true) == 262144);  // capped, then aligned: still 64 pages
+  CHECK(ring_size_for(262145, true) == 262144); // capped, then aligned: still 64 pages
   CHECK(ring_size_for(0xFFFFFFFFu, true) == 262144);
   for (std::uint32_t b : {0u, 24576u, 65536u, 262144u, 0xFFFFFFFFu})
     CHECK(ring_size_for(b, false) == 24576);
@@ -192,19 +195,19 @@ TEST_CASE("Ring sizes for the published socket option rows", "[hv_sock]")
   CHECK(ring(32 * 1024, true) == 64 * 1024);
   CHECK(ring(64 * 1024, true) == 128 * 1024);
   CHECK(ring(128 * 1024, true) == 256 * 1024);
-  CHECK(ring(1ull << 30, true) == 256 * 1024);  // huge: 256 KiB cap
-  CHECK(ring(1024, true) == 24 * 1024);         // tiny: 24 KiB floor
-  CHECK(ring(50000, true) == 102400);           // 100000 -> rounded up to 25 pages
+  CHECK(ring(1ull << 30, true) == 256 * 1024); // huge: 256 KiB cap
+  CHECK(ring(1024, true) == 24 * 1024);        // tiny: 24 KiB floor
+  CHECK(ring(50000, true) == 102400);          // 100000 -> rounded up to 25 pages
   // Receive side uses its own floor but the same sizing.
   CHECK(ring_size_for(socket_buffer_value(32 * 1024, wmem, SocketBuffer::Receive), true) == 64 * 1024);
   // fixed sizing (before the patch): 24 KiB whatever the option
-  for (std::optional<std::uint64_t> opt : {std::optional<std::uint64_t>{}, std::optional<std::uint64_t>{16 * 1024},
-                                           std::optional<std::uint64_t>{64 * 1024},
-                                           std::optional<std::uint64_t>{1ull << 30}})
+  for (std::optional<std::uint64_t> opt :
+       {std::optional<std::uint64_t>{}, std::optional<std::uint64_t>{16 * 1024},
+        std::optional<std::uint64_t>{64 * 1024}, std::optional<std::uint64_t>{1ull << 30}})
     CHECK(ring(opt, false) == 24 * 1024);
   // Every size is a valid VMBus ring.
-  for (std::optional<std::uint64_t> opt : {std::optional<std::uint64_t>{}, std::optional<std::uint64_t>{1},
-                                           std::optional<std::uint64_t>{50000},
-                                           std::optional<std::uint64_t>{1ull << 30}})
+  for (std::optional<std::uint64_t> opt :
+       {std::optional<std::uint64_t>{}, std::optional<std::uint64_t>{1}, std::optional<std::uint64_t>{50000},
+        std::optional<std::uint64_t>{1ull << 30}})
     CHECK_NOTHROW(VmbusRing(ring(opt, true)));
 }

@@ -62,7 +62,7 @@ std::vector<std::string> sources_under(const std::string& dir)
   return out;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("every include of a project header points down the layers", "[docs][layers]")
 {
@@ -71,7 +71,7 @@ TEST_CASE("every include of a project header points down the layers", "[docs][la
     for (const auto& file : sources_under(top)) {
       const int own = layer_of(file);
       INFO(file);
-      REQUIRE(own >= 0);  // no source directly in app/: each is in a layer's folder
+      REQUIRE(own >= 0); // no source directly in app/: each is in a layer's folder
       for (const auto& target : project_includes(fs::path(VSIM_SOURCE_DIR) / file)) {
         INFO("includes " << target);
         const int theirs = layer_of(target);
@@ -80,7 +80,31 @@ TEST_CASE("every include of a project header points down the layers", "[docs][la
         ++checked;
       }
     }
-  CHECK(checked > 200);  // the walk found the sources (251 at its writing)
+  CHECK(checked > 200); // the walk found the sources (251 at its writing)
+}
+
+// Columns as a reader counts them: UTF-8 code points, not bytes.
+std::size_t columns(const std::string& line)
+{
+  return static_cast<std::size_t>(
+      std::count_if(line.begin(), line.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+TEST_CASE("no line of the C++ sources is over 120 columns", "[docs][layers]")
+{
+  std::size_t files = 0;
+  for (const std::string top : {"sim", "models", "transports", "app", "tests", "bench"})
+    for (const auto& file : sources_under(top)) {
+      std::ifstream in(fs::path(VSIM_SOURCE_DIR) / file);
+      std::string line;
+      for (int n = 1; std::getline(in, line); ++n) {
+        INFO(file << ":" << n);
+        CHECK(columns(line) <= 120);
+      }
+      ++files;
+    }
+  CHECK(files > 150);  // the walk found the sources
+  CHECK(columns("a\u2014b") == 3);
 }
 
 TEST_CASE("the layer order ranks paths as docs/architecture.md says", "[docs][layers]")

@@ -76,7 +76,7 @@ Manifest fixed_manifest()
 
 const std::vector<std::string> kThroughput{"throughput_MBps"};
 
-}  // namespace
+} // namespace
 
 // ---- summarize ----------------------------------------------------------------------
 
@@ -155,7 +155,7 @@ TEST_CASE("make_manifest records versions, hash, seed and command line", "[resul
     CHECK_THAT(version, Catch::Matches(R"(\d+\.\d+\.\d+)"));
   }
   CHECK(names == std::vector<std::string>{"boost", "fmt", "nlohmann_json", "openssl", "yaml-cpp"});
-  CHECK(m.wall_started_utc.empty());  // wall-clock facts come from the caller
+  CHECK(m.wall_started_utc.empty()); // wall-clock facts come from the caller
   CHECK(m.wall_seconds == 0);
 }
 
@@ -175,13 +175,18 @@ TEST_CASE("to_json of a small run, exactly", "[results]")
   ex.points[0].params.set("sim.run_length", std::string("auto"));
   ex.points[0].params.set("sim.precision", 0.005);
   // Iteration 0 extrapolated from its steady state, iteration 1 too short to judge.
-  std::vector<PointResult> res{{0,
-                                {{{"throughput_MBps", 100.5}, {"guest_cpu_percent", 0.1}},
-                                 {{"throughput_MBps", 99.5}, {"guest_cpu_percent", 0.2}}},
-                                {{{"extrapolated", 1}, {"reason", 0}, {"simulated_bytes", 4e6}, {"warmup_bytes", 1e6},
-                                  {"batches", 20}, {"half_width", 0.004}, {"observation_bytes", 16384}},
-                                 {{"extrapolated", 0}, {"reason", 2}, {"simulated_bytes", 2e6},
-                                  {"observation_bytes", 16384}}}}};
+  std::vector<PointResult> res{
+      {0,
+       {{{"throughput_MBps", 100.5}, {"guest_cpu_percent", 0.1}},
+        {{"throughput_MBps", 99.5}, {"guest_cpu_percent", 0.2}}},
+       {{{"extrapolated", 1},
+         {"reason", 0},
+         {"simulated_bytes", 4e6},
+         {"warmup_bytes", 1e6},
+         {"batches", 20},
+         {"half_width", 0.004},
+         {"observation_bytes", 16384}},
+        {{"extrapolated", 0}, {"reason", 2}, {"simulated_bytes", 2e6}, {"observation_bytes", 16384}}}}};
   Manifest m = fixed_manifest();
   m.dependencies = {{"fmt", "9.1.0"}};
   const char* expected = R"({
@@ -372,11 +377,12 @@ TEST_CASE("to_json and friends reject results that do not match the points", "[r
 
 TEST_CASE("to_csv: header, one row per point and metric, quoting", "[results]")
 {
-  Experiment ex = make_experiment("csv", {"workload.message_size", "note"}, {"direction"},
-                                  {{{"workload.message_size", "128"}, {"note", "a,b"}, {"direction", "guest_to_host"}},
-                                   {{"workload.message_size", "1KiB"}, {"note", "say \"hi\""}, {"direction", "guest_to_host"}}});
+  Experiment ex =
+      make_experiment("csv", {"workload.message_size", "note"}, {"direction"},
+                      {{{"workload.message_size", "128"}, {"note", "a,b"}, {"direction", "guest_to_host"}},
+                       {{"workload.message_size", "1KiB"}, {"note", "say \"hi\""}, {"direction", "guest_to_host"}}});
   auto res = make_results(ex);
-  res[1].iterations[0]["throughput_MBps"] = 0.1 + 0.2;  // exact text
+  res[1].iterations[0]["throughput_MBps"] = 0.1 + 0.2; // exact text
   CHECK(to_csv(ex, res) ==
         "index,workload.message_size,note,direction,metric,unit,min,max,mean,median\n"
         "0,128,\"a,b\",guest_to_host,throughput_MBps,MB/s,10,17,13,12\n"
@@ -389,10 +395,9 @@ TEST_CASE("to_csv without sweep axes", "[results]")
 {
   Experiment ex = make_experiment("csv0", {}, {}, {{}});
   auto res = make_results(ex);
-  CHECK(to_csv(ex, res) ==
-        "index,metric,unit,min,max,mean,median\n"
-        "0,throughput_MBps,MB/s,10,17,13,12\n"
-        "0,writer_sys_seconds,s,0.125,0.5,0.2916666666666667,0.25\n");
+  CHECK(to_csv(ex, res) == "index,metric,unit,min,max,mean,median\n"
+                           "0,throughput_MBps,MB/s,10,17,13,12\n"
+                           "0,writer_sys_seconds,s,0.125,0.5,0.2916666666666667,0.25\n");
 }
 
 // ---- table ----------------------------------------------------------------------------
@@ -458,7 +463,7 @@ TEST_CASE("to_table with three axes: one table per outer value", "[results]")
   Experiment ex =
       make_experiment("t3", {"direction", "transport"}, {"hv_sock.sndbuf", "workload.message_size"}, labels);
   auto res = make_results(ex);
-  res[7].iterations = {{{"throughput_MBps", 1234.5678}}, {{"throughput_MBps", 2345.4}}};  // 2 iterations
+  res[7].iterations = {{{"throughput_MBps", 1234.5678}}, {{"throughput_MBps", 2345.4}}}; // 2 iterations
   res[6].iterations.clear();                                                             // no value: "-"
   CHECK(to_table(ex, res, kThroughput) ==
         "t3 — throughput_MBps (MB/s), min/max/avg/median over 0 to 3 iterations\n"
@@ -477,32 +482,30 @@ TEST_CASE("to_table with no metric list shows every metric, and small numbers ke
 {
   Experiment ex = make_experiment("t", {}, {}, {{}});
   std::vector<PointResult> res{{0, {{{"b_percent", 0.012345}, {"a", -0.0}}, {{"b_percent", 99.94}, {"a", 0.0}}}}};
-  CHECK(to_table(ex, res, {}) ==
-        "t — a, min/max/avg/median over 2 iterations\n"
-        "a\n"
-        "0/0/0/0\n"
-        "\n"
-        "t — b_percent (%), min/max/avg/median over 2 iterations\n"
-        "b_percent\n"
-        "0.0123/99.9/50/50\n");
+  CHECK(to_table(ex, res, {}) == "t — a, min/max/avg/median over 2 iterations\n"
+                                 "a\n"
+                                 "0/0/0/0\n"
+                                 "\n"
+                                 "t — b_percent (%), min/max/avg/median over 2 iterations\n"
+                                 "b_percent\n"
+                                 "0.0123/99.9/50/50\n");
 }
 
 TEST_CASE("to_table: report.stat chooses what a cell shows", "[results]")
 {
   Experiment ex = make_experiment("t", {}, {}, {{}});
   // 4 iterations: mean 11, t(0.975, 3) = 3.182446.
-  std::vector<PointResult> res{{0,
-                                {{{"throughput_MBps", 10}},
-                                 {{"throughput_MBps", 12}},
-                                 {{"throughput_MBps", 14}},
-                                 {{"throughput_MBps", 8}}}}};
+  std::vector<PointResult> res{
+      {0, {{{"throughput_MBps", 10}}, {{"throughput_MBps", 12}}, {{"throughput_MBps", 14}}, {{"throughput_MBps", 8}}}}};
   auto table = [&](const char* stat) {
     ex.points[0].params.set("report.stat", std::string(stat));
     return to_table(ex, res, {"throughput_MBps"});
   };
-  CHECK(table("all") == "t — throughput_MBps (MB/s), min/max/avg/median over 4 iterations\nthroughput_MBps\n8/14/11/11\n");
+  CHECK(table("all") ==
+        "t — throughput_MBps (MB/s), min/max/avg/median over 4 iterations\nthroughput_MBps\n8/14/11/11\n");
   CHECK(table("mean") == "t — throughput_MBps (MB/s), mean over 4 iterations\nthroughput_MBps\n11\n");
-  CHECK(table("range") == "t — throughput_MBps (MB/s), mean [min, max] over 4 iterations\nthroughput_MBps\n11 [8, 14]\n");
+  CHECK(table("range") ==
+        "t — throughput_MBps (MB/s), mean [min, max] over 4 iterations\nthroughput_MBps\n11 [8, 14]\n");
   // mean 11, deviations -1 1 3 -3: s^2 = 20/3, half-width 3.182446 * sqrt(20/3/4) = 4.11
   CHECK(table("ci") == "t — throughput_MBps (MB/s), mean +- half-width of the 95% confidence interval over 4 "
                        "iterations\nthroughput_MBps\n11 +- 4.11\n");
@@ -510,7 +513,8 @@ TEST_CASE("to_table: report.stat chooses what a cell shows", "[results]")
 
 TEST_CASE("to_table: report.baseline adds each point's change against one point", "[results]")
 {
-  Experiment ex = make_experiment("b", {}, {"hv_sock.sndbuf"}, {{{"hv_sock.sndbuf", "default"}}, {{"hv_sock.sndbuf", "64KiB"}}});
+  Experiment ex =
+      make_experiment("b", {}, {"hv_sock.sndbuf"}, {{{"hv_sock.sndbuf", "default"}}, {{"hv_sock.sndbuf", "64KiB"}}});
   std::vector<PointResult> res{{0, {{{"throughput_MBps", 100}}, {{"throughput_MBps", 110}}}},
                                {1, {{{"throughput_MBps", 200}}, {{"throughput_MBps", 220}}}}};
   for (auto& p : ex.points) {
@@ -532,15 +536,20 @@ namespace {
 // metrics of several groups, each figure the point's number times `base`.
 std::pair<Experiment, std::vector<PointResult>> grouped_case()
 {
-  Experiment ex = make_experiment("g", {}, {"hv_sock.sndbuf"},
-                                  {{{"hv_sock.sndbuf", "default"}}, {{"hv_sock.sndbuf", "32KiB"}}}, 2);
+  Experiment ex =
+      make_experiment("g", {}, {"hv_sock.sndbuf"}, {{{"hv_sock.sndbuf", "default"}}, {{"hv_sock.sndbuf", "32KiB"}}}, 2);
   for (auto& p : ex.points)
     p.params.set("report.stat", std::string("mean"));
-  const std::vector<std::pair<std::string, double>> base = {
-      {"throughput_MBps", 100}, {"writer_sys_seconds", 2},    {"reader_sys_seconds", 3},
-      {"thread.aa.sys_percent", 4}, {"thread.aa.user_percent", 5}, {"thread.b.sys_percent", 6},
-      {"thread.b.user_percent", 7}, {"syscalls_per_MB", 8},       {"sim_events", 9},
-      {"mystery", 1}};
+  const std::vector<std::pair<std::string, double>> base = {{"throughput_MBps", 100},
+                                                            {"writer_sys_seconds", 2},
+                                                            {"reader_sys_seconds", 3},
+                                                            {"thread.aa.sys_percent", 4},
+                                                            {"thread.aa.user_percent", 5},
+                                                            {"thread.b.sys_percent", 6},
+                                                            {"thread.b.user_percent", 7},
+                                                            {"syscalls_per_MB", 8},
+                                                            {"sim_events", 9},
+                                                            {"mystery", 1}};
   std::vector<PointResult> res;
   for (std::size_t k = 0; k < 2; ++k) {
     PointResult r{};
@@ -556,7 +565,7 @@ std::pair<Experiment, std::vector<PointResult>> grouped_case()
   return {ex, res};
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("to_grouped_table: one table per group of metrics, points as rows, metrics as columns", "[results]")
 {
@@ -567,62 +576,60 @@ TEST_CASE("to_grouped_table: one table per group of metrics, points as rows, met
   // Wide enough for every group in one table; the groups in their order,
   // the metrics of a group in the order asked (here by name), the prefix
   // and suffix they share in the title.
-  CHECK(to_grouped_table(ex, res, names, 100) ==
-        "g — 10 metrics in 6 groups, mean over 2 iterations\n"
-        "a row per point (index: hv_sock.sndbuf)\n"
-        "\n"
-        "throughput (MB/s)\n"
-        "point        throughput_MBps\n"
-        "0: default   100\n"
-        "1: 32KiB     200\n"
-        "\n"
-        "time: <column>_seconds (s)\n"
-        "point        reader_sys   writer_sys\n"
-        "0: default   3            2\n"
-        "1: 32KiB     6            4\n"
-        "\n"
-        "CPU per thread and category: thread.<column>_percent (%)\n"
-        "point        aa.sys   aa.user   b.sys   b.user\n"
-        "0: default   4        5         6       7\n"
-        "1: 32KiB     8        10        12      14\n"
-        "\n"
-        "counts per MB: <column>_per_MB (1/MB)\n"
-        "point        syscalls\n"
-        "0: default   8\n"
-        "1: 32KiB     16\n"
-        "\n"
-        "simulator: sim_<column>\n"
-        "point        events\n"
-        "0: default   9\n"
-        "1: 32KiB     18\n"
-        "\n"
-        "other\n"
-        "point        mystery\n"
-        "0: default   1\n"
-        "1: 32KiB     2\n");
+  CHECK(to_grouped_table(ex, res, names, 100) == "g — 10 metrics in 6 groups, mean over 2 iterations\n"
+                                                 "a row per point (index: hv_sock.sndbuf)\n"
+                                                 "\n"
+                                                 "throughput (MB/s)\n"
+                                                 "point        throughput_MBps\n"
+                                                 "0: default   100\n"
+                                                 "1: 32KiB     200\n"
+                                                 "\n"
+                                                 "time: <column>_seconds (s)\n"
+                                                 "point        reader_sys   writer_sys\n"
+                                                 "0: default   3            2\n"
+                                                 "1: 32KiB     6            4\n"
+                                                 "\n"
+                                                 "CPU per thread and category: thread.<column>_percent (%)\n"
+                                                 "point        aa.sys   aa.user   b.sys   b.user\n"
+                                                 "0: default   4        5         6       7\n"
+                                                 "1: 32KiB     8        10        12      14\n"
+                                                 "\n"
+                                                 "counts per MB: <column>_per_MB (1/MB)\n"
+                                                 "point        syscalls\n"
+                                                 "0: default   8\n"
+                                                 "1: 32KiB     16\n"
+                                                 "\n"
+                                                 "simulator: sim_<column>\n"
+                                                 "point        events\n"
+                                                 "0: default   9\n"
+                                                 "1: 32KiB     18\n"
+                                                 "\n"
+                                                 "other\n"
+                                                 "point        mystery\n"
+                                                 "0: default   1\n"
+                                                 "1: 32KiB     2\n");
 }
 
-TEST_CASE("to_grouped_table: a group wider than the width is split, each part repeating the point column",
-          "[results]")
+TEST_CASE("to_grouped_table: a group wider than the width is split, each part repeating the point column", "[results]")
 {
   auto [ex, res] = grouped_case();
   // 37 columns: "0: default" (10) + aa.sys, aa.user, b.sys (3 + 6, 3 + 7, 3 + 5) would fit, but thread b is kept
   // whole in the next part, where it fits.
-  const std::string narrow = to_grouped_table(ex, res, {"thread.aa.sys_percent", "thread.aa.user_percent",
-                                                        "thread.b.sys_percent", "thread.b.user_percent"}, 37);
-  CHECK(narrow ==
-        "g — 4 metrics in 1 group, mean over 2 iterations\n"
-        "a row per point (index: hv_sock.sndbuf)\n"
-        "\n"
-        "CPU per thread and category: thread.<column>_percent (%), part 1 of 2\n"
-        "point        aa.sys   aa.user\n"
-        "0: default   4        5\n"
-        "1: 32KiB     8        10\n"
-        "\n"
-        "CPU per thread and category: thread.<column>_percent (%), part 2 of 2\n"
-        "point        b.sys   b.user\n"
-        "0: default   6       7\n"
-        "1: 32KiB     12      14\n");
+  const std::string narrow = to_grouped_table(
+      ex, res, {"thread.aa.sys_percent", "thread.aa.user_percent", "thread.b.sys_percent", "thread.b.user_percent"},
+      37);
+  CHECK(narrow == "g — 4 metrics in 1 group, mean over 2 iterations\n"
+                  "a row per point (index: hv_sock.sndbuf)\n"
+                  "\n"
+                  "CPU per thread and category: thread.<column>_percent (%), part 1 of 2\n"
+                  "point        aa.sys   aa.user\n"
+                  "0: default   4        5\n"
+                  "1: 32KiB     8        10\n"
+                  "\n"
+                  "CPU per thread and category: thread.<column>_percent (%), part 2 of 2\n"
+                  "point        b.sys   b.user\n"
+                  "0: default   6       7\n"
+                  "1: 32KiB     12      14\n");
   // Narrower than one metric column: one metric per part, never none.
   const std::string tiny = to_grouped_table(ex, res, {"writer_sys_seconds", "reader_sys_seconds"}, 5);
   CHECK(tiny.find("time: <column>_seconds (s), part 2 of 2\npoint        reader_sys\n") != std::string::npos);
@@ -638,8 +645,7 @@ TEST_CASE("to_grouped_table: a group wider than the width is split, each part re
   }
 }
 
-TEST_CASE("to_grouped_table: units of a mixed group in the headers, failed points and notes as to_table's",
-          "[results]")
+TEST_CASE("to_grouped_table: units of a mixed group in the headers, failed points and notes as to_table's", "[results]")
 {
   Experiment ex = make_experiment("m", {}, {}, {{}, {}});
   std::vector<PointResult> res(2);

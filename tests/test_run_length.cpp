@@ -87,7 +87,7 @@ Figures linear_figures(Time t, std::uint64_t d)
           {"ring", 7}};
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("run length: MSER-5 finds a known transient", "[run_length]")
 {
@@ -137,7 +137,7 @@ TEST_CASE("run length: batch means and the t quantile", "[run_length]")
   // Ratios, not means of ratios: unequal denominators.
   const BatchMeansResult r = batch_means({2, 6, 1, 1}, {1, 3, 1, 1}, 0, 2);
   CHECK(r.mean == Approx((8.0 / 4 + 2.0 / 2) / 2));
-  CHECK(batch_means({1, 2}, {1, 1}, 0, 4).batches == 0);  // too few observations
+  CHECK(batch_means({1, 2}, {1, 1}, 0, 4).batches == 0); // too few observations
 }
 
 TEST_CASE("run length: the stopping rule stops at the first check where the half-width is met", "[run_length]")
@@ -148,7 +148,7 @@ TEST_CASE("run length: the stopping rule stops at the first check where the half
     d.cfg.precision = precision;
     d.cfg.total_bytes = 1ull << 40;
     d.cfg.chunk = 1000;
-    d.cfg.max_observations = 40000;  // no merging: the check below replays the series as it is
+    d.cfg.max_observations = 40000; // no merging: the check below replays the series as it is
     d.figures = byte_figures;
     d.start();
     Noise noise;
@@ -188,7 +188,7 @@ TEST_CASE("run length: the stopping rule stops at the first check where the half
 TEST_CASE("run length: extrapolating a constant-rate run after a warm-up is exact", "[run_length]")
 {
   Driver d;
-  d.cfg.total_bytes = 1000ull * 100000;  // 100000 observations' worth
+  d.cfg.total_bytes = 1000ull * 100000; // 100000 observations' worth
   d.cfg.chunk = 1000;
   d.figures = linear_figures;
   d.start();
@@ -255,8 +255,9 @@ TEST_CASE("run length: runs that are not extrapolated, and why", "[run_length]")
     d.cfg.connections = 2;
     d.figures = linear_figures;
     d.start();
-    d.feed(5000, [](std::size_t) { return 10.0; }, 2,
-           [](int c, std::size_t) -> std::uint64_t { return c == 0 ? 700 : 300; });
+    d.feed(
+        5000, [](std::size_t) { return 10.0; }, 2,
+        [](int c, std::size_t) -> std::uint64_t { return c == 0 ? 700 : 300; });
     CHECK_FALSE(d.stop_called);
     CHECK(d.rl->info().at("run_length.reason") == static_cast<int>(RunEnd::UnequalConnections));
   }
@@ -307,10 +308,11 @@ bool is_cpu_figure(const std::string& n)
 {
   if (n.ends_with("_seconds"))
     return n != "elapsed_seconds";
-  return n.ends_with("_percent") && (n.starts_with("cpu.") || n.starts_with("thread.") || n.find("cpu_percent") != std::string::npos);
+  return n.ends_with("_percent") &&
+         (n.starts_with("cpu.") || n.starts_with("thread.") || n.find("cpu_percent") != std::string::npos);
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("run length: auto agrees with full on representative points of both transports", "[run_length][e2e]")
 {
@@ -395,5 +397,5 @@ TEST_CASE("run length: a point too short to judge is simulated in full, identica
   CHECK(a[0].run_length[0].at("extrapolated") == 0);
   CHECK(a[0].run_length[0].at("reason") == static_cast<int>(RunEnd::TooShort));
   CHECK(a[0].run_length[0].at("simulated_bytes") == 2e6);
-  CHECK(a[0].iterations[0] == f[0].iterations[0]);  // bit for bit
+  CHECK(a[0].iterations[0] == f[0].iterations[0]); // bit for bit
 }

@@ -2,21 +2,21 @@
 // determinism across job counts, failures and cleanup. No simulation needed.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
-#include <cstring>
-#include <algorithm>
 #include <cstdlib>
-#include <limits>
-#include <stdexcept>
-#include <thread>
+#include <cstring>
 #include <filesystem>
-#include <set>
 #include <fstream>
+#include <limits>
+#include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <thread>
 
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -124,7 +124,7 @@ void no_core()
   ::setrlimit(RLIMIT_CORE, &r);
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("run_points returns every iteration in order, bit-exact", "[runner]")
 {
@@ -155,7 +155,7 @@ TEST_CASE("run_points gives the same results for any number of jobs", "[runner]"
   Experiment ex = make_experiment({3, 0, 5, 2, 4});
   auto one = run_points(ex, tricky, quiet(1));
   auto three = run_points(ex, tricky, quiet(3));
-  auto zero = run_points(ex, tricky, quiet(0));  // counts as 1
+  auto zero = run_points(ex, tricky, quiet(0)); // counts as 1
   auto many = run_points(ex, tricky, quiet(64));
   CHECK(same_bits(one, three));
   CHECK(same_bits(one, zero));
@@ -169,7 +169,11 @@ TEST_CASE("run_points runs every iteration in its own process", "[runner]")
   Experiment ex = make_experiment({3, 3});
   const double parent = static_cast<double>(::getpid());
   auto res = run_points(
-      ex, [](const Params&, std::uint32_t) { return Metrics{{"pid", static_cast<double>(::getpid())}}; }, quiet(2));
+      ex,
+      [](const Params&, std::uint32_t) {
+        return Metrics{{"pid", static_cast<double>(::getpid())}};
+      },
+      quiet(2));
   std::vector<double> pids;
   for (const auto& r : res)
     for (const auto& m : r.iterations) {
@@ -219,7 +223,7 @@ TEST_CASE("run_points reports an exception with its point and iteration, and ret
     REQUIRE(res.size() == 3);
     CHECK(res[1].failed == "iteration 2: ring buffer exploded");
     CHECK_FALSE(res[1].bad_input());
-    CHECK(res[1].iterations.empty());  // a failed point has no figures
+    CHECK(res[1].iterations.empty()); // a failed point has no figures
     CHECK(res[1].run_length.empty());
     for (std::size_t p : {0u, 2u}) {
       CHECK(res[p].failed.empty());
@@ -231,8 +235,7 @@ TEST_CASE("run_points reports an exception with its point and iteration, and ret
   }
 }
 
-TEST_CASE("run_points with failing points returns the others bit-exact, the same for any number of jobs",
-          "[runner]")
+TEST_CASE("run_points with failing points returns the others bit-exact, the same for any number of jobs", "[runner]")
 {
   // Point 1 fails in iterations 1 (late) and 2 (at once): the failure kept
   // is iteration 1's, whichever ends first. Point 3 fails in its first.
@@ -303,7 +306,7 @@ TEST_CASE("run_points reports a child killed by a signal and kills that point's 
   auto fn = [](const Params& p, std::uint32_t i) -> Metrics {
     if (p.integer("k") == 0 && i == 1) {
       no_core();
-      std::signal(SIGABRT, SIG_DFL);  // not the test framework's handler
+      std::signal(SIGABRT, SIG_DFL); // not the test framework's handler
       std::abort();
     }
     if (p.integer("k") == 0 && i > 1)
@@ -367,12 +370,12 @@ struct ScopedEnv {
   ~ScopedEnv() { ::unsetenv(name.c_str()); }
 };
 
-}  // namespace
+} // namespace
 
 TEST_CASE("VSOCKSIM_TEST_FAIL_POINTS makes the points it names fail in the child", "[runner]")
 {
   Experiment ex = make_experiment({2, 2, 2, 2});
-  ex.points[3].index = 7;  // indices, not positions (a shard keeps the sweep's indices)
+  ex.points[3].index = 7; // indices, not positions (a shard keeps the sweep's indices)
   {
     ScopedEnv env("VSOCKSIM_TEST_FAIL_POINTS", "1,7");
     const auto res = run_points(ex, tricky, quiet(2));
@@ -392,7 +395,7 @@ TEST_CASE("VSOCKSIM_TEST_FAIL_POINTS makes the points it names fail in the child
     for (const PointResult& r : run_points(ex, tricky, quiet(2)))
       CHECK(r.failed.empty());
   }
-  for (const PointResult& r : run_points(ex, tricky, quiet(2)))  // unset
+  for (const PointResult& r : run_points(ex, tricky, quiet(2))) // unset
     CHECK(r.failed.empty());
 }
 
@@ -401,7 +404,7 @@ TEST_CASE("run_points with progress on still returns the results", "[runner]")
   Experiment ex = make_experiment({2, 2});
   RunOptions o;
   o.jobs = 2;
-  o.progress = true;  // lines go to stderr
+  o.progress = true; // lines go to stderr
   auto res = run_points(ex, tricky, o);
   CHECK(same_bits(res, run_points(ex, tricky, quiet(1))));
 }
@@ -438,7 +441,7 @@ TEST_CASE("run_points asks for a stop before starting anything", "[runner][stop]
 {
   Experiment ex = make_experiment({2});
   auto fn = [](const Params&, std::uint32_t) -> Metrics {
-    ::_exit(9);  // never reached: nothing may start
+    ::_exit(9); // never reached: nothing may start
   };
   RunOptions o = quiet(1);
   o.stop = [] { return true; };
@@ -458,7 +461,7 @@ char process_state(pid_t pid)
   return line[line.rfind(')') + 2];
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("stop: the first request is recorded, a second ends the process: children killed, temporary removed",
           "[stop]")
@@ -483,7 +486,7 @@ TEST_CASE("stop: the first request is recorded, a second ends the process: child
     stop::track(c);
     std::ofstream(tmp) << "{\"half";
     stop::writing(tmp.c_str());
-    ::raise(SIGTERM);  // the first request: recorded, the descriptor readable
+    ::raise(SIGTERM); // the first request: recorded, the descriptor readable
     char byte = 0;
     const bool readable = ::read(stop::wake_fd(), &byte, 1) == 1;
     const int first = stop::requested();
@@ -491,8 +494,8 @@ TEST_CASE("stop: the first request is recorded, a second ends the process: child
     const std::string facts = std::to_string(c) + " " + std::to_string(first) + " " + std::to_string(status) + " " +
                               std::to_string(readable) + "\n";
     [[maybe_unused]] ssize_t n = ::write(report[1], facts.data(), facts.size());
-    ::raise(SIGINT);  // the second: ends the process now
-    ::_exit(99);      // not reached
+    ::raise(SIGINT); // the second: ends the process now
+    ::_exit(99);     // not reached
   }
   ::close(report[1]);
   std::string facts;
@@ -503,7 +506,7 @@ TEST_CASE("stop: the first request is recorded, a second ends the process: child
   int status = 0;
   REQUIRE(::waitpid(p, &status, 0) == p);
   REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 128 + SIGTERM);  // the first request's status
+  CHECK(WEXITSTATUS(status) == 128 + SIGTERM); // the first request's status
   std::istringstream in(facts);
   pid_t child = 0;
   int first = 0, first_status = 0, readable = 0;

@@ -30,10 +30,9 @@ std::vector<json> of_phase(const json& t, const std::string& ph)
   return out;
 }
 
-}  // namespace
+} // namespace
 
-TEST_CASE("trace: the engine records steps, interrupts nested in the work they stretch, and wake-ups",
-          "[sim][trace]")
+TEST_CASE("trace: the engine records steps, interrupts nested in the work they stretch, and wake-ups", "[sim][trace]")
 {
   // One cycle per microsecond: timestamps are the cycles.
   auto o = in_child([] {
@@ -44,24 +43,24 @@ TEST_CASE("trace: the engine records steps, interrupts nested in the work they s
     Cpu& b = w.add_cpu(Side::Host, "b");
     auto& irq = w.spawn<Scripted>("irq", a, [&](Scripted& t) -> Task<> {
       co_await t.sleep(50);
-      co_await t.run(30, Cat::Irq);  // [50, 80): preempts w1
+      co_await t.run(30, Cat::Irq); // [50, 80): preempts w1
       t.charge(20, Cat::Hypervisor);
-      co_await t.run(10, Cat::Irq);  // [80, 100) hypervisor, [100, 110) irq
+      co_await t.run(10, Cat::Irq); // [80, 100) hypervisor, [100, 110) irq
     });
     irq.set_daemon();
     irq.become_interrupt_context();
-    w.spawn<Scripted>("w1", a, [&](Scripted& t) -> Task<> { co_await t.run(100, Cat::Sys); });  // [0, 160)
+    w.spawn<Scripted>("w1", a, [&](Scripted& t) -> Task<> { co_await t.run(100, Cat::Sys); }); // [0, 160)
     w.spawn<Scripted>("w2", a, [&](Scripted& t) -> Task<> {
       t.charge(40, Cat::User);
-      co_await t.run(60, Cat::Sys);  // [160, 260): mostly sys
+      co_await t.run(60, Cat::Sys); // [160, 260): mostly sys
     });
     auto& sleeper = w.spawn<Scripted>("sleeper", a, [&](Scripted& t) -> Task<> {
       co_await t.wait();
-      co_await t.run(10, Cat::Sys);  // [315, 325)
+      co_await t.run(10, Cat::Sys); // [315, 325)
     });
     w.spawn<Scripted>("waker", b, [&](Scripted& t) -> Task<> {
       co_await t.sleep(300);
-      co_await t.run(10, Cat::User);  // [300, 310)
+      co_await t.run(10, Cat::User); // [300, 310)
       t.mark("try_to_wake_up");
       sleeper.wake_at(t.now() + 5);
     });
@@ -80,7 +79,7 @@ TEST_CASE("trace: the engine records steps, interrupts nested in the work they s
       out.push_back(e["cat"] == "sys" ? 1 : e["cat"] == "irq" ? 2 : e["cat"] == "hypervisor" ? 3 : 0);
     }
     out.push_back(-1);
-    for (const json& e : flows) {  // out, then in
+    for (const json& e : flows) { // out, then in
       out.push_back(e["tid"].get<double>());
       out.push_back(e["ts"].get<double>());
       out.push_back(e["bind_id"].get<double>());
@@ -92,17 +91,17 @@ TEST_CASE("trace: the engine records steps, interrupts nested in the work they s
     }
     return out;
   });
-  CHECK(o == std::vector<double>{1, 0,   160, 1,  // w1, with the interrupts inside
-                                 1, 50,  30,  2,  //
-                                 1, 80,  20,  3,  //
-                                 1, 100, 10,  2,  //
-                                 1, 160, 100, 1,  // w2
-                                 2, 300, 10,  0,  // waker
-                                 1, 315, 10,  1,  // sleeper, woken
+  CHECK(o == std::vector<double>{1,  0,   160, 1, // w1, with the interrupts inside
+                                 1,  50,  30,  2, //
+                                 1,  80,  20,  3, //
+                                 1,  100, 10,  2, //
+                                 1,  160, 100, 1, // w2
+                                 2,  300, 10,  0, // waker
+                                 1,  315, 10,  1, // sleeper, woken
                                  -1,              //
-                                 2, 310, 1, 1,    // the arrow from the waker's CPU when it woke the sleeper
-                                 1, 315, 1, 0,    // to the sleeper's CPU when it runs
-                                 2, 310});        // the instant the waker marked
+                                 2,  310, 1,   1, // the arrow from the waker's CPU when it woke the sleeper
+                                 1,  315, 1,   0, // to the sleeper's CPU when it runs
+                                 2,  310});       // the instant the waker marked
 }
 
 TEST_CASE("trace: the window clips slices and keeps the counters' levels at its start", "[sim][trace]")
@@ -137,8 +136,7 @@ TEST_CASE("trace: the window clips slices and keeps the counters' levels at its 
   CHECK(j["displayTimeUnit"] == "ns");
 }
 
-TEST_CASE("trace: at the cap the recording stops at the engine's time, keeping the slices running then",
-          "[sim][trace]")
+TEST_CASE("trace: at the cap the recording stops at the engine's time, keeping the slices running then", "[sim][trace]")
 {
   Cpu cpu(0, Side::Host, "hcpu0");
   Trace tr(0, 1000, 1, 3);
@@ -161,7 +159,7 @@ TEST_CASE("trace: at the cap the recording stops at the engine's time, keeping t
   REQUIRE(x.size() == 1);
   CHECK(x[0]["name"] == "running_at_cut");
   CHECK(x[0]["dur"] == 5.0);
-  CHECK(i.size() == 2);  // 10 and 20: 30 is the cut itself
+  CHECK(i.size() == 2); // 10 and 20: 30 is the cut itself
 }
 
 TEST_CASE("trace: windows, the default start, and a traced run that differs is refused", "[trace]")

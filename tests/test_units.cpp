@@ -15,7 +15,7 @@ std::string why_not(const std::string& text)
   return parse_size(text, &why) ? std::string("(ok)") : why;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("sizes: every unit", "[units]")
 {

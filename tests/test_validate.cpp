@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "app/validation/measurements.hpp"
 #include "app/validation/effects.hpp"
+#include "app/validation/measurements.hpp"
 #include "app/validation/validate.hpp"
 
 using namespace vsim;
@@ -46,15 +46,15 @@ MetricExpr::Error parse_error(const std::string& text,
 Metrics fake_iteration(const Params& p, std::uint32_t iteration)
 {
   const double i = iteration;
-  if (p.text("direction") == "host_to_guest")  // tiny-units: 600 and 700 MB/s, CPU 200% + 40%
+  if (p.text("direction") == "host_to_guest") // tiny-units: 600 and 700 MB/s, CPU 200% + 40%
     return {{"throughput_MBps", 600 + 100 * i}, {"host_cpu_percent", 200}, {"guest_cpu_percent", 40}};
-  if (!p.boolean("hv_sock.send_loop"))  // 540 and 560 MB/s
+  if (!p.boolean("hv_sock.send_loop")) // 540 and 560 MB/s
     return {{"throughput_MBps", 540 + 20 * i}, {"writer_sys_seconds", 1}};
   // 380 and 420 MB/s; 0.0001 s and 0.0002 s per 200 kB = 0.0005 and 0.001 s per MB
   return {{"throughput_MBps", 380 + 40 * i}, {"writer_sys_seconds", 0.0001 * (1 + i)}};
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("validate: metric expressions follow arithmetic precedence and read metrics and keys", "[validate]")
 {
@@ -65,7 +65,7 @@ TEST_CASE("validate: metric expressions follow arithmetic precedence and read me
   CHECK(eval("a", m) == 2);
   CHECK(eval("1 + 2 * 3", m) == 7);
   CHECK(eval("(1+2)*3", m) == 9);
-  CHECK(eval("a - b - 1", m) == -2);  // left to right
+  CHECK(eval("a - b - 1", m) == -2); // left to right
   CHECK(eval("12 / a / b", m) == 2);
   CHECK(eval("-a * -b", m) == 6);
   CHECK(eval("1e3 * .5", m) == 500);
@@ -125,11 +125,11 @@ TEST_CASE("validate: error = predicted / measured - 1, per row, with the study's
   const Comparison& loop = studies[0].comparison;
   REQUIRE(loop.rows.size() == 3);
   CHECK(loop.rows[0].stat == "mean");
-  CHECK(loop.rows[0].predicted == 550);  // mean of 540 and 560
+  CHECK(loop.rows[0].predicted == 550); // mean of 540 and 560
   CHECK(loop.rows[0].error_percent == Approx(10));
-  CHECK(loop.rows[1].predicted == 400);  // the mean: published, so compared
+  CHECK(loop.rows[1].predicted == 400); // the mean: published, so compared
   CHECK(loop.rows[1].error_percent == 0);
-  CHECK(loop.rows[2].stat == "median");  // only the median published
+  CHECK(loop.rows[2].stat == "median"); // only the median published
   CHECK(loop.rows[2].predicted == Approx(0.00075));
   CHECK(loop.rows[2].error_percent == Approx(-25));
   CHECK(loop.mean_abs_error_percent == Approx(35.0 / 3));
@@ -137,9 +137,9 @@ TEST_CASE("validate: error = predicted / measured - 1, per row, with the study's
 
   const Comparison& units = studies[1].comparison;
   REQUIRE(units.rows.size() == 2);
-  CHECK(units.rows[0].predicted == Approx(5.2));  // 650 MB/s in Gbit/s
+  CHECK(units.rows[0].predicted == Approx(5.2)); // 650 MB/s in Gbit/s
   CHECK(units.rows[0].error_percent == Approx(108));
-  CHECK(units.rows[1].predicted == Approx((600 * 8 / 240.0 + 700 * 8 / 240.0) / 2));  // Mbit/s per %CPU
+  CHECK(units.rows[1].predicted == Approx((600 * 8 / 240.0 + 700 * 8 / 240.0) / 2)); // Mbit/s per %CPU
   CHECK(units.rows[1].error_percent == Approx(25.0 / 3));
 
   const std::string text = validation_text(studies);
@@ -154,8 +154,9 @@ TEST_CASE("validate: error = predicted / measured - 1, per row, with the study's
                                    "(tiny-units: direction=host_to_guest: throughput_MBps*0.008)\n"));
   // One design effect: send_loop false -> true, throughput 500 -> 400 measured (x0.8), 550 -> 400
   // predicted (x0.727, 9.1% under the measured ratio).
-  CHECK_THAT(text, Catch::Contains("hv_sock.send_loop: false -> true   throughput_MBps   0.800            0.727             "
-                                   "-9.1%         right\n"));
+  CHECK_THAT(text,
+             Catch::Contains("hv_sock.send_loop: false -> true   throughput_MBps   0.800            0.727             "
+                             "-9.1%         right\n"));
   CHECK_THAT(text, Catch::EndsWith("\noverall design effects: 1 design effect(s), 1 larger than 10%: direction right "
                                    "for 100% (1), size within 20% for 100% (1)\n"));
 
@@ -210,11 +211,11 @@ TEST_CASE("design effects pair rows of the same workload that differ in design k
   auto row = [&](std::size_t i, double measured, double predicted) {
     c.rows.push_back(ComparisonRow{&ms[i], i, "mean", measured, predicted, 100 * (predicted / measured - 1)});
   };
-  row(0, 400, 380);   // base, 4 KiB
-  row(1, 1200, 800);  // x3 measured, x2.105 predicted: right direction, size off by 30%
-  row(2, 70, 70);     // base, 128 B
-  row(3, 63, 70.7);   // x0.9 measured (not larger than 10%), +1% predicted
-  row(4, 5, 5);       // another metric: no pair
+  row(0, 400, 380);  // base, 4 KiB
+  row(1, 1200, 800); // x3 measured, x2.105 predicted: right direction, size off by 30%
+  row(2, 70, 70);    // base, 128 B
+  row(3, 63, 70.7);  // x0.9 measured (not larger than 10%), +1% predicted
+  row(4, 5, 5);      // another metric: no pair
   const std::vector<DesignEffect> e = design_effects(c);
   REQUIRE(e.size() == 2);
   CHECK(e[0].change == "hv_sock.rcvbuf: default -> 65536");
@@ -226,7 +227,7 @@ TEST_CASE("design effects pair rows of the same workload that differ in design k
   CHECK_FALSE(e[0].size_within_20());
   CHECK(e[1].change == "hv_sock.rcvbuf: default -> 65536");
   CHECK_FALSE(e[1].large());
-  CHECK_FALSE(e[1].direction_right());  // +1% predicted is no change
+  CHECK_FALSE(e[1].direction_right()); // +1% predicted is no change
   const EffectSummary s = summarize(e);
   CHECK(s.effects == 2);
   CHECK(s.large == 1);

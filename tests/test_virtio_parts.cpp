@@ -90,7 +90,7 @@ Task<> sleep_until(Scripted& t, const std::function<bool()>& done)
   }
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("virtio_transport_common: credit is the peer's buf_alloc less the bytes in flight, never negative",
           "[virtio][parts][credit]")
@@ -100,9 +100,9 @@ TEST_CASE("virtio_transport_common: credit is the peer's buf_alloc less the byte
   s.tx_cnt = 600;
   s.peer_fwd_cnt = 100;
   CHECK(s.credit() == 500);
-  s.peer_fwd_cnt = 600;  // the peer has read everything
+  s.peer_fwd_cnt = 600; // the peer has read everything
   CHECK(s.credit() == 1000);
-  s.tx_cnt = 1700;  // past the window: a bug in the sender
+  s.tx_cnt = 1700; // past the window: a bug in the sender
   CHECK(s.credit_signed() == -100);
   CHECK_THROWS_AS(s.credit(), std::logic_error);
 }
@@ -126,7 +126,7 @@ TEST_CASE("virtio_transport_common: a queued packet piggybacks fwd_cnt and buf_a
   CHECK(p.buf_alloc == 262144);
   CHECK(slab[list[1].id].op == Op::CreditUpdate);
   CHECK(slab[list[1].id].fwd_cnt == 8192);
-  CHECK(s.last_fwd_cnt == 8192);  // what the peer knows of: the 5.4 rule counts from here
+  CHECK(s.last_fwd_cnt == 8192); // what the peer knows of: the 5.4 rule counts from here
   // Released ids are reused.
   const std::uint32_t id = list[0].id;
   slab.release(id);
@@ -183,7 +183,7 @@ std::vector<double> send_packets(const std::vector<double>& at, int kw, double c
   });
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("virtio_transport: the send work moves queued packets onto the tx queue and kicks an idle vhost once",
           "[virtio][parts][driver]")
@@ -232,7 +232,7 @@ TEST_CASE("virtio_transport: a kick that wakes the sleeping vhost worker costs t
         for (int i = 0; i < 3; ++i)
           queue_pkt(s.guest_send, s.slab, s.conns[0].guest, 0, Op::Rw, 1000);
         queue_work(s, GuestWork::Send, *s.kworkers[1], t.now());
-        co_await t.sleep(4000);  // the kick is over; vhost, rung 5000 after it, has not run it
+        co_await t.sleep(4000); // the kick is over; vhost, rung 5000 after it, has not run it
         out = {s.kworkers[1]->cpu_time().busy(), static_cast<double>(s.n.kick_wakeups.value()),
                static_cast<double>(s.n.kicks.value())};
       });
@@ -278,12 +278,12 @@ TEST_CASE("vhost_vsock: a tx kick delivers every chain to its host socket and si
   // (no wake-up latency): the work item (800), then per chain alloc + copy
   // in, 500 + 2 x 100 + 1000 / 4 = 950 cycles.
   CHECK(o[0] == 800 + 3 * 950);
-  CHECK(o[1] == 3);  // every packet on the host socket
-  CHECK(o[2] == 3);  // one used entry each
-  CHECK(o[3] == 1);  // one work item run
-  CHECK(o[4] == 1);  // one interrupt for the run (EVENT_IDX: used_event 0 passed once)
-  CHECK(o[5] == 1);  // which the guest takes as tx work
-  CHECK(o[6] == 3);  // and frees the three packets
+  CHECK(o[1] == 3); // every packet on the host socket
+  CHECK(o[2] == 3); // one used entry each
+  CHECK(o[3] == 1); // one work item run
+  CHECK(o[4] == 1); // one interrupt for the run (EVENT_IDX: used_event 0 passed once)
+  CHECK(o[5] == 1); // which the guest takes as tx work
+  CHECK(o[6] == 3); // and frees the three packets
   CHECK(o[7] == 0);
 }
 
@@ -307,7 +307,7 @@ std::vector<double> host_to_guest(const std::vector<std::uint32_t>& sizes, bool 
       s.kn.batch_used = true;
     });
     Shared& s = r.s;
-    add_rx_buffers(s, 0);  // virtio_vsock_probe
+    add_rx_buffers(s, 0); // virtio_vsock_probe
     Conn& c = s.conns[0];
     for (std::uint32_t n : sizes)
       queue_pkt(s.host_send, s.slab, c.host, 0, Op::Rw, n);
@@ -331,7 +331,7 @@ std::vector<double> host_to_guest(const std::vector<std::uint32_t>& sizes, bool 
   });
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("vhost_vsock send work fills one guest rx buffer per packet, the guest delivers each to its socket",
           "[virtio][parts][vhost][driver]")
@@ -359,8 +359,8 @@ TEST_CASE("virtio_transport refills the rx queue when fewer than half its buffer
   CHECK(o[0] == 10);
   CHECK(o[3] == 10);
   CHECK(o[4] == 5000);
-  CHECK(o[5] == 16);  // 6 left < 8: refilled to the full queue
-  CHECK(o[6] == 1);   // and vhost told about it
+  CHECK(o[5] == 16); // 6 left < 8: refilled to the full queue
+  CHECK(o[6] == 1);  // and vhost told about it
 }
 
 TEST_CASE("lock_sock: a host reader holding the socket lock across a copy delays vhost's delivery by exactly the copy",
@@ -381,7 +381,7 @@ TEST_CASE("lock_sock: a host reader holding the socket lock across a copy delays
       auto& app = r.w.spawn<Scripted>("host_reader0", r.hcpu1, [&](Scripted& t) -> Task<> {
         if (hold) {
           co_await lock_sock(Waiter{t, lat, 0, 0}, c.host);
-          co_await t.run(10000, Cat::Sys);  // memcpy_to_msg under the lock
+          co_await t.run(10000, Cat::Sys); // memcpy_to_msg under the lock
           co_await release_sock(t, c.host);
         }
         co_await sleep_until(t, [&] { return !c.host.rxq.empty(); });
@@ -529,7 +529,7 @@ TEST_CASE("virtio_vsock: the iteration jitter scales every host CPU cost, and no
       CHECK(v == 1000);
     }
   }
-  CHECK(scaled == 15);  // with iperf3's own host user cost (issue 31 item 8), like the loop's
+  CHECK(scaled == 15); // with iperf3's own host user cost (issue 31 item 8), like the loop's
 }
 
 TEST_CASE("lock_sock: a thread woken on a halted vCPU waits the halted vCPU's wake-up too, on a busy one not",
@@ -552,7 +552,7 @@ TEST_CASE("lock_sock: a thread woken on a halted vCPU waits the halted vCPU's wa
         co_await release_sock(t, sk);
       });
       w.spawn<Scripted>("kworker", v0, [&](Scripted& t) -> Task<> {
-        co_await t.run(10, Cat::Sys);  // the lock is held by now
+        co_await t.run(10, Cat::Sys); // the lock is held by now
         co_await lock_sock(Waiter{t, lat, 1000, 0, 5000}, sk);
         out.push_back(t.now());
         out.push_back(static_cast<double>(sk.lock_waits));
@@ -561,7 +561,7 @@ TEST_CASE("lock_sock: a thread woken on a halted vCPU waits the halted vCPU's wa
       if (vcpu0_busy) {
         auto& other = w.spawn<Scripted>("other", v0, [&](Scripted& t) -> Task<> {
           for (int i = 0; i < 300; ++i)
-            co_await t.run(100, Cat::User);  // [0, 30000) in steps, taking turns
+            co_await t.run(100, Cat::User); // [0, 30000) in steps, taking turns
         });
         other.set_daemon();
       }
@@ -600,7 +600,7 @@ TEST_CASE("virtio_vsock: the guest's iteration jitter scales every guest CPU cos
     } else if (guest && unit == "bytes/cycle") {
       CHECK(v == 1000 / g);
     } else {
-      CHECK(v == 1000);  // host costs (their jitter is 0 here), latencies, the clock
+      CHECK(v == 1000); // host costs (their jitter is 0 here), latencies, the clock
     }
   };
   for (const auto& c : Costs::fields())

@@ -82,9 +82,12 @@ std::vector<PointResult> run(const std::vector<std::string>& sets, const std::st
   return run_points(ex, simulate_iteration, opt);
 }
 
-double metric(const PointResult& r, const char* name, std::size_t it = 0) { return r.iterations.at(it).at(name); }
+double metric(const PointResult& r, const char* name, std::size_t it = 0)
+{
+  return r.iterations.at(it).at(name);
+}
 
-}  // namespace
+} // namespace
 
 TEST_CASE("virtio_vsock runs deliver every byte in both directions with both presets", "[virtio][e2e]")
 {
@@ -93,10 +96,10 @@ TEST_CASE("virtio_vsock runs deliver every byte in both directions with both pre
       INFO(preset << " " << dir);
       auto r = run({std::string("virtio_vsock.preset=") + preset, std::string("direction=") + dir});
       REQUIRE(r.size() == 1);
-      for (const char* m : {"throughput_MBps", "throughput_Gbps", "efficiency", "writer_sys_seconds",
-                            "reader_sys_seconds", "guest_cpu_percent", "host_cpu_percent", "kicks_per_MB",
-                            "interrupts_to_guest_per_MB", "credit_updates_per_MB", "copies_per_MB",
-                            "allocations_per_MB", "worker_wakeups_per_MB"}) {
+      for (const char* m :
+           {"throughput_MBps", "throughput_Gbps", "efficiency", "writer_sys_seconds", "reader_sys_seconds",
+            "guest_cpu_percent", "host_cpu_percent", "kicks_per_MB", "interrupts_to_guest_per_MB",
+            "credit_updates_per_MB", "copies_per_MB", "allocations_per_MB", "worker_wakeups_per_MB"}) {
         INFO(m);
         REQUIRE(r[0].iterations[0].count(m) == 1);
         CHECK(std::isfinite(metric(r[0], m)));
@@ -126,7 +129,7 @@ TEST_CASE("virtio_vsock tiny runs are pinned to exact figures", "[virtio][determ
   // the refit with them, 2; since a kick that wakes vhost pays its IPI (the
   // profile's virtio_host_wake_ipi, not set here), a longer run.
   CHECK(metric(r[0], "elapsed_seconds") == 0.0003614016);
-  CHECK(metric(r[0], "kicks_per_MB") == 2 / 0.524288);  // 2 kicks in 512 KiB
+  CHECK(metric(r[0], "kicks_per_MB") == 2 / 0.524288); // 2 kicks in 512 KiB
   CHECK(metric(r[0], "writer_sys_seconds") == 0.0001419008);
 }
 
@@ -168,7 +171,7 @@ TEST_CASE("virtio_vsock packetization: every knob combination cuts and reassembl
     const char* max_pkt;
     const char* mergeable;
     const char* split;
-    double host_pkt;  // payload per host packet
+    double host_pkt; // payload per host packet
   };
   for (const Case& c : {Case{"4KiB", "false", "false", 4096}, Case{"64KiB", "false", "false", 4096},
                         Case{"64KiB", "false", "true", 65536}, Case{"64KiB", "true", "false", 65536},
@@ -190,7 +193,7 @@ TEST_CASE("virtio_vsock packetization: every knob combination cuts and reassembl
       // 1e6 bytes = 15 whole messages of 64 KiB and one of 16960 bytes.
       const double packets = 15 * std::ceil(65536 / pkt) + std::ceil(16960 / pkt);
       CHECK(metric(r[0], "packets_per_MB") == Approx(packets / mb));
-      if (std::string(dir) == "host_to_guest")  // every payload byte lands in a 4 KiB rx buffer
+      if (std::string(dir) == "host_to_guest") // every payload byte lands in a 4 KiB rx buffer
         CHECK(metric(r[0], "rx_buffers_per_MB") >= 1e6 / 4096);
     }
   }
@@ -265,7 +268,7 @@ TEST_CASE("virtio_vsock design knobs move the mechanism they name", "[virtio][me
   iperf.push_back("workload.app=iperf3");
   loop.push_back("workload.app=loop");
   const double mb_msgs = 1e6 / 512;
-  CHECK(get(iperf, "polls_per_MB") >= mb_msgs);  // the server's, one per block
+  CHECK(get(iperf, "polls_per_MB") >= mb_msgs); // the server's, one per block
   auto iperf_thr = iperf;
   iperf_thr[3] = "virtio_vsock.credit_update=threshold";
   CHECK(get(iperf, "eagain_writes_per_MB") > mb_msgs / 10);
@@ -330,7 +333,7 @@ std::string hang_or_ran(const std::vector<std::string>& sets)
   });
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("one rx buffer: the driver never refills it, and the run is reported as the kernel's hang (issue 30)",
           "[virtio][regression]")
@@ -351,7 +354,7 @@ TEST_CASE("one rx buffer: the driver never refills it, and the run is reported a
   // Guest to host with less than the peer's window needs no credit update to
   // come through: it completes on one rx buffer.
   CHECK(hang_or_ran({"direction=guest_to_host", "workload.total_bytes=100kB", "virtio_vsock.queue_size=2",
-                 "virtio_vsock.indirect_desc=false"}) == "ran");
+                     "virtio_vsock.indirect_desc=false"}) == "ran");
 }
 
 TEST_CASE("credit threshold 0: no credit update is ever sent, reported as the kernel's hang (issue 30)",
@@ -362,14 +365,15 @@ TEST_CASE("credit threshold 0: no credit update is ever sent, reported as the ke
   // window. With 1 byte it comes when the peer's known space is 0.
   for (const char* dir : {"direction=host_to_guest", "direction=guest_to_host"}) {
     INFO(dir);
-    const std::string zero = hang_or_ran({dir, "virtio_vsock.credit_update=threshold", "virtio_vsock.credit_threshold=0"});
+    const std::string zero =
+        hang_or_ran({dir, "virtio_vsock.credit_update=threshold", "virtio_vsock.credit_threshold=0"});
     CHECK(zero.rfind("hang: connection 0 stopped after 262144 of 1000000 bytes: virtio_vsock.credit_threshold is 0",
                      0) == 0);
     CHECK(hang_or_ran({dir, "virtio_vsock.credit_update=threshold", "virtio_vsock.credit_threshold=1B"}) == "ran");
   }
   // Within one window no update is needed.
   CHECK(hang_or_ran({"workload.total_bytes=200kB", "virtio_vsock.credit_update=threshold",
-                 "virtio_vsock.credit_threshold=0"}) == "ran");
+                     "virtio_vsock.credit_threshold=0"}) == "ran");
 }
 
 TEST_CASE("the application's own user time is its model's: the loop's per call, iperf3's per write() and block",
@@ -381,10 +385,13 @@ TEST_CASE("the application's own user time is its model's: the loop's per call, 
   // messages: 16 send() calls of the loop, 16 blocks of iperf3's server
   // (however many read()s each takes), 16 or more write()s of its client
   // (EAGAIN ones included).
-  const std::vector<std::string> costs = {
-      "workload.message_size=64KiB", "workload.total_bytes=1MB", "costs.iteration_jitter=0",
-      "costs.guest_user_per_call=100", "costs.virtio_host_user_per_call=200",
-      "costs.virtio_guest_iperf3_user_per_call=3000", "costs.virtio_host_iperf3_user_per_call=5000"};
+  const std::vector<std::string> costs = {"workload.message_size=64KiB",
+                                          "workload.total_bytes=1MB",
+                                          "costs.iteration_jitter=0",
+                                          "costs.guest_user_per_call=100",
+                                          "costs.virtio_host_user_per_call=200",
+                                          "costs.virtio_guest_iperf3_user_per_call=3000",
+                                          "costs.virtio_host_iperf3_user_per_call=5000"};
   auto user_cycles = [&](const char* dir, const char* app, const char* who) {
     auto sets = costs;
     sets.push_back(std::string("direction=") + dir);
@@ -406,8 +413,7 @@ TEST_CASE("the application's own user time is its model's: the loop's per call, 
   }
 }
 
-TEST_CASE("a loop of 128-byte send() calls on kvm-2019 spends little user time against its sys time",
-          "[virtio][app]")
+TEST_CASE("a loop of 128-byte send() calls on kvm-2019 spends little user time against its sys time", "[virtio][app]")
 {
   // Issue 31 item 8: the profile's user cost per call was iperf3's (4756
   // cycles, fitted on iperf3 rows), which made a plain 128 B writer about

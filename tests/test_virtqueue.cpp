@@ -31,9 +31,9 @@ TEST_CASE("virtqueue: a full ring refuses chains until the device returns descri
 {
   Virtqueue vq(8, true, false);
   for (int i = 0; i < 4; ++i)
-    REQUIRE(vq.add(1.0, 2, 100 + i));  // header + payload: 2 descriptors each
+    REQUIRE(vq.add(1.0, 2, 100 + i)); // header + payload: 2 descriptors each
   CHECK(vq.num_free() == 0);
-  CHECK_FALSE(vq.add(1.0, 1, 999));  // full: nothing added
+  CHECK_FALSE(vq.add(1.0, 1, 999)); // full: nothing added
   CHECK(vq.in_flight() == 4);
   CHECK(vq.avail_idx() == 4);
 
@@ -64,8 +64,7 @@ TEST_CASE("virtqueue: indirect descriptors make a chain take one slot", "[virtqu
   CHECK(direct.descriptors_for(2) == 2);
 }
 
-TEST_CASE("virtqueue: the device sees an available entry once it is added, an empty ring pops nothing",
-          "[virtqueue]")
+TEST_CASE("virtqueue: the device sees an available entry once it is added, an empty ring pops nothing", "[virtqueue]")
 {
   Virtqueue vq(16, true, false);
   CHECK_FALSE(vq.pop());
@@ -93,7 +92,7 @@ TEST_CASE("virtqueue EVENT_IDX: one kick per device idle-to-busy transition", "[
   // The device drains what it saw and re-arms at its last seen index.
   while (auto a = vq.pop())
     vq.push_used(a->head, 0);
-  CHECK_FALSE(vq.enable_notify());  // nothing new beyond what it read
+  CHECK_FALSE(vq.enable_notify()); // nothing new beyond what it read
   CHECK(vq.avail_event() == 3);
   vq.add(6, 1, 3);
   CHECK(vq.kick_prepare());
@@ -121,7 +120,7 @@ TEST_CASE("virtqueue without EVENT_IDX uses the NO_NOTIFY and NO_INTERRUPT flags
   CHECK_FALSE(vq.signal_needed());
   vq.get_buf(7);
   vq.get_buf(7);
-  CHECK(vq.enable_cb());  // nothing pending
+  CHECK(vq.enable_cb()); // nothing pending
 }
 
 TEST_CASE("virtqueue EVENT_IDX interrupts: used_event moves with get_buf while callbacks are on", "[virtqueue]")
@@ -131,10 +130,10 @@ TEST_CASE("virtqueue EVENT_IDX interrupts: used_event moves with get_buf while c
     vq.add(0, 1, i);
   auto a = vq.pop();
   vq.push_used(a->head, 0);
-  CHECK(vq.signal_needed());  // first signal is always sent
+  CHECK(vq.signal_needed()); // first signal is always sent
   a = vq.pop();
   vq.push_used(a->head, 0);
-  CHECK_FALSE(vq.signal_needed());  // used_event still 0: already signalled past it
+  CHECK_FALSE(vq.signal_needed()); // used_event still 0: already signalled past it
   // The driver consumes with callbacks on: used_event follows last_used.
   REQUIRE(vq.get_buf(3));
   REQUIRE(vq.get_buf(3));
@@ -194,8 +193,7 @@ TEST_CASE("virtqueue invariants fail loudly", "[virtqueue]")
   CHECK_THROWS_AS(vq.add(0, 0, 1), std::logic_error);
 }
 
-TEST_CASE("virtqueue: 65535 chains added without kick_prepare is a loud error (its window would wrap)",
-          "[virtqueue]")
+TEST_CASE("virtqueue: 65535 chains added without kick_prepare is a loud error (its window would wrap)", "[virtqueue]")
 {
   // Linux kicks by itself at num_added == 65535; a model driver that forgets
   // kick_prepare for that long would compute a window of 0 and never kick.
@@ -209,7 +207,7 @@ TEST_CASE("virtqueue: 65535 chains added without kick_prepare is a loud error (i
     }
   };
   cycle(32768);
-  cycle(32767);  // 65535 added, no kick_prepare
+  cycle(32767); // 65535 added, no kick_prepare
   CHECK_THROWS_AS(vq.add(0, 2, 0), std::logic_error);
   // With a kick_prepare in between, as the drivers do, it goes on.
   Virtqueue ok(32768, true, true);

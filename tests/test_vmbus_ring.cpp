@@ -16,7 +16,10 @@ using vsim::models::VmbusRing;
 namespace {
 
 // Payload whose packet takes exactly `ring_bytes` on the ring (ring_bytes >= 32, multiple of 8).
-std::uint32_t payload_for_len(std::uint32_t ring_bytes) { return ring_bytes - 32; }
+std::uint32_t payload_for_len(std::uint32_t ring_bytes)
+{
+  return ring_bytes - 32;
+}
 
 // Deterministic pseudo-random numbers (64-bit LCG, high bits).
 struct Lcg {
@@ -38,11 +41,11 @@ std::uint64_t drain(VmbusRing& r, Time t)
   return payload;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("hvs_packet_len: descriptor + pipe header + payload padded to 8 + trailer", "[vmbus]")
 {
-  CHECK(hvs_packet_len(0) == 32);  // FIN
+  CHECK(hvs_packet_len(0) == 32); // FIN
   CHECK(hvs_packet_len(1) == 40);
   CHECK(hvs_packet_len(7) == 40);
   CHECK(hvs_packet_len(8) == 40);
@@ -59,7 +62,7 @@ TEST_CASE("hvs_packet_len: descriptor + pipe header + payload padded to 8 + trai
 TEST_CASE("VmbusRing: size validation and data size", "[vmbus]")
 {
   CHECK_THROWS_AS(VmbusRing(0), std::invalid_argument);
-  CHECK_THROWS_AS(VmbusRing(4096), std::invalid_argument);  // header page only
+  CHECK_THROWS_AS(VmbusRing(4096), std::invalid_argument); // header page only
   CHECK_THROWS_AS(VmbusRing(4097), std::invalid_argument);
   CHECK_THROWS_AS(VmbusRing(6000), std::invalid_argument);
   CHECK_THROWS_AS(VmbusRing(24576 + 8), std::invalid_argument);
@@ -93,7 +96,7 @@ TEST_CASE("VmbusRing: a write that would fill the ring exactly is refused", "[vm
 {
   SECTION("empty ring, packet of exactly data_size bytes")
   {
-    VmbusRing r(8192);  // 4096 data bytes
+    VmbusRing r(8192); // 4096 data bytes
     auto refused = r.write(0, payload_for_len(4096));
     CHECK_FALSE(refused.written);
     CHECK_FALSE(refused.signal);
@@ -115,11 +118,11 @@ TEST_CASE("VmbusRing: a write that would fill the ring exactly is refused", "[vm
   SECTION("partly used ring, packet of exactly the free space")
   {
     VmbusRing r(8192);
-    REQUIRE(r.write(0, 8).written);  // 40 bytes
+    REQUIRE(r.write(0, 8).written); // 40 bytes
     const std::uint32_t free_bytes = r.bytes_to_write();
     REQUIRE(free_bytes == 4056);
     CHECK_FALSE(r.write(1, payload_for_len(free_bytes)).written);
-    CHECK(r.bytes_to_write() == free_bytes);  // refusal changes nothing
+    CHECK(r.bytes_to_write() == free_bytes); // refusal changes nothing
     CHECK(r.write(2, payload_for_len(free_bytes - 8)).written);
     CHECK(r.bytes_to_write() == 8);
     CHECK(r.write_refusals() == 1);
@@ -133,7 +136,7 @@ TEST_CASE("VmbusRing: a write that would fill the ring exactly is refused", "[vm
     REQUIRE(r.write_index() == 3000);
     REQUIRE(r.read_index() == 3000);
     CHECK_FALSE(r.write(1, payload_for_len(4096)).written);
-    CHECK(r.write(1, payload_for_len(4088)).written);  // wraps: 3000 + 4088 - 4096
+    CHECK(r.write(1, payload_for_len(4088)).written); // wraps: 3000 + 4088 - 4096
     CHECK(r.write_index() == 2992);
     CHECK(r.bytes_to_write() == 8);
     r.check_invariants();
@@ -180,7 +183,7 @@ TEST_CASE("VmbusRing: the ring is never exactly full (random workload)", "[vmbus
 
 TEST_CASE("VmbusRing: wrap-around keeps indices equal to the counters modulo data_size", "[vmbus]")
 {
-  VmbusRing r(5 * 4096);  // 16384 data bytes
+  VmbusRing r(5 * 4096); // 16384 data bytes
   const std::uint32_t ds = r.data_size();
   Lcg rng{7};
   Time t = 0;
@@ -271,13 +274,13 @@ TEST_CASE("VmbusRing: read_index is published only by iter_close", "[vmbus]")
   const std::uint32_t free_before = r.bytes_to_write();
   r.consume(2);
   r.consume(2);
-  CHECK(r.bytes_to_write() == free_before);  // consume alone frees nothing for the writer
+  CHECK(r.bytes_to_write() == free_before); // consume alone frees nothing for the writer
   CHECK(r.read_index() == 0);
   CHECK(r.bytes_published_read() == 0);
   CHECK(r.bytes_consumed() == 2 * hvs_packet_len(1000));
   CHECK(r.priv_read_index() == 2 * hvs_packet_len(1000));
-  CHECK(r.bytes_to_read() == 2 * hvs_packet_len(1000));  // hv_get_bytes_to_read uses read_index
-  CHECK(r.iter_avail() == 0);                            // the iterator is at the end
+  CHECK(r.bytes_to_read() == 2 * hvs_packet_len(1000)); // hv_get_bytes_to_read uses read_index
+  CHECK(r.iter_avail() == 0);                           // the iterator is at the end
   r.iter_close(3);
   CHECK(r.read_index() == 2 * hvs_packet_len(1000));
   CHECK(r.bytes_to_write() == r.data_size());
@@ -293,7 +296,7 @@ TEST_CASE("VmbusRing: iter_next closes only when no further packet is visible", 
   CHECK(a.payload == 10);
   CHECK_FALSE(a.closed);
   CHECK(r.bytes_published_read() == 0);
-  auto b = r.iter_next(2);  // no further packet: close
+  auto b = r.iter_next(2); // no further packet: close
   CHECK(b.payload == 20);
   CHECK(b.closed);
   CHECK(r.bytes_published_read() == hvs_packet_len(10) + hvs_packet_len(20));
@@ -320,11 +323,11 @@ TEST_CASE("VmbusRing: iter_close signals only when crossing pending_send_sz", "[
   {
     VmbusRing r = three_packets(1032);
     r.consume(2);
-    CHECK(r.iter_close(2));  // 1000 -> 2032 crosses 1032
+    CHECK(r.iter_close(2)); // 1000 -> 2032 crosses 1032
     CHECK(r.close_signals() == 1);
     r.consume(3);
-    CHECK_FALSE(r.iter_close(3));  // 2032 -> 3064: already above
-    CHECK_FALSE(r.iter_close(4));  // nothing read
+    CHECK_FALSE(r.iter_close(3)); // 2032 -> 3064: already above
+    CHECK_FALSE(r.iter_close(4)); // nothing read
     CHECK(r.close_signals() == 1);
   }
   SECTION("pending_send_sz == 0 never signals")
@@ -341,37 +344,37 @@ TEST_CASE("VmbusRing: iter_close signals only when crossing pending_send_sz", "[
   {
     VmbusRing r(8192);
     r.set_pending_send_sz(2000);
-    REQUIRE(r.write(1, 8).written);  // 40 bytes
+    REQUIRE(r.write(1, 8).written); // 40 bytes
     for (int i = 0; i < 3; ++i)
       REQUIRE(r.write(1, 1000).written);
     REQUIRE(r.bytes_to_write() == 960);
     r.consume(2);
-    CHECK_FALSE(r.iter_close(2));  // 960 -> 1000: still <= 2000
+    CHECK_FALSE(r.iter_close(2)); // 960 -> 1000: still <= 2000
     r.consume(3);
-    CHECK(r.iter_close(3));  // 1000 -> 2032: crosses
+    CHECK(r.iter_close(3)); // 1000 -> 2032: crosses
   }
   SECTION("several packets read in one iteration count together")
   {
     VmbusRing r = three_packets(2500);
     r.consume(2);
     r.consume(2);
-    CHECK(r.iter_close(2));  // 1000 -> 3064 crosses 2500
+    CHECK(r.iter_close(2)); // 1000 -> 3064 crosses 2500
   }
   SECTION("boundary: ending exactly at pending_send_sz is still 'not enough space'")
   {
     VmbusRing r = three_packets(2032);
     r.consume(2);
-    CHECK_FALSE(r.iter_close(2));  // curr_write_sz == pending_sz
+    CHECK_FALSE(r.iter_close(2)); // curr_write_sz == pending_sz
     VmbusRing s = three_packets(2031);
     s.consume(2);
     CHECK(s.iter_close(2));
   }
   SECTION("boundary: starting exactly at pending_send_sz counts as blocked")
   {
-    VmbusRing r = three_packets(1000);  // before: 1000 == pending -> blocked
+    VmbusRing r = three_packets(1000); // before: 1000 == pending -> blocked
     r.consume(2);
     CHECK(r.iter_close(2));
-    VmbusRing s = three_packets(999);  // before: 1000 > 999 -> not blocked
+    VmbusRing s = three_packets(999); // before: 1000 > 999 -> not blocked
     s.consume(2);
     CHECK_FALSE(s.iter_close(2));
   }

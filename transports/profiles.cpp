@@ -16,7 +16,7 @@ std::map<std::string, double> with_overrides(std::map<std::string, double> base,
   return base;
 }
 
-}  // namespace
+} // namespace
 
 const std::vector<PlatformProfile>& platform_profiles()
 {
@@ -78,7 +78,8 @@ const std::vector<PlatformProfile>& platform_profiles()
       {"virtio_host_wake_ipi", 1105},
   };
   static const std::vector<PlatformProfile> profiles = {
-      {"hyperv-2019", "hv_sock",
+      {"hyperv-2019",
+       "hv_sock",
        "Hyper-V (Windows host, build not published) with a Linux 5.x guest, as measured for the 2019 hv_sock patches",
        {
            {"clock_ghz", 2.5},
@@ -116,22 +117,23 @@ const std::vector<PlatformProfile>& platform_profiles()
        },
        // The span of the data it was fitted on (app/report/calibration_span.hpp; a test derives it).
        {
-          {"guest_to_host",
-           {
-               {"effective.ring_bytes_guest_to_host", {24576, 131072}},
-               {"throughput_MBps", {114, 1862}},
-               {"workload.connections", {1, 1}},
-               {"workload.message_size", {128, 65536}},
-           }},
-          {"host_to_guest",
-           {
-               {"effective.ring_bytes_host_to_guest", {24576, 131072}},
-               {"throughput_MBps", {68, 1670}},
-               {"workload.connections", {1, 1}},
-               {"workload.message_size", {128, 65536}},
-           }},
+           {"guest_to_host",
+            {
+                {"effective.ring_bytes_guest_to_host", {24576, 131072}},
+                {"throughput_MBps", {114, 1862}},
+                {"workload.connections", {1, 1}},
+                {"workload.message_size", {128, 65536}},
+            }},
+           {"host_to_guest",
+            {
+                {"effective.ring_bytes_host_to_guest", {24576, 131072}},
+                {"throughput_MBps", {68, 1670}},
+                {"workload.connections", {1, 1}},
+                {"workload.message_size", {128, 65536}},
+            }},
        }},
-      {"kvm-2018", "virtio_vsock",
+      {"kvm-2018",
+       "virtio_vsock",
        "KVM/QEMU with vhost-vsock, Linux ~4.19 host and guest, 128-entry virtqueues, as measured for the 2018 "
        "mergeable-rx series (CPU not published)",
        with_overrides(kvm_2019,
@@ -152,41 +154,42 @@ const std::vector<PlatformProfile>& platform_profiles()
                       }),
        // The span of the data it was fitted on (app/report/calibration_span.hpp; a test derives it).
        {
-          {"guest_to_host",
-           {
-               {"effective.buf_alloc_bytes", {262144, 262144}},
-               {"throughput_MBps", {400, 480}},
-               {"workload.connections", {1, 4}},
-               {"workload.message_size", {65536, 65536}},
-           }},
-          {"host_to_guest",
-           {
-               {"effective.buf_alloc_bytes", {262144, 262144}},
-               {"throughput_MBps", {1450, 1600}},
-               {"workload.connections", {1, 4}},
-               {"workload.message_size", {65536, 65536}},
-           }},
+           {"guest_to_host",
+            {
+                {"effective.buf_alloc_bytes", {262144, 262144}},
+                {"throughput_MBps", {400, 480}},
+                {"workload.connections", {1, 4}},
+                {"workload.message_size", {65536, 65536}},
+            }},
+           {"host_to_guest",
+            {
+                {"effective.buf_alloc_bytes", {262144, 262144}},
+                {"throughput_MBps", {1450, 1600}},
+                {"workload.connections", {1, 4}},
+                {"workload.message_size", {65536, 65536}},
+            }},
        }},
-      {"kvm-2019", "virtio_vsock",
+      {"kvm-2019",
+       "virtio_vsock",
        "KVM/QEMU with vhost-vsock, host and guest booted with nosmap, as measured with iperf3 for the 2019 "
        "throughput series (CPU not published)",
        kvm_2019,
        // The span of the data it was fitted on (app/report/calibration_span.hpp; a test derives it).
        {
-          {"guest_to_host",
-           {
-               {"effective.buf_alloc_bytes", {262144, 262144}},
-               {"throughput_MBps", {5.625, 1538.125}},
-               {"workload.connections", {1, 1}},
-               {"workload.message_size", {32, 524288}},
-           }},
-          {"host_to_guest",
-           {
-               {"effective.buf_alloc_bytes", {262144, 262144}},
-               {"throughput_MBps", {4, 2731.375}},
-               {"workload.connections", {1, 1}},
-               {"workload.message_size", {32, 524288}},
-           }},
+           {"guest_to_host",
+            {
+                {"effective.buf_alloc_bytes", {262144, 262144}},
+                {"throughput_MBps", {5.625, 1538.125}},
+                {"workload.connections", {1, 1}},
+                {"workload.message_size", {32, 524288}},
+            }},
+           {"host_to_guest",
+            {
+                {"effective.buf_alloc_bytes", {262144, 262144}},
+                {"throughput_MBps", {4, 2731.375}},
+                {"workload.connections", {1, 1}},
+                {"workload.message_size", {32, 524288}},
+            }},
        }},
   };
   return profiles;
@@ -243,26 +246,52 @@ std::string cost_source(const PlatformProfile& profile, const std::string& key)
       {"hyperv-2019",
        {"guest_send_syscall", "guest_enqueue_call", "guest_copy_bytes_per_cycle", "guest_signal_host",
         "guest_context_switch", "host_signal_latency", "host_interrupt_latency", "guest_wakeup_latency",
-        "host_rx_packet", "host_rx_copy_bytes_per_cycle", "host_send_call", "host_tx_packet",
-        "guest_user_per_call", "guest_iter_close", "guest_tasklet",
+        "host_rx_packet", "host_rx_copy_bytes_per_cycle", "host_send_call", "host_tx_packet", "guest_user_per_call",
+        "guest_iter_close", "guest_tasklet",
         // on the published min/max spreads of the 16 rows (docs/calibration.md)
         "guest_iteration_jitter"}},
       {"kvm-2019",
-       {"virtio_guest_iperf3_user_per_call", "virtio_guest_send_syscall", "virtio_guest_recv_syscall",
-        "virtio_host_iperf3_user_per_call", "virtio_host_send_syscall", "virtio_host_recv_syscall",
+       {"virtio_guest_iperf3_user_per_call",
+        "virtio_guest_send_syscall",
+        "virtio_guest_recv_syscall",
+        "virtio_host_iperf3_user_per_call",
+        "virtio_host_send_syscall",
+        "virtio_host_recv_syscall",
         "guest_copy_bytes_per_cycle",
-        "virtio_host_guest_copy_bytes_per_cycle", "virtio_guest_pkt", "virtio_host_pkt", "virtio_host_tx_pkt",
-        "virtio_host_rx_buf", "virtio_guest_rx_pkt", "virtio_guest_kick", "guest_wakeup_latency",
-        "host_wakeup_latency", "virtio_host_interrupt_latency", "virtio_guest_work_run", "guest_context_switch",
-        "virtio_host_kick_latency", "virtio_host_signal", "virtio_guest_irq_exit", "virtio_guest_poll_syscall",
-        "virtio_host_poll_syscall", "virtio_guest_alloc", "virtio_host_alloc", "virtio_guest_free",
-        "virtio_host_free", "virtio_guest_dequeue_pkt", "virtio_host_dequeue_pkt",
-        "virtio_host_worker_run", "virtio_guest_isr", "virtio_guest_vq_add", "virtio_guest_rx_buf",
-        "virtio_guest_tx_done", "virtio_guest_wake_ipi", "virtio_host_wake_ipi", "virtio_guest_halted_wakeup"}},
+        "virtio_host_guest_copy_bytes_per_cycle",
+        "virtio_guest_pkt",
+        "virtio_host_pkt",
+        "virtio_host_tx_pkt",
+        "virtio_host_rx_buf",
+        "virtio_guest_rx_pkt",
+        "virtio_guest_kick",
+        "guest_wakeup_latency",
+        "host_wakeup_latency",
+        "virtio_host_interrupt_latency",
+        "virtio_guest_work_run",
+        "guest_context_switch",
+        "virtio_host_kick_latency",
+        "virtio_host_signal",
+        "virtio_guest_irq_exit",
+        "virtio_guest_poll_syscall",
+        "virtio_host_poll_syscall",
+        "virtio_guest_alloc",
+        "virtio_host_alloc",
+        "virtio_guest_free",
+        "virtio_host_free",
+        "virtio_guest_dequeue_pkt",
+        "virtio_host_dequeue_pkt",
+        "virtio_host_worker_run",
+        "virtio_guest_isr",
+        "virtio_guest_vq_add",
+        "virtio_guest_rx_buf",
+        "virtio_guest_tx_done",
+        "virtio_guest_wake_ipi",
+        "virtio_host_wake_ipi",
+        "virtio_guest_halted_wakeup"}},
       {"kvm-2018",
-       {"virtio_host_guest_copy_bytes_per_cycle", "virtio_host_copy_bytes_per_cycle",
-        "virtio_host_alloc", "virtio_host_pkt", "virtio_host_dequeue_pkt",
-        "virtio_host_wake_ipi", "virtio_host_kick_latency",
+       {"virtio_host_guest_copy_bytes_per_cycle", "virtio_host_copy_bytes_per_cycle", "virtio_host_alloc",
+        "virtio_host_pkt", "virtio_host_dequeue_pkt", "virtio_host_wake_ipi", "virtio_host_kick_latency",
         "virtio_host_interrupt_latency"}},
   };
   // The plain loop's user cost per call on the KVM profiles: no row they
@@ -292,4 +321,4 @@ std::string cost_source(const PlatformProfile& profile, const std::string& key)
   return "prior";
 }
 
-}  // namespace vsim
+} // namespace vsim

@@ -18,9 +18,9 @@ namespace vsim {
 
 struct PlatformProfile {
   std::string name;
-  std::string transport;  // the transport it was calibrated for
+  std::string transport; // the transport it was calibrated for
   std::string doc;
-  std::map<std::string, double> costs;  // key: path without the "costs." prefix
+  std::map<std::string, double> costs; // key: path without the "costs." prefix
   // The span of the data the costs were fitted on, per direction: for each
   // quantity app/report/calibration_span.hpp names (message size, connections, the
   // buffer bounding the data in flight, the measured throughput in MB/s),
@@ -46,7 +46,7 @@ std::string cost_source(const PlatformProfile& profile, const std::string& key);
 // A profile value outside its cost's plausible range (ParamSpec::plausible_*):
 // a fit that needs it stands in for a mechanism the model lacks.
 struct ImplausibleCost {
-  std::string key;  // without "costs."
+  std::string key; // without "costs."
   double value;
   double plausible_min;
   double plausible_max;
@@ -58,4 +58,4 @@ std::vector<ImplausibleCost> implausible_costs(const PlatformProfile& profile);
 // Declares every `costs.*` parameter (their defaults come from the profile).
 void declare_cost_params(ParamRegistry& reg);
 
-}  // namespace vsim
+} // namespace vsim

@@ -22,9 +22,9 @@ enum class Rel { Contains, RunsOn, Writes, Reads };
 struct Vertex {
   Kind kind = Kind::Machine;
   std::string name;
-  bool guest = false;      // Cpu: a guest vCPU
-  bool app = false;        // Thread: an application thread (one per connection), not a service thread
-  double cycles_per_MB = 0;  // Thread: per MB of all payload
+  bool guest = false;       // Cpu: a guest vCPU
+  bool app = false;         // Thread: an application thread (one per connection), not a service thread
+  double cycles_per_MB = 0; // Thread: per MB of all payload
   std::string stage, what;
 };
 struct Edge {
@@ -35,7 +35,7 @@ using V = Graph::vertex_descriptor;
 
 struct Built {
   Graph g;
-  std::map<std::string, V> by_name;  // CPUs, threads and channels by name
+  std::map<std::string, V> by_name; // CPUs, threads and channels by name
   std::vector<std::string> errors;
 };
 
@@ -72,7 +72,7 @@ Built build(const PlatformPlan& plan)
 
   const double conns = std::max(plan.connections, 1);
   for (const ThreadLoad& t : plan.loads) {
-    const double share = t.connection >= 0 ? 1.0 / conns : 1.0;  // of all the payload
+    const double share = t.connection >= 0 ? 1.0 / conns : 1.0; // of all the payload
     auto it = b.by_name.find(t.thread);
     if (it == b.by_name.end()) {
       V d = add(Vertex{Kind::Thread, t.thread, false, is_app_thread(t), 0, t.stage, t.what});
@@ -92,8 +92,8 @@ Built build(const PlatformPlan& plan)
       auto [e, end] = boost::out_edges(it->second, g);
       for (; e != end; ++e)
         if (g[*e].rel == Rel::RunsOn && g[boost::target(*e, g)].name != t.cpu)
-          b.errors.push_back(fmt::format("thread {} is pinned on two CPUs: {} and {}", t.thread,
-                                         g[boost::target(*e, g)].name, t.cpu));
+          b.errors.push_back(
+              fmt::format("thread {} is pinned on two CPUs: {} and {}", t.thread, g[boost::target(*e, g)].name, t.cpu));
     }
     g[it->second].cycles_per_MB += t.cycles_per_MB * share;
   }
@@ -122,7 +122,7 @@ Built build(const PlatformPlan& plan)
   return b;
 }
 
-}  // namespace
+} // namespace
 
 TopologyLimits limits_for(const PlatformPlan& plan)
 {
@@ -197,4 +197,4 @@ Bound throughput_bound(const PlatformPlan& plan, const TopologyLimits& limits)
   return out;
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

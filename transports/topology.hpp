@@ -31,16 +31,16 @@ std::vector<std::string> validate_topology(const PlatformPlan& plan, const Topol
 
 struct CpuLoad {
   std::string cpu;
-  double cycles_per_MB = 0;  // per MB of the payload of all connections
-  double bound_MBps = 0;     // clock / cycles_per_MB (infinite when unloaded)
-  std::string top_thread;    // the thread spending the most there
+  double cycles_per_MB = 0; // per MB of the payload of all connections
+  double bound_MBps = 0;    // clock / cycles_per_MB (infinite when unloaded)
+  std::string top_thread;   // the thread spending the most there
   std::string top_stage, top_what;
 };
 struct Bound {
-  double MBps = 0;                 // all connections together
-  double per_connection_MBps = 0;  // MBps / connections
-  CpuLoad binding;                 // the most loaded CPU
-  std::vector<CpuLoad> cpus;       // every loaded CPU, in graph order (guest CPUs, then host CPUs)
+  double MBps = 0;                // all connections together
+  double per_connection_MBps = 0; // MBps / connections
+  CpuLoad binding;                // the most loaded CPU
+  std::vector<CpuLoad> cpus;      // every loaded CPU, in graph order (guest CPUs, then host CPUs)
 };
 // The bound: every CPU's cycles per MB (a per-connection thread carries
 // 1/connections of the payload, a shared one all of it). Throws
@@ -48,4 +48,4 @@ struct Bound {
 // loaded.
 Bound throughput_bound(const PlatformPlan& plan, const TopologyLimits& limits);
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -36,7 +36,7 @@ int check(const CheckArgs& a)
   return 0;
 }
 
-}  // namespace
+} // namespace
 
 Command add_check(CLI::App& app)
 {
@@ -50,4 +50,4 @@ Command add_check(CLI::App& app)
   return {sub, [a] { return check(*a); }};
 }
 
-}  // namespace vsim::app::cli
+} // namespace vsim::app::cli

@@ -13,8 +13,8 @@
 namespace vsim::app::cli {
 
 struct Command {
-  CLI::App* sub = nullptr;     // the parsed subcommand (true when it was given)
-  std::function<int()> run;    // runs it: the exit status
+  CLI::App* sub = nullptr;  // the parsed subcommand (true when it was given)
+  std::function<int()> run; // runs it: the exit status
   // Whether it acts on stop requests (SIGINT, SIGTERM, SIGHUP: app/run/stop.hpp)
   // as given; the other commands end as the signal's default action ends them.
   std::function<bool()> handles_stop = [] { return false; };
@@ -22,7 +22,7 @@ struct Command {
 
 // What every command may need beyond its options.
 struct Context {
-  std::string command_line;  // argv joined with spaces, for the manifest
+  std::string command_line; // argv joined with spaces, for the manifest
 };
 
 // In the order `vsocksim --help` lists them.
@@ -36,4 +36,4 @@ Command add_show(CLI::App& app);
 Command add_compare(CLI::App& app);
 Command add_explain(CLI::App& app);
 
-}  // namespace vsim::app::cli
+} // namespace vsim::app::cli

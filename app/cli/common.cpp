@@ -22,16 +22,23 @@ namespace {
 const char* signal_name(int sig)
 {
   switch (sig) {
-  case SIGINT: return "SIGINT";
-  case SIGTERM: return "SIGTERM";
-  case SIGHUP: return "SIGHUP";
-  default: return "a signal";
+  case SIGINT:
+    return "SIGINT";
+  case SIGTERM:
+    return "SIGTERM";
+  case SIGHUP:
+    return "SIGHUP";
+  default:
+    return "a signal";
   }
 }
 
-}  // namespace
+} // namespace
 
-unsigned default_jobs() { return std::max(1u, std::thread::hardware_concurrency()); }
+unsigned default_jobs()
+{
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 int stopped(std::size_t finished, std::size_t total, const std::string& output)
 {
@@ -77,4 +84,4 @@ Prepared prepare(const Experiment& ex, const std::string& file)
   return p;
 }
 
-}  // namespace vsim::app::cli
+} // namespace vsim::app::cli

@@ -43,4 +43,4 @@ struct Prepared {
 };
 Prepared prepare(const Experiment& ex, const std::string& file);
 
-}  // namespace vsim::app::cli
+} // namespace vsim::app::cli

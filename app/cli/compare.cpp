@@ -45,7 +45,7 @@ int compare(const CompareArgs& a)
   return 0;
 }
 
-}  // namespace
+} // namespace
 
 Command add_compare(CLI::App& app)
 {
@@ -61,4 +61,4 @@ Command add_compare(CLI::App& app)
   return {sub, [a] { return compare(*a); }};
 }
 
-}  // namespace vsim::app::cli
+} // namespace vsim::app::cli

@@ -17,13 +17,12 @@ struct DescribeArgs {
   bool markdown = false;
 };
 
-}  // namespace
+} // namespace
 
 Command add_describe(CLI::App& app)
 {
   auto a = std::make_shared<DescribeArgs>();
-  auto* sub =
-      app.add_subcommand("describe", "list every parameter: path, type, unit, default, allowed, meaning");
+  auto* sub = app.add_subcommand("describe", "list every parameter: path, type, unit, default, allowed, meaning");
   sub->add_option("topic", a->topic, "a key prefix (hv_sock, workload, costs, ...) or 'platforms'");
   sub->add_flag("--markdown", a->markdown, "Markdown reference (docs/parameters.md is made with this)");
   return {sub, [a] {
@@ -32,4 +31,4 @@ Command add_describe(CLI::App& app)
           }};
 }
 
-}  // namespace vsim::app::cli
+} // namespace vsim::app::cli

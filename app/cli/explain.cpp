@@ -17,7 +17,7 @@ struct ExplainArgs {
   CLI::Option* point_opt = nullptr;
 };
 
-}  // namespace
+} // namespace
 
 Command add_explain(CLI::App& app)
 {
@@ -36,4 +36,4 @@ Command add_explain(CLI::App& app)
           }};
 }
 
-}  // namespace vsim::app::cli
+} // namespace vsim::app::cli

@@ -28,9 +28,12 @@ namespace {
 // starts `vsocksim run ... &` makes SIGINT ignored until then). Only system
 // calls run there. Commands that run no simulation go back to the default
 // dispositions in main().
-void install_stop_handler(int, char**, char**) { stop::install(); }
-[[gnu::section(".preinit_array"), gnu::used]] void (*const preinit_stop_handler)(int, char**, char**) =
-    install_stop_handler;
+void install_stop_handler(int, char**, char**)
+{
+  stop::install();
+}
+[[gnu::section(".preinit_array"), gnu::used]] void (*const preinit_stop_handler)(int, char**,
+                                                                                 char**) = install_stop_handler;
 
 std::string join_args(int argc, char** argv)
 {
@@ -58,21 +61,21 @@ bool known_command(CLI::App& app, const std::string& word)
   return known;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv)
 {
   CLI::App app{"vsocksim: deterministic simulator of VM socket transports (hv_sock, virtio-vsock)", "vsocksim"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "all commands' options");
-  app.set_version_flag("--version", [] { return vsim::app::version_text(); },
-                       "print the version, the git commit and SimGrid's version, then exit");
+  app.set_version_flag(
+      "--version", [] { return vsim::app::version_text(); },
+      "print the version, the git commit and SimGrid's version, then exit");
 
   const cli::Context ctx{join_args(argc, argv)};
   const std::vector<cli::Command> commands = {
-      cli::add_run(app, ctx),  cli::add_plot(app),     cli::add_merge(app),
-      cli::add_check(app),     cli::add_describe(app), cli::add_validate(app),
-      cli::add_show(app),      cli::add_compare(app),  cli::add_explain(app),
+      cli::add_run(app, ctx), cli::add_plot(app), cli::add_merge(app),   cli::add_check(app),   cli::add_describe(app),
+      cli::add_validate(app), cli::add_show(app), cli::add_compare(app), cli::add_explain(app),
   };
 
   if (argc > 1 && argv[1][0] != '-' && !known_command(app, argv[1]))

@@ -28,7 +28,7 @@ int merge(const MergeArgs& a)
   return 0;
 }
 
-}  // namespace
+} // namespace
 
 Command add_merge(CLI::App& app)
 {
@@ -39,4 +39,4 @@ Command add_merge(CLI::App& app)
   return {sub, [a] { return merge(*a); }};
 }
 
-}  // namespace vsim::app::cli
+} // namespace vsim::app::cli

@@ -37,21 +37,18 @@ int plot(PlotArgs& a)
   if (a.dir.empty())
     a.dir = (fs::path(a.result).parent_path() / fs::path(a.result).stem()).string() + "-plots";
   a.opt.metrics = split_commas(a.metrics);
-  a.opt.y_scale = a.log      ? PlotOptions::Scale::Log
-                  : a.linear ? PlotOptions::Scale::Linear
-                             : PlotOptions::Scale::Auto;
+  a.opt.y_scale = a.log ? PlotOptions::Scale::Log : a.linear ? PlotOptions::Scale::Linear : PlotOptions::Scale::Auto;
   for (const std::string& f : plot_result(a.result, a.dir, a.opt))
     std::cout << f << '\n';
   return 0;
 }
 
-}  // namespace
+} // namespace
 
 Command add_plot(CLI::App& app)
 {
   auto a = std::make_shared<PlotArgs>();
-  auto* sub =
-      app.add_subcommand("plot", "draw a result's figures, or a trace's timeline, with gnuplot (SVG and PNG)");
+  auto* sub = app.add_subcommand("plot", "draw a result's figures, or a trace's timeline, with gnuplot (SVG and PNG)");
   auto* result_opt = sub->add_option("result", a->result, "JSON result (run --format json, or DIR/result.json)");
   sub->add_option("--timeline", a->timeline,
                   "instead of a result, draw the trace of run --trace: one row per CPU (boxes coloured by thread, "
@@ -73,4 +70,4 @@ Command add_plot(CLI::App& app)
   return {sub, [a] { return plot(*a); }};
 }
 
-}  // namespace vsim::app::cli
+} // namespace vsim::app::cli

@@ -86,7 +86,7 @@ public:
       trace_given_window();
       const auto started = std::chrono::system_clock::now();
       simulate();
-      if (stop::requested())  // nothing is printed or merged after a request
+      if (stop::requested()) // nothing is printed or merged after a request
         throw Interrupted("stop requested");
       for (const Point& p : ex_.points)
         results_.push_back(done_.at(p.index));
@@ -106,7 +106,7 @@ private:
   {
     ex_ = load_experiment(a_.file, a_.sets, registry());
     if (!a_.output.empty()) {
-      check_output_dir(a_.output);  // InputError before anything is created
+      check_output_dir(a_.output); // InputError before anything is created
       if (auto other = other_experiment_in(a_.output, ex_.name); other && !a_.force)
         throw InputError(fmt::format("--output '{}': error: holds the results of experiment '{}', not '{}' "
                                      "(allowed: an empty or new directory, one of experiment '{}', or --force to "
@@ -119,7 +119,7 @@ private:
     if (shard_)
       keep_shard(ex_, *shard_);
     if (trace_)
-      check_trace_options(*trace_, ex_);  // InputError before anything runs
+      check_trace_options(*trace_, ex_); // InputError before anything runs
     if (trace_ && trace_->point_given)
       keep_traced_point();
     if (Estimate e = estimate(ex_); e.core_seconds > kLargeCoreSeconds && !a_.allow_large)
@@ -127,7 +127,7 @@ private:
                                    "pass --allow-large to run it anyway, or shrink it (iterations, "
                                    "workload.total_bytes, the sweep, --shard)",
                                    a_.file, describe_estimate(e, a_.jobs), kLargeCoreSeconds / 3600));
-    for (const std::string& w : effective_warnings(ex_))  // swept values the transport clamps or ignores
+    for (const std::string& w : effective_warnings(ex_)) // swept values the transport clamps or ignores
       std::cerr << fmt::format("{}: warning: {}\n", a_.file, w);
     manifest_ = make_manifest(ex_, ctx_.command_line);
     identity_ = {{"config_sha256", manifest_.config_sha256},
@@ -144,7 +144,7 @@ private:
   // also writes a timeline).
   void keep_traced_point()
   {
-    const std::size_t points_run = ex_.points.size();  // the sweep's, or the shard's
+    const std::size_t points_run = ex_.points.size(); // the sweep's, or the shard's
     std::erase_if(ex_.points, [&](const Point& p) { return static_cast<long long>(p.index) != trace_->point; });
     if (!a_.quiet)
       std::cerr << fmt::format("--trace: simulating point {} only (of {}{})\n", trace_->point, points_run,
@@ -212,15 +212,14 @@ private:
       return;
     const PointResult& r = done_.at(static_cast<std::size_t>(trace_->point));
     if (!r.failed.empty()) {
-      std::cerr << fmt::format("vsocksim: --trace '{}': not written: point {} failed\n", trace_->path,
-                               trace_->point);
+      std::cerr << fmt::format("vsocksim: --trace '{}': not written: point {} failed\n", trace_->path, trace_->point);
       return;
     }
     const auto i = static_cast<std::size_t>(trace_->iteration);
     if (!traced_) {
       const Point& p = *by_index_.at(r.index);
-      const double total = static_cast<double>(p.params.integer("workload.total_bytes") *
-                                               p.params.integer("workload.connections"));
+      const double total =
+          static_cast<double>(p.params.integer("workload.total_bytes") * p.params.integer("workload.connections"));
       traced_ = trace_iteration(*trace_, ex_, default_trace_start_us(r.iterations.at(i), r.run_length.at(i), total),
                                 "default: from the end of the warm-up the run-length monitor found (warmup_bytes "
                                 "at the iteration's mean rate), else from 10% of the simulated time");
@@ -239,7 +238,7 @@ private:
       json["manifest"]["shard"] = fmt::format("{}/{}", shard_->index, shard_->count);
       json["manifest"]["points_total"] = points_total_;
     }
-    if (trace_ && trace_->point_given) {  // the one point run of the sweep's (or shard's)
+    if (trace_ && trace_->point_given) { // the one point run of the sweep's (or shard's)
       json["manifest"]["traced_point"] = trace_->point;
       json["manifest"]["points_total"] = points_total_;
     }
@@ -254,8 +253,8 @@ private:
   {
     if (!a_.output.empty()) {
       write_output_dir(a_.output, json);
-      if (!shard_ && !trace_)  // (the other points' files of a traced run are kept for a later run)
-        remove_stale_points(a_.output, ex_.points.size());  // a larger sweep's points beyond this one's
+      if (!shard_ && !trace_) // (the other points' files of a traced run are kept for a later run)
+        remove_stale_points(a_.output, ex_.points.size()); // a larger sweep's points beyond this one's
     }
     if (a_.format == "json")
       std::cout << json.dump(2) << '\n';
@@ -271,7 +270,7 @@ private:
 
   int report_failures()
   {
-    FailedPoints failed;  // point_name, result
+    FailedPoints failed; // point_name, result
     for (std::size_t k = 0; k < results_.size(); ++k)
       if (!results_[k].failed.empty())
         failed.emplace_back(point_name(ex_.points[k]), &results_[k]);
@@ -304,7 +303,7 @@ private:
   std::optional<Comparison> comparison_;
 };
 
-}  // namespace
+} // namespace
 
 Command add_run(CLI::App& app, const Context& ctx)
 {
@@ -358,4 +357,4 @@ Command add_run(CLI::App& app, const Context& ctx)
   return c;
 }
 
-}  // namespace vsim::app::cli
+} // namespace vsim::app::cli

@@ -15,7 +15,7 @@ struct ShowArgs {
   std::string path, metrics, format = "table", stat;
 };
 
-}  // namespace
+} // namespace
 
 Command add_show(CLI::App& app)
 {
@@ -36,4 +36,4 @@ Command add_show(CLI::App& app)
           }};
 }
 
-}  // namespace vsim::app::cli
+} // namespace vsim::app::cli

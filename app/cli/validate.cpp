@@ -42,7 +42,7 @@ std::string markdown_command(const std::vector<std::string>& sets, const std::ve
 // The end of a validate in which points failed: their rows were not compared.
 int failed_points(const std::vector<Study>& studies)
 {
-  FailedPoints failed;  // "FILE: point K (...)", result
+  FailedPoints failed; // "FILE: point K (...)", result
   std::size_t points = 0, rows = 0;
   for (const Study& s : studies) {
     points += s.results.size();
@@ -87,7 +87,7 @@ int validate(ValidateArgs a)
   return failed_points(studies);
 }
 
-}  // namespace
+} // namespace
 
 Command add_validate(CLI::App& app)
 {
@@ -110,4 +110,4 @@ Command add_validate(CLI::App& app)
   return c;
 }
 
-}  // namespace vsim::app::cli
+} // namespace vsim::app::cli

@@ -19,7 +19,10 @@ namespace vsim::app {
 
 namespace {
 
-bool is_cost(const ParamSpec& spec) { return spec.path.rfind("costs.", 0) == 0; }
+bool is_cost(const ParamSpec& spec)
+{
+  return spec.path.rfind("costs.", 0) == 0;
+}
 
 // A profile's value of the cost `spec` (a `costs.*` key), or null if it has none.
 const double* profile_value(const PlatformProfile& profile, const ParamSpec& spec)
@@ -153,7 +156,7 @@ std::string cell(const std::string& s)
   return out;
 }
 
-}  // namespace
+} // namespace
 
 std::string profile_value_text(const PlatformProfile& profile, const ParamSpec& spec)
 {
@@ -206,20 +209,23 @@ std::string allowed_values(const ParamSpec& spec)
     return what;
   };
   switch (spec.kind) {
-    case ParamKind::Integer:
-    case ParamKind::Number: {
-      const std::string r = range([](double x) { return format_number(x); },
-                                  spec.kind == ParamKind::Integer ? "any integer" : "any number");
-      return spec.unit.empty() ? r : r + " " + spec.unit;
-    }
-    case ParamKind::Size: {
-      std::string r = range([](double x) { return format_size(static_cast<std::int64_t>(std::max(0.0, x))); },
-                            "any size");
-      return spec.choices.empty() ? r : r + ", or " + join(spec.choices, ", or ");
-    }
-    case ParamKind::Boolean: return "true, false";
-    case ParamKind::Choice: return join(spec.choices);
-    case ParamKind::Text: return "";
+  case ParamKind::Integer:
+  case ParamKind::Number: {
+    const std::string r = range([](double x) { return format_number(x); },
+                                spec.kind == ParamKind::Integer ? "any integer" : "any number");
+    return spec.unit.empty() ? r : r + " " + spec.unit;
+  }
+  case ParamKind::Size: {
+    std::string r =
+        range([](double x) { return format_size(static_cast<std::int64_t>(std::max(0.0, x))); }, "any size");
+    return spec.choices.empty() ? r : r + ", or " + join(spec.choices, ", or ");
+  }
+  case ParamKind::Boolean:
+    return "true, false";
+  case ParamKind::Choice:
+    return join(spec.choices);
+  case ParamKind::Text:
+    return "";
   }
   return "";
 }
@@ -255,7 +261,7 @@ std::string describe_markdown(const ParamRegistry& reg)
       "Keys are dotted paths: `workload.message_size` is `message_size` under `workload:` in an experiment\n"
       "file, or `--set workload.message_size=4KiB`. Sizes are integers (bytes) or a number with a unit: " +
       size_units_list() + ".\n";
-  std::vector<std::string> sections;  // in order of first declaration
+  std::vector<std::string> sections; // in order of first declaration
   for (const auto& spec : reg.all())
     if (std::find(sections.begin(), sections.end(), section_of(spec.path)) == sections.end())
       sections.push_back(section_of(spec.path));
@@ -284,8 +290,8 @@ std::string describe_markdown(const ParamRegistry& reg)
         }
         out += " " + cell(spec.doc) + " |\n";
       } else {
-        out += fmt::format("| `{}` | {} | {} | {} | {} |\n", spec.path, cell(type_text(spec)),
-                           cell(default_text(spec)), cell(allowed_values(spec)), cell(spec.doc));
+        out += fmt::format("| `{}` | {} | {} | {} | {} |\n", spec.path, cell(type_text(spec)), cell(default_text(spec)),
+                           cell(allowed_values(spec)), cell(spec.doc));
       }
     }
   }
@@ -313,7 +319,8 @@ std::string describe_markdown(const ParamRegistry& reg)
          "plain loop's user cost per call (`workload.app: loop`) on a KVM profile, none of whose fitted rows "
          "measures it (kvm-2019's are iperf3's, whose own cost is `virtio_*_iperf3_user_per_call`), set to the "
          "value hyperv-2019's loop rows fit; prior: a "
-         "published figure or a plausible value (../shared/domain/costs-and-engine.md), not fitted; -: the profile's transport does not use it.\n\n| key |";
+         "published figure or a plausible value (../shared/domain/costs-and-engine.md), not fitted; -: the profile's "
+         "transport does not use it.\n\n| key |";
   for (const auto& p : platform_profiles())
     out += " " + p.name + " |";
   out += "\n|---|";
@@ -325,22 +332,24 @@ std::string describe_markdown(const ParamRegistry& reg)
       continue;
     out += fmt::format("| `{}` |", spec.path);
     for (const auto& p : platform_profiles())
-      out += " " + ((spec.scope.empty() || spec.scope == p.transport) && profile_value(p, spec) != nullptr
-                        ? cost_source(p, spec.path.substr(6))
-                        : std::string("-")) +
+      out += " " +
+             ((spec.scope.empty() || spec.scope == p.transport) && profile_value(p, spec) != nullptr
+                  ? cost_source(p, spec.path.substr(6))
+                  : std::string("-")) +
              " |";
     out += "\n";
   }
   out += "\n## Platforms\n\n| name | transport | description |\n|---|---|---|\n";
   for (const auto& p : platform_profiles())
     out += fmt::format("| `{}` | {} | {} |\n", p.name, p.transport, cell(p.doc));
-  out += "\n## Metrics\n\nWhat a run reports (`vsocksim describe metrics`). MB = 10^6 bytes; CPU percentages sum "
-         "over CPUs (200% is two CPUs busy). A name with `<x>` stands for a CPU, thread or queue name, `{a|b}` for "
-         "one of the words. *Extrapolated as*: how `sim.run_length: auto` continues the figure from the steady "
-         "state ([run-length.md](run-length.md)).\n\n| metric | unit | extrapolated as | meaning |\n|---|---|---|---|\n";
+  out +=
+      "\n## Metrics\n\nWhat a run reports (`vsocksim describe metrics`). MB = 10^6 bytes; CPU percentages sum "
+      "over CPUs (200% is two CPUs busy). A name with `<x>` stands for a CPU, thread or queue name, `{a|b}` for "
+      "one of the words. *Extrapolated as*: how `sim.run_length: auto` continues the figure from the steady "
+      "state ([run-length.md](run-length.md)).\n\n| metric | unit | extrapolated as | meaning |\n|---|---|---|---|\n";
   for (const MetricDoc& d : metric_docs())
     out += fmt::format("| `{}` | {} | {} | {} |\n", cell(d.name), cell(d.unit), scaling_text(d.scaling), cell(d.doc));
   return out;
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

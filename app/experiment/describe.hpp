@@ -33,4 +33,4 @@ std::string describe_profile(const ParamRegistry& reg, const PlatformProfile& pr
 // A number without noise: 2.5, 1500, 9007199254740992, 1e+20.
 std::string format_number(double x);
 
-}  // namespace vsim::app
+} // namespace vsim::app

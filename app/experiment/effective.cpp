@@ -30,7 +30,7 @@ std::string value_text(const Value& v)
       v);
 }
 
-}  // namespace
+} // namespace
 
 std::vector<Effective> effective_values(const Params& p)
 {
@@ -43,7 +43,7 @@ std::vector<Effective> effective_values(const Params& p)
 std::vector<std::string> effective_warnings(const Experiment& ex)
 {
   std::map<std::string, std::vector<std::size_t>> by_note;
-  std::vector<std::string> order;  // notes in order of first appearance
+  std::vector<std::string> order; // notes in order of first appearance
   for (const Point& pt : ex.points)
     for (const Effective& e : effective_values(pt.params)) {
       if (e.note.empty())
@@ -104,4 +104,4 @@ std::vector<std::string> same_run_lines(const Experiment& ex)
   return out;
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -28,4 +28,4 @@ std::vector<std::vector<std::size_t>> same_runs(const Experiment& ex);
 // "points 3, 7 and 11 are the same run" for each group.
 std::vector<std::string> same_run_lines(const Experiment& ex);
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -15,11 +15,11 @@ Estimate point_estimate(const Params& p)
   Estimate e;
   e.simulations = 1;
   e.bytes = value("workload.total_bytes", 0) * value("workload.connections", 1);
-  if (p.has("sim.run_length") && run_length_auto(p)) {  // what an `auto` run typically simulates
-    RunLengthConfig c = run_length_config(p, static_cast<std::uint64_t>(e.bytes),
-                                          static_cast<int>(value("workload.connections", 1)));
-    e.bytes = static_cast<double>(
-        expected_auto_bytes(c, static_cast<std::uint64_t>(value("workload.message_size", 1))));
+  if (p.has("sim.run_length") && run_length_auto(p)) { // what an `auto` run typically simulates
+    RunLengthConfig c =
+        run_length_config(p, static_cast<std::uint64_t>(e.bytes), static_cast<int>(value("workload.connections", 1)));
+    e.bytes =
+        static_cast<double>(expected_auto_bytes(c, static_cast<std::uint64_t>(value("workload.message_size", 1))));
   }
   e.messages = e.bytes / value("workload.message_size", 1);
   const Transport* t = find_transport(p.has("transport") ? p.text("transport") : "hv_sock");
@@ -46,11 +46,11 @@ Estimate estimate(const Experiment& ex)
 std::string describe_estimate(const Estimate& e, unsigned jobs)
 {
   double wall = e.core_seconds / std::max(1u, jobs);
-  std::string t = wall < 120 ? fmt::format("{:.0f} s", wall)
-                 : wall < 7200 ? fmt::format("{:.0f} min", wall / 60)
-                               : fmt::format("{:.1f} h", wall / 3600);
+  std::string t = wall < 120    ? fmt::format("{:.0f} s", wall)
+                  : wall < 7200 ? fmt::format("{:.0f} min", wall / 60)
+                                : fmt::format("{:.1f} h", wall / 3600);
   return fmt::format("{:.0f} simulation(s), {:.3g} GB and {:.3g} messages simulated in all; about {} with {} job(s)",
                      e.simulations, e.bytes / 1e9, e.messages, t, jobs);
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

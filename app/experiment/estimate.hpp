@@ -28,4 +28,4 @@ std::string describe_estimate(const Estimate& e, unsigned jobs);
 // Runs longer than this on one core are refused unless --allow-large.
 inline constexpr double kLargeCoreSeconds = 2 * 24 * 3600.0;
 
-}  // namespace vsim::app
+} // namespace vsim::app

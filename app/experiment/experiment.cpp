@@ -76,7 +76,10 @@ DocumentMarks document_marks(const std::string& text)
   return h;
 }
 
-bool is_cost(const std::string& path) { return path.rfind("costs.", 0) == 0; }
+bool is_cost(const std::string& path)
+{
+  return path.rfind("costs.", 0) == 0;
+}
 
 // ---------------------------------------------------------------------------
 // The loader: collects explicit values and sweep axes from the file and the
@@ -84,13 +87,16 @@ bool is_cost(const std::string& path) { return path.rfind("costs.", 0) == 0; }
 
 enum class AxisKind { Grid, Zip };
 
-const char* axis_name(AxisKind k) { return k == AxisKind::Grid ? "sweep.grid" : "sweep.zip"; }
+const char* axis_name(AxisKind k)
+{
+  return k == AxisKind::Grid ? "sweep.grid" : "sweep.zip";
+}
 
 struct Axis {
   std::string key;
   std::vector<Given> values;
-  Origin at;      // the list
-  Origin key_at;  // the key
+  Origin at;     // the list
+  Origin key_at; // the key
 };
 
 class Loader {
@@ -103,7 +109,7 @@ public:
     YAML::Node root;
     try {
       docs = document_marks(text);
-      root = YAML::Load(text);  // the first document
+      root = YAML::Load(text); // the first document
     } catch (const YAML::Exception& e) {
       fail(mark(e.mark), "", "invalid YAML: " + e.msg);
     }
@@ -222,12 +228,11 @@ private:
   }
 
   // Each pair of a map; reports the second of two equal keys in one map.
-  template <class F>
-  void for_each_pair(const YAML::Node& map, const std::string& prefix, F&& f)
+  template <class F> void for_each_pair(const YAML::Node& map, const std::string& prefix, F&& f)
   {
     std::map<std::string, Origin> seen;
     for (auto it = map.begin(); it != map.end(); ++it) {
-      const YAML::Node k = it->first;  // a copy: yaml-cpp's iterator hands out a temporary proxy
+      const YAML::Node k = it->first; // a copy: yaml-cpp's iterator hands out a temporary proxy
       const Origin key_at = mark(k.Mark());
       const std::string shown_prefix = prefix.empty() ? "" : prefix + ".";
       if (!k.IsScalar() || k.Scalar().empty())
@@ -247,8 +252,10 @@ private:
 
   void walk_map(const YAML::Node& map, const std::string& prefix)
   {
-    for_each_pair(map, prefix, [&](const std::string& path, const std::string&, const Origin& key_at,
-                                   const YAML::Node& value) { take(path, key_at, value); });
+    for_each_pair(map, prefix,
+                  [&](const std::string& path, const std::string&, const Origin& key_at, const YAML::Node& value) {
+                    take(path, key_at, value);
+                  });
   }
 
   void expect_map(const std::string& path, const Origin& key_at, const YAML::Node& value, const std::string& allowed)
@@ -266,8 +273,10 @@ private:
     } else if (path == "sweep.grid" || path == "sweep.zip") {
       const AxisKind kind = path == "sweep.grid" ? AxisKind::Grid : AxisKind::Zip;
       expect_map(path, key_at, value, "parameter paths mapped to lists of values");
-      for_each_pair(value, path, [&](const std::string&, const std::string& key, const Origin& at,
-                                     const YAML::Node& list) { add_axis(kind, key, list, at); });
+      for_each_pair(value, path,
+                    [&](const std::string&, const std::string& key, const Origin& at, const YAML::Node& list) {
+                      add_axis(kind, key, list, at);
+                    });
     } else if (auto kind = axis_kind_of(path)) {
       add_axis(*kind, path.substr(std::strlen(axis_name(*kind)) + 1), value, key_at);
     } else if (const ParamSpec* spec = tree_.param(path)) {
@@ -371,8 +380,9 @@ private:
   Params resolve(const std::map<std::string, Given>& given) const
   {
     // The transport first: a point keeps only the keys of its own transport.
-    const std::string transport = given.count("transport") ? std::get<std::string>(given.at("transport").value)
-                                                           : std::get<std::string>(default_value(*reg_.find("transport")));
+    const std::string transport = given.count("transport")
+                                      ? std::get<std::string>(given.at("transport").value)
+                                      : std::get<std::string>(default_value(*reg_.find("transport")));
     Params p;
     for (const auto& spec : reg_.all()) {
       if (auto it = given.find(spec.path); it != given.end())
@@ -403,7 +413,7 @@ private:
       auto it = profile->costs.find(spec.path.substr(6));
       if (it == profile->costs.end()) {
         if (profile->transport != transport)
-          continue;  // check_point reports the platform/transport mismatch
+          continue; // check_point reports the platform/transport mismatch
         throw std::logic_error("platform profile '" + profile->name + "' has no value for " + spec.path);
       }
       p.set(spec.path, it->second);
@@ -429,16 +439,17 @@ private:
     const std::string& transport = p.text("transport");
     const Origin transport_at = origin_of(given, "transport");
     if (!find_transport(transport))
-      fail(with_file(transport_at), "transport", with_allowed(transport + " is not implemented yet", join(transport_names())));
+      fail(with_file(transport_at), "transport",
+           with_allowed(transport + " is not implemented yet", join(transport_names())));
     // A key of another transport set for this point (e.g. hv_sock.sndbuf
     // with transport: virtio_vsock) would be silently meaningless.
     for (const auto& [path, g] : given) {
       const ParamSpec* spec = reg_.find(path);
       if (spec && !spec->scope.empty() && spec->scope != transport)
         fail(with_file(g.at), path,
-             with_allowed(fmt::format("applies to transport {} only, and this point's transport is {}", spec->scope,
-                                      transport),
-                          "keys of " + transport + " (see `vsocksim describe " + transport + "`)"));
+             with_allowed(
+                 fmt::format("applies to transport {} only, and this point's transport is {}", spec->scope, transport),
+                 "keys of " + transport + " (see `vsocksim describe " + transport + "`)"));
     }
     // Combinations that cannot mean what they say.
     if (p.integer("workload.message_size") > p.integer("workload.total_bytes")) {
@@ -477,9 +488,9 @@ private:
     if (!at.positioned())
       at = transport_at;
     fail(with_file(at), "platform",
-         with_allowed(fmt::format("{} is calibrated for transport {}, not {}", profile->name, profile->transport,
-                                  transport),
-                      "with " + transport + ": " + (compatible.empty() ? "none yet" : join(compatible))));
+         with_allowed(
+             fmt::format("{} is calibrated for transport {}, not {}", profile->name, profile->transport, transport),
+             "with " + transport + ": " + (compatible.empty() ? "none yet" : join(compatible))));
   }
 
   Origin with_file(Origin at) const
@@ -503,7 +514,7 @@ private:
       multiply(zip_.front(), zip_len, "sweep.zip");
     for (const auto& a : grid_)
       multiply(a, a.values.size(), "sweep.grid");
-    std::vector<std::size_t> pos(grid_.size(), 0);  // odometer over the grid, last key fastest
+    std::vector<std::size_t> pos(grid_.size(), 0); // odometer over the grid, last key fastest
     for (std::size_t index = 0; index < total; ++index) {
       const std::size_t z = index / (total / zip_len);
       std::size_t rest = index % (total / zip_len);
@@ -555,12 +566,12 @@ private:
   const ParamRegistry& reg_;
   std::string file_;
   std::string stem_;
-  std::map<std::string, Given> given_;       // explicit values from the file and --set
-  std::map<std::string, Origin> leaf_seen_;  // parameter paths given in the file
+  std::map<std::string, Given> given_;      // explicit values from the file and --set
+  std::map<std::string, Origin> leaf_seen_; // parameter paths given in the file
   std::vector<Axis> grid_, zip_;
 };
 
-}  // namespace
+} // namespace
 
 Experiment load_experiment_text(const std::string& text, const std::string& display_name,
                                 const std::vector<std::string>& sets, const ParamRegistry& reg)
@@ -587,4 +598,4 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
   return load_experiment_text(text.str(), path, sets, reg);
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

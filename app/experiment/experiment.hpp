@@ -26,23 +26,23 @@ struct InputError : std::runtime_error {
 
 // One point of the expanded sweep.
 struct Point {
-  std::size_t index;  // position in expansion order, 0-based
-  Params params;      // every declared key resolved
+  std::size_t index; // position in expansion order, 0-based
+  Params params;     // every declared key resolved
   // (swept key path, value as the user wrote it), zip keys first, then grid
   // keys, each in file order.
   std::vector<std::pair<std::string, std::string>> label;
 };
 
 struct Experiment {
-  std::string file;                    // path as given
-  std::string name;                    // `name`, or the file's stem
-  Params base;                         // resolved values before sweep expansion (after --set)
-  std::vector<std::string> grid_keys;  // in order, first = outermost grid axis
-  std::vector<std::string> zip_keys;   // in order (empty if no zip)
-  std::vector<Point> points;           // zip axis outermost, then grid keys in order
-  std::vector<std::string> given;      // keys given explicitly (file or --set, swept or not), sorted
-  std::string canonical;               // JSON (sorted keys) of base params + grid + zip lists
-  std::string config_sha256;           // hex SHA-256 of `canonical`
+  std::string file;                   // path as given
+  std::string name;                   // `name`, or the file's stem
+  Params base;                        // resolved values before sweep expansion (after --set)
+  std::vector<std::string> grid_keys; // in order, first = outermost grid axis
+  std::vector<std::string> zip_keys;  // in order (empty if no zip)
+  std::vector<Point> points;          // zip axis outermost, then grid keys in order
+  std::vector<std::string> given;     // keys given explicitly (file or --set, swept or not), sorted
+  std::string canonical;              // JSON (sorted keys) of base params + grid + zip lists
+  std::string config_sha256;          // hex SHA-256 of `canonical`
 };
 
 // Reads and validates FILE, applies the --set entries (each "KEY=VALUE") and
@@ -54,5 +54,4 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
 Experiment load_experiment_text(const std::string& text, const std::string& display_name,
                                 const std::vector<std::string>& sets, const ParamRegistry& reg);
 
-
-}  // namespace vsim::app
+} // namespace vsim::app

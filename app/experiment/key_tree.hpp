@@ -84,4 +84,4 @@ private:
   std::map<std::string, std::set<std::string>> children_;
 };
 
-}  // namespace vsim::app::load
+} // namespace vsim::app::load

@@ -43,4 +43,4 @@ std::string with_allowed(const std::string& what, const std::string& allowed)
   return allowed.empty() ? what : what + " (allowed: " + allowed + ")";
 }
 
-}  // namespace vsim::app::load
+} // namespace vsim::app::load

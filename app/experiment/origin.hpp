@@ -8,10 +8,10 @@
 namespace vsim::app::load {
 
 struct Origin {
-  std::string file;      // display name of the file (empty: not from a file)
-  int line = 0;          // 1-based; 0 = no position
+  std::string file; // display name of the file (empty: not from a file)
+  int line = 0;     // 1-based; 0 = no position
   int column = 0;
-  std::string set_text;  // the --set entry, when it came from the command line
+  std::string set_text; // the --set entry, when it came from the command line
 
   // "FILE:LINE:COLUMN: error: ", "--set 'ENTRY': error: ", ...
   std::string prefix() const;
@@ -26,4 +26,4 @@ Origin in_set(const std::string& entry);
 // "WHAT (allowed: ALLOWED)", or WHAT alone when ALLOWED is empty.
 std::string with_allowed(const std::string& what, const std::string& allowed);
 
-}  // namespace vsim::app::load
+} // namespace vsim::app::load

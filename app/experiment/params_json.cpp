@@ -17,4 +17,4 @@ nlohmann::ordered_json params_json(const Params& params)
   return j;
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -11,4 +11,4 @@ namespace vsim::app {
 nlohmann::ordered_json value_json(const Value& v);
 nlohmann::ordered_json params_json(const Params& params);
 
-}  // namespace vsim::app
+} // namespace vsim::app

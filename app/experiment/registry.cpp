@@ -19,4 +19,4 @@ const ParamRegistry& registry()
   return reg;
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

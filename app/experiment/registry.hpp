@@ -11,4 +11,4 @@ void declare_experiment_params(ParamRegistry& reg);
 // Declares `validation.measurements` (the CSV path, relative to the
 // experiment file).
 void declare_validation_params(ParamRegistry& reg);
-}
+} // namespace vsim::app

@@ -34,7 +34,10 @@ std::string_view unsigned_part(std::string_view s)
   return s;
 }
 
-bool looks_integer(std::string_view s) { return all_digits(unsigned_part(s)); }
+bool looks_integer(std::string_view s)
+{
+  return all_digits(unsigned_part(s));
+}
 
 // [-+]? ( .digits | digits ( . digits? )? ) ( [eE] [-+]? digits )?
 bool looks_float(std::string_view s)
@@ -62,14 +65,14 @@ std::optional<std::int64_t> to_int64(std::string_view s)
   return v;
 }
 
-}  // namespace
+} // namespace
 
 std::size_t invalid_utf8_at(std::string_view s)
 {
   for (std::size_t i = 0; i < s.size();) {
     const auto b = static_cast<unsigned char>(s[i]);
     std::size_t len = 0;
-    unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+    unsigned lo = 0x80, hi = 0xBF; // allowed range of the second byte
     if (b < 0x80)
       len = 1;
     else if (b >= 0xC2 && b <= 0xDF)
@@ -124,12 +127,18 @@ private:
   Value convert_kind() const
   {
     switch (spec_.kind) {
-      case ParamKind::Integer: return integer();
-      case ParamKind::Size: return size();
-      case ParamKind::Number: return number();
-      case ParamKind::Boolean: return boolean();
-      case ParamKind::Choice: return choice();
-      case ParamKind::Text: return text();
+    case ParamKind::Integer:
+      return integer();
+    case ParamKind::Size:
+      return size();
+    case ParamKind::Number:
+      return number();
+    case ParamKind::Boolean:
+      return boolean();
+    case ParamKind::Choice:
+      return choice();
+    case ParamKind::Text:
+      return text();
     }
     throw std::logic_error("unknown parameter kind");
   }
@@ -223,7 +232,7 @@ private:
   const Origin& at_;
 };
 
-}  // namespace
+} // namespace
 
 Value convert_scalar(const ParamSpec& spec, const Scalar& in, const Origin& at)
 {
@@ -233,22 +242,32 @@ Value convert_scalar(const ParamSpec& spec, const Scalar& in, const Origin& at)
 std::string node_kind(const YAML::Node& n)
 {
   switch (n.Type()) {
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Scalar: return fmt::format("'{}'", n.Scalar());
-    default: return "no value";
+  case YAML::NodeType::Map:
+    return "a map";
+  case YAML::NodeType::Sequence:
+    return "a list";
+  case YAML::NodeType::Scalar:
+    return fmt::format("'{}'", n.Scalar());
+  default:
+    return "no value";
   }
 }
 
 const char* expected_kind(ParamKind k)
 {
   switch (k) {
-    case ParamKind::Integer: return "an integer";
-    case ParamKind::Size: return "a size";
-    case ParamKind::Number: return "a number";
-    case ParamKind::Boolean: return "true or false";
-    case ParamKind::Choice: return "one of the choices";
-    case ParamKind::Text: return "text";
+  case ParamKind::Integer:
+    return "an integer";
+  case ParamKind::Size:
+    return "a size";
+  case ParamKind::Number:
+    return "a number";
+  case ParamKind::Boolean:
+    return "true or false";
+  case ParamKind::Choice:
+    return "one of the choices";
+  case ParamKind::Text:
+    return "text";
   }
   return "a value";
 }
@@ -277,4 +296,4 @@ Value default_value(const ParamSpec& spec)
   }
 }
 
-}  // namespace vsim::app::load
+} // namespace vsim::app::load

@@ -18,7 +18,7 @@ namespace vsim::app::load {
 // A value as given by the user (or a default), validated.
 struct Given {
   Value value;
-  std::string raw;  // as written, e.g. "64KiB"
+  std::string raw; // as written, e.g. "64KiB"
   Origin at;
 };
 
@@ -47,4 +47,4 @@ std::string node_kind(const YAML::Node& n);
 // "an integer", "a size", ...: what a kind expects, for messages.
 const char* expected_kind(ParamKind k);
 
-}  // namespace vsim::app::load
+} // namespace vsim::app::load

@@ -19,4 +19,4 @@ std::string sha256_hex(const std::string& text)
   return hex;
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

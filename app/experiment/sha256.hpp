@@ -7,4 +7,4 @@ namespace vsim::app {
 
 std::string sha256_hex(const std::string& text);
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -9,4 +9,4 @@ std::string join(const std::vector<std::string>& items, std::string_view sep)
   return fmt::format("{}", fmt::join(items, sep));
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -10,4 +10,4 @@ namespace vsim::app {
 // The items with `sep` between them ("a, b, c").
 std::string join(const std::vector<std::string>& items, std::string_view sep = ", ");
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -26,8 +26,14 @@ constexpr std::array<Unit, 7> kUnits = {{
     {"GB", 1000 * 1000 * 1000},
 }};
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_space(char c) { return c == ' ' || c == '\t'; }
+bool is_digit(char c)
+{
+  return c >= '0' && c <= '9';
+}
+bool is_space(char c)
+{
+  return c == ' ' || c == '\t';
+}
 
 std::string_view trim(std::string_view s)
 {
@@ -45,7 +51,7 @@ std::optional<std::int64_t> fail(std::string* why, std::string message)
   return std::nullopt;
 }
 
-}  // namespace
+} // namespace
 
 const std::string& size_units_list()
 {
@@ -73,7 +79,7 @@ std::optional<std::int64_t> parse_size(std::string_view text, std::string* why)
   // mantissa scaled by 10^-decimals so no floating point rounding happens.
   // Fraction zeros are only taken in when a non-zero digit follows them, so
   // "1.000KiB" costs nothing and the mantissa stays small.
-  const unsigned __int128 cap = static_cast<unsigned __int128>(1) << 90;  // x 2^30 (GiB) still fits
+  const unsigned __int128 cap = static_cast<unsigned __int128>(1) << 90; // x 2^30 (GiB) still fits
   unsigned __int128 mantissa = 0;
   int decimals = 0;
   int pending_zeros = 0;
@@ -169,4 +175,4 @@ std::optional<double> parse_duration_us(std::string_view text, std::string* why)
   return bad(fmt::format("unknown unit '{}'", unit));
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

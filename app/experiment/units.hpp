@@ -27,4 +27,4 @@ const std::string& size_units_list();
 // nullopt with *why set as parse_size does.
 std::optional<double> parse_duration_us(std::string_view text, std::string* why = nullptr);
 
-}  // namespace vsim::app
+} // namespace vsim::app

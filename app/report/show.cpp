@@ -27,8 +27,6 @@ namespace vsim::app {
 
 namespace {
 
-const char* kAllowed = "allowed: the JSON of `vsocksim run --format json`, or a `run --output` directory";
-
 // The metrics to show: those asked for (each must be in the result), else
 // the run's report.metrics.
 std::vector<std::string> chosen_metrics(const ResultFile& r, const std::vector<std::string>& asked)

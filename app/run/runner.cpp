@@ -52,7 +52,7 @@ void put_u64(std::string& out, std::uint64_t v)
   out.append(b, sizeof v);
 }
 
-}  // namespace
+} // namespace
 
 std::string encode_metrics(const Metrics& m)
 {
@@ -152,7 +152,7 @@ std::string signal_text(int sig)
   // sanitizer suite checks the simulations for leaks too (a leak fails the run).
   __lsan_do_leak_check();
 #endif
-  ::_exit(code);  // never the parent's atexit handlers or static destructors
+  ::_exit(code); // never the parent's atexit handlers or static destructors
 }
 
 // A child process in its own process group, tracked for stop requests,
@@ -164,7 +164,7 @@ std::pair<pid_t, int> fork_child(const std::function<void(int)>& in_child)
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0)
     throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
-  std::fflush(nullptr);  // the child must not inherit (and later repeat) buffered output
+  std::fflush(nullptr); // the child must not inherit (and later repeat) buffered output
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
@@ -177,9 +177,9 @@ std::pair<pid_t, int> fork_child(const std::function<void(int)>& in_child)
     stop::enter_child(parent);
     ::close(fds[0]);
     in_child(fds[1]);
-    std::_Exit(1);  // in_child does not return
+    std::_Exit(1); // in_child does not return
   }
-  ::setpgid(pid, pid);  // as the child does: whichever runs first, the group exists from here on
+  ::setpgid(pid, pid); // as the child does: whichever runs first, the group exists from here on
   stop::track(pid);
   ::close(fds[1]);
   return {pid, fds[0]};
@@ -188,7 +188,7 @@ std::pair<pid_t, int> fork_child(const std::function<void(int)>& in_child)
 // ---- parent -----------------------------------------------------------------
 
 struct Task {
-  std::size_t point;  // position in ex.points
+  std::size_t point; // position in ex.points
   std::uint32_t iteration;
 };
 
@@ -216,9 +216,9 @@ struct Children {
   ~Children()
   {
     for (auto& c : running) {
-      if (c.pid <= 0)  // already reaped (never kill(-1, ...): every process)
+      if (c.pid <= 0) // already reaped (never kill(-1, ...): every process)
         continue;
-      ::kill(-c.pid, SIGKILL);  // its process group (stop::enter_child)
+      ::kill(-c.pid, SIGKILL); // its process group (stop::enter_child)
       ::kill(c.pid, SIGKILL);
       stop::untrack(c.pid);
     }
@@ -241,7 +241,7 @@ struct Failure {
 // (child_main): its result bytes, or why it failed; a ModelledHang's
 // message comes without kHangPrefix.
 struct Outcome {
-  std::string data;                // the result, when `failure` is empty
+  std::string data; // the result, when `failure` is empty
   std::optional<Failure> failure;
 };
 
@@ -256,10 +256,14 @@ Outcome decode_outcome(int status, std::string data)
   const char tag = data.empty() ? '\0' : data[0];
   const std::string message = data.empty() ? "" : data.substr(1);
   switch (tag) {
-  case 'I': return {{}, Failure{message, FailureKind::BadInput}};
-  case 'H': return {{}, Failure{message, FailureKind::Hang}};
-  case 'E': return {{}, Failure{message, FailureKind::Internal}};
-  default: return {{}, Failure{fmt::format("child exited with status {}", WEXITSTATUS(status))}};
+  case 'I':
+    return {{}, Failure{message, FailureKind::BadInput}};
+  case 'H':
+    return {{}, Failure{message, FailureKind::Hang}};
+  case 'E':
+    return {{}, Failure{message, FailureKind::Internal}};
+  default:
+    return {{}, Failure{fmt::format("child exited with status {}", WEXITSTATUS(status))}};
   }
 }
 
@@ -296,7 +300,7 @@ public:
         left_in_point_(ex.points.size(), 0)
   {
     for (const Point& point : ex.points) {
-      Estimate e = point_estimate(point.params);  // the cost model `check` uses
+      Estimate e = point_estimate(point.params); // the cost model `check` uses
       bytes_.push_back(e.bytes);
       weight_.push_back(e.core_seconds);
     }
@@ -349,10 +353,10 @@ private:
       return;
     last_ = now;
     double elapsed = std::chrono::duration<double>(now - start_).count();
-    std::string line = fmt::format("[{}/{} simulations, {}/{} points{}] {:.3g} GB simulated, elapsed {}", done_,
-                                   total_, points_done_, left_in_point_.size(),
-                                   points_failed_ ? fmt::format(", {} failed", points_failed_) : "",
-                                   done_bytes_ / 1e9, duration(elapsed));
+    std::string line =
+        fmt::format("[{}/{} simulations, {}/{} points{}] {:.3g} GB simulated, elapsed {}", done_, total_, points_done_,
+                    left_in_point_.size(), points_failed_ ? fmt::format(", {} failed", points_failed_) : "",
+                    done_bytes_ / 1e9, duration(elapsed));
     if (!final && done_weight_ > 0)
       line += ", about " + duration(elapsed * (total_weight_ - done_weight_) / done_weight_) + " left";
     if (tty_) {
@@ -390,7 +394,7 @@ private:
   bool open_ = false;
 };
 
-}  // namespace
+} // namespace
 
 void split_run_length(Metrics& metrics, Metrics& info)
 {
@@ -439,7 +443,7 @@ public:
       while (done_ < tasks_.size()) {
         check_stop();
         start_children();
-        if (children_.running.empty())  // the rest was skipped
+        if (children_.running.empty()) // the rest was skipped
           continue;
         wait_and_read();
       }
@@ -464,11 +468,11 @@ private:
     while (children_.running.size() < jobs_ && next_ < tasks_.size()) {
       const Task& task = tasks_[next_++];
       if (failed_at_[task.point] && task.iteration > *failed_at_[task.point]) {
-        task_ended(task, std::nullopt);  // its point has failed already
+        task_ended(task, std::nullopt); // its point has failed already
         continue;
       }
       spawn(task);
-      check_stop();  // a request during the fork
+      check_stop(); // a request during the fork
     }
   }
 
@@ -496,7 +500,7 @@ private:
     pfds.reserve(children_.running.size() + 1);
     for (const auto& c : children_.running)
       pfds.push_back(pollfd{c.fd, POLLIN, 0});
-    if (opt_.stop_fd >= 0)  // last, so pfds[k] is children_.running[k]
+    if (opt_.stop_fd >= 0) // last, so pfds[k] is children_.running[k]
       pfds.push_back(pollfd{opt_.stop_fd, POLLIN, 0});
     if (::poll(pfds.data(), pfds.size(), -1) < 0) {
       if (errno == EINTR)
@@ -631,14 +635,14 @@ private:
   const std::set<std::size_t> injected_;
   std::vector<PointResult> results_;
   std::vector<Task> tasks_;
-  std::vector<std::size_t> left_;  // per point: iterations not yet ended
+  std::vector<std::size_t> left_; // per point: iterations not yet ended
   std::vector<std::optional<std::uint32_t>> failed_at_;
   Children children_;
   Progress* progress_ = nullptr;
   std::size_t next_ = 0, done_ = 0;
 };
 
-}  // namespace
+} // namespace
 
 std::vector<PointResult> run_points(const Experiment& ex, const IterationFn& fn, const RunOptions& opt)
 {
@@ -680,11 +684,14 @@ std::string run_in_child(const std::function<std::string()>& fn)
   if (!out.failure)
     return out.data;
   switch (out.failure->kind) {
-  case FailureKind::BadInput: throw InputError(out.failure->why);
-  case FailureKind::Hang: throw ModelledHang(out.failure->why);
-  case FailureKind::Internal: break;
+  case FailureKind::BadInput:
+    throw InputError(out.failure->why);
+  case FailureKind::Hang:
+    throw ModelledHang(out.failure->why);
+  case FailureKind::Internal:
+    break;
   }
   throw std::runtime_error(out.failure->why);
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -5,9 +5,9 @@
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 #include <functional>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,16 +27,16 @@ struct PointResult;
 
 // Why a point failed (PointResult::failed).
 enum class FailureKind {
-  Internal,  // a violated model invariant, a crash, any other internal error
-  BadInput,  // an InputError: bad input found only by simulating
+  Internal, // a violated model invariant, a crash, any other internal error
+  BadInput, // an InputError: bad input found only by simulating
   // The simulated system's own hang (sim/world.hpp ModelledHang): a result
   // the transport explains by a kernel rule, not a defect of the model.
   Hang,
 };
 
 struct RunOptions {
-  unsigned jobs = 1;      // children at once; 0 counts as 1
-  bool progress = true;   // progress lines on stderr (a single \r-updated line on a terminal)
+  unsigned jobs = 1;    // children at once; 0 counts as 1
+  bool progress = true; // progress lines on stderr (a single \r-updated line on a terminal)
   // Called (in the parent) as soon as every iteration of a point is done;
   // not for a point that failed.
   std::function<void(const PointResult&)> on_point;
@@ -56,8 +56,8 @@ struct Interrupted : std::runtime_error {
 };
 
 struct PointResult {
-  std::size_t index;                // Point::index
-  std::vector<Metrics> iterations;  // iterations 0..n-1, in order
+  std::size_t index;               // Point::index
+  std::vector<Metrics> iterations; // iterations 0..n-1, in order
   // How each iteration's figures were obtained (sim.run_length): the
   // run_length.* entries a simulation reports, without the prefix
   // (extrapolated, reason, simulated_bytes, ...); empty maps if none.
@@ -119,4 +119,4 @@ std::string run_in_child(const std::function<std::string()>& fn);
 std::string encode_metrics(const Metrics& m);
 bool decode_metrics(const std::string& in, Metrics& m);
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -54,7 +54,7 @@ sigset_t stop_set()
   return set;
 }
 
-}  // namespace
+} // namespace
 
 void install()
 {
@@ -69,8 +69,8 @@ void install()
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
   for (int s : kSignals)
-    sigaddset(&sa.sa_mask, s);  // the handler runs alone: no second request inside the first
-  sa.sa_flags = 0;              // no SA_RESTART: a blocking call returns EINTR
+    sigaddset(&sa.sa_mask, s); // the handler runs alone: no second request inside the first
+  sa.sa_flags = 0;             // no SA_RESTART: a blocking call returns EINTR
   for (int s : kSignals)
     ::sigaction(s, &sa, nullptr);
   const sigset_t set = stop_set();
@@ -88,11 +88,20 @@ void restore_default()
     ::raise(g_first);
 }
 
-int requested() { return g_first; }
+int requested()
+{
+  return g_first;
+}
 
-int exit_status() { return g_first == 0 ? 0 : 128 + g_first; }
+int exit_status()
+{
+  return g_first == 0 ? 0 : 128 + g_first;
+}
 
-int wake_fd() { return g_pipe_read; }
+int wake_fd()
+{
+  return g_pipe_read;
+}
 
 void enter_child(pid_t parent)
 {
@@ -112,7 +121,7 @@ void enter_child(pid_t parent)
   g_pipe_write = -1;
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent)  // the parent died before prctl took effect
+  if (::getppid() != parent) // the parent died before prctl took effect
     ::_exit(1);
   const sigset_t set = stop_set();
   ::sigprocmask(SIG_UNBLOCK, &set, nullptr);
@@ -145,4 +154,4 @@ void writing(const char* tmp_path)
   g_tmp_set = 1;
 }
 
-}  // namespace vsim::app::stop
+} // namespace vsim::app::stop

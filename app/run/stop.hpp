@@ -58,4 +58,4 @@ void untrack(pid_t pgid);
 // tracked).
 void writing(const char* tmp_path);
 
-}  // namespace vsim::app::stop
+} // namespace vsim::app::stop

@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "app/run/output_dir.hpp"
 #include "app/experiment/units.hpp"
+#include "app/run/output_dir.hpp"
 #include "sim/trace.hpp"
 #include "transports/simulate.hpp"
 
@@ -27,11 +27,10 @@ const Point& point_of(const Experiment& ex, long long k)
   for (const Point& p : ex.points)
     if (static_cast<long long>(p.index) == k)
       return p;
-  throw InputError(fmt::format("--point {}: error: no such point (allowed: 0 .. {}, the indices `run --list` prints{})",
-                               k, ex.points.empty() ? 0 : ex.points.back().index,
-                               ex.points.size() > 0 && ex.points.back().index + 1 != ex.points.size()
-                                   ? ", of this shard"
-                                   : ""));
+  throw InputError(
+      fmt::format("--point {}: error: no such point (allowed: 0 .. {}, the indices `run --list` prints{})", k,
+                  ex.points.empty() ? 0 : ex.points.back().index,
+                  ex.points.size() > 0 && ex.points.back().index + 1 != ex.points.size() ? ", of this shard" : ""));
 }
 
 // The wire format of a traced run: u64 length of the encoded metrics, the
@@ -58,7 +57,7 @@ TracedRun unpack(const std::string& data)
   return r;
 }
 
-}  // namespace
+} // namespace
 
 TraceWindow parse_trace_window(const std::string& text)
 {
@@ -132,10 +131,8 @@ TracedRun trace_iteration(const TraceOptions& opt, const Experiment& ex, double 
   const Time start = std::round(start_us * per_us), end = start + std::max(1.0, std::round(w.length_us * per_us));
   const auto iteration = static_cast<std::uint32_t>(opt.iteration);
 
-  nlohmann::ordered_json meta = {{"generator", "vsocksim run --trace"},
-                                 {"experiment", ex.name},
-                                 {"file", ex.file},
-                                 {"point", p.index}};
+  nlohmann::ordered_json meta = {
+      {"generator", "vsocksim run --trace"}, {"experiment", ex.name}, {"file", ex.file}, {"point", p.index}};
   nlohmann::ordered_json label = nlohmann::ordered_json::object();
   for (const auto& [key, value] : p.label)
     label[key] = value;
@@ -159,8 +156,9 @@ TracedRun trace_iteration(const TraceOptions& opt, const Experiment& ex, double 
     info["run_end_us"] = trace.run_end() / per_us;
     const std::string json = trace.to_json(info).dump() + "\n";
     if (trace.capped())
-      std::fprintf(stderr, "vsocksim: warning: --trace: the event cap (%lld, --trace-max-events) was reached: %s "
-                           "ends before the window asked for (the trace's metadata says where)\n",
+      std::fprintf(stderr,
+                   "vsocksim: warning: --trace: the event cap (%lld, --trace-max-events) was reached: %s "
+                   "ends before the window asked for (the trace's metadata says where)\n",
                    opt.max_events, opt.path.c_str());
     return pack(m, json);
   });
@@ -190,4 +188,4 @@ void finish_trace(const TraceOptions& opt, const TracedRun& run, const Metrics* 
   write_file_atomic(opt.path, run.json);
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -45,7 +45,7 @@ void check_trace_options(const TraceOptions& opt, const Experiment& ex);
 
 // The traced iteration's figures and its timeline (JSON text).
 struct TracedRun {
-  Metrics metrics;  // with the run_length.* entries
+  Metrics metrics; // with the run_length.* entries
   std::string json;
 };
 
@@ -64,4 +64,4 @@ TracedRun trace_iteration(const TraceOptions& opt, const Experiment& ex, double 
 // the trace atomically.
 void finish_trace(const TraceOptions& opt, const TracedRun& run, const Metrics* untraced, const Metrics* run_length);
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -24,16 +24,22 @@ std::vector<std::string> keys_of(const Measurement& a, const Measurement& b)
   return keys;
 }
 
-}  // namespace
+} // namespace
 
 bool is_held_out(const Measurement& m)
 {
   return m.source.ends_with("/held-out");
 }
 
-bool DesignEffect::held_out() const { return is_held_out(*base->m) || is_held_out(*changed->m); }
+bool DesignEffect::held_out() const
+{
+  return is_held_out(*base->m) || is_held_out(*changed->m);
+}
 
-bool DesignEffect::large() const { return std::fabs(measured_ratio - 1) > 0.1; }
+bool DesignEffect::large() const
+{
+  return std::fabs(measured_ratio - 1) > 0.1;
+}
 
 bool DesignEffect::direction_right() const
 {
@@ -41,7 +47,10 @@ bool DesignEffect::direction_right() const
   return (measured_ratio > 1 && predicted_ratio > 1.02) || (measured_ratio < 1 && predicted_ratio < 0.98);
 }
 
-bool DesignEffect::size_within_20() const { return std::fabs(predicted_ratio / measured_ratio - 1) <= 0.2; }
+bool DesignEffect::size_within_20() const
+{
+  return std::fabs(predicted_ratio / measured_ratio - 1) <= 0.2;
+}
 
 std::vector<DesignEffect> design_effects(const Comparison& c)
 {
@@ -98,4 +107,4 @@ std::string effect_summary_text(const EffectSummary& s)
                      s.within_20);
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -20,8 +20,8 @@ namespace vsim::app {
 struct DesignEffect {
   const ComparisonRow* base;
   const ComparisonRow* changed;
-  std::string change;   // "hv_sock.sndbuf: default -> 65536" (every design key that differs)
-  std::string context;  // "direction=guest_to_host, workload.message_size=4096: throughput_MBps"
+  std::string change;  // "hv_sock.sndbuf: default -> 65536" (every design key that differs)
+  std::string context; // "direction=guest_to_host, workload.message_size=4096: throughput_MBps"
   double measured_ratio;
   double predicted_ratio;
   // Larger than 10% as published (|measured_ratio - 1| > 0.1): the effects
@@ -46,14 +46,14 @@ bool is_held_out(const Measurement& m);
 std::vector<DesignEffect> design_effects(const Comparison& c);
 
 struct EffectSummary {
-  std::size_t effects = 0;     // all pairs
-  std::size_t large = 0;       // larger than 10% as published
-  std::size_t direction_right = 0;  // of the large ones
-  std::size_t within_20 = 0;        // of the large ones
+  std::size_t effects = 0;         // all pairs
+  std::size_t large = 0;           // larger than 10% as published
+  std::size_t direction_right = 0; // of the large ones
+  std::size_t within_20 = 0;       // of the large ones
 };
 // Of every effect, or only of the held-out ones.
 EffectSummary summarize(const std::vector<DesignEffect>& effects, bool held_out_only = false);
 // "N design effects, K larger than 10%: direction right for X%, size within 20% for Y%"
 std::string effect_summary_text(const EffectSummary& s);
 
-}  // namespace vsim::app
+} // namespace vsim::app

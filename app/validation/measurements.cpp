@@ -10,7 +10,6 @@
 
 #include <fmt/format.h>
 
-#include "transports/simulate.hpp"
 #include "app/report/results.hpp"
 #include "transports/simulate.hpp"
 
@@ -72,7 +71,7 @@ int unit_column(const std::vector<std::string>& header, const std::vector<std::s
   return col;
 }
 
-}  // namespace
+} // namespace
 
 // Recursive descent over
 //   expr := term (('+' | '-') term)*     term := factor (('*' | '/') factor)*
@@ -278,8 +277,8 @@ std::vector<Measurement> load_measurements(const std::string& path, const ParamR
       continue;
     }
     if (cells.size() != header.size())
-      throw InputError(fmt::format("{}:{}:1: error: {} cells, the header has {}", path, lineno, cells.size(),
-                                   header.size()));
+      throw InputError(
+          fmt::format("{}:{}:1: error: {} cells, the header has {}", path, lineno, cells.size(), header.size()));
     Measurement m;
     m.line = lineno;
     int col = 1;
@@ -364,7 +363,7 @@ std::string unmatched_row_message(const Experiment& ex, const Measurement& m, co
 {
   for (std::size_t k = 0; k < m.keys.size(); ++k) {
     const auto& [key, text] = m.keys[k];
-    std::set<std::string> values;  // sorted: deterministic
+    std::set<std::string> values; // sorted: deterministic
     for (const Point& p : ex.points)
       if (p.params.has(key))
         values.insert(value_to_string(p.params.get(key)));
@@ -491,7 +490,7 @@ nlohmann::ordered_json comparison_json(const Comparison& c)
   }
   j["mean_abs_error_percent"] = c.mean_abs_error_percent;
   j["unmatched_rows"] = c.unmatched;
-  if (!c.failed.empty()) {  // left out when no point failed
+  if (!c.failed.empty()) { // left out when no point failed
     j["failed_point_rows"] = nlohmann::ordered_json::array();
     for (const FailedRow& f : c.failed) {
       nlohmann::ordered_json row;
@@ -505,4 +504,4 @@ nlohmann::ordered_json comparison_json(const Comparison& c)
   return j;
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

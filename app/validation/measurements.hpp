@@ -35,7 +35,7 @@ namespace vsim::app {
 class MetricExpr {
 public:
   struct Error {
-    std::size_t offset;  // byte of the text at fault
+    std::size_t offset; // byte of the text at fault
     std::string what;
   };
   // `check_name` returns "" for a name it accepts, else what is wrong. A
@@ -53,28 +53,28 @@ public:
 
 private:
   struct Step {
-    char op;  // 'n' number, 'v' metric or key, '~' negate, or one of + - * /
+    char op; // 'n' number, 'v' metric or key, '~' negate, or one of + - * /
     double number = 0;
-    std::size_t name = 0;  // index into names_
+    std::size_t name = 0; // index into names_
   };
-  std::vector<Step> rpn_;  // reverse Polish: evaluated with a stack
+  std::vector<Step> rpn_; // reverse Polish: evaluated with a stack
   std::vector<std::string> names_;
   friend class MetricExprParser;
 };
 
 struct Measurement {
   int line = 0;
-  std::vector<std::pair<std::string, std::string>> keys;  // experiment key -> value text
-  std::vector<int> key_columns;                           // column of each key's cell
-  std::string metric;                                     // the cell as written
+  std::vector<std::pair<std::string, std::string>> keys; // experiment key -> value text
+  std::vector<int> key_columns;                          // column of each key's cell
+  std::string metric;                                    // the cell as written
   MetricExpr expr;
   int metric_column = 0;
-  std::string unit;                     // the `unit` cell, else the metric's declared unit, else ""
-  std::map<std::string, double> stats;  // of min, max, mean, median: those given
+  std::string unit;                    // the `unit` cell, else the metric's declared unit, else ""
+  std::map<std::string, double> stats; // of min, max, mean, median: those given
   std::string source;
 
-  std::string keys_text() const;  // "key=value, key=value"
-  std::string value_of(const std::string& key) const;  // the row's value of a key, "" when it names none
+  std::string keys_text() const;                      // "key=value, key=value"
+  std::string value_of(const std::string& key) const; // the row's value of a key, "" when it names none
 };
 
 // Throws InputError (file:line:column) on a malformed file, an unknown
@@ -84,34 +84,34 @@ std::vector<Measurement> load_measurements(const std::string& path, const ParamR
 
 struct ComparisonRow {
   const Measurement* m;
-  std::size_t point;  // Point::index
-  std::string stat;   // "mean" when published, else "median"
+  std::size_t point; // Point::index
+  std::string stat;  // "mean" when published, else "median"
   double measured;
   double predicted;
-  double error_percent;  // (predicted - measured) / measured x 100
+  double error_percent; // (predicted - measured) / measured x 100
 };
 
 // A row whose point ran but whose metric the run did not report.
 struct MissingMetric {
   const Measurement* m;
   std::size_t point;
-  std::string metric;  // the absent metric
+  std::string metric; // the absent metric
 };
 
 // A row whose point failed: nothing to compare.
 struct FailedRow {
   const Measurement* m;
-  std::size_t point;  // Point::index
+  std::size_t point; // Point::index
 };
 
 struct Comparison {
   std::string file;
   std::vector<ComparisonRow> rows;
   std::vector<MissingMetric> missing;
-  std::vector<FailedRow> failed;   // rows whose point failed (PointResult::failed)
-  std::size_t unmatched = 0;       // rows no point of this run matches
+  std::vector<FailedRow> failed; // rows whose point failed (PointResult::failed)
+  std::size_t unmatched = 0;     // rows no point of this run matches
   double mean_abs_error_percent = 0;
-  std::size_t worst = 0;           // index into rows
+  std::size_t worst = 0; // index into rows
 };
 
 // For each measurement, the index of the point it matches, or -1 when no
@@ -132,4 +132,4 @@ Comparison compare(const Experiment& ex, const std::vector<PointResult>& results
 std::string comparison_table(const Comparison& c);
 nlohmann::ordered_json comparison_json(const Comparison& c);
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -9,10 +9,10 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "app/validation/effects.hpp"
-#include "app/report/plot.hpp"
 #include "app/experiment/registry.hpp"
 #include "app/experiment/units.hpp"
+#include "app/report/plot.hpp"
+#include "app/validation/effects.hpp"
 
 namespace fs = std::filesystem;
 
@@ -244,7 +244,7 @@ std::string file_stem(const std::string& name)
   return s;
 }
 
-}  // namespace
+} // namespace
 
 std::vector<std::string> validation_files(const std::vector<std::string>& paths)
 {
@@ -350,9 +350,12 @@ std::vector<std::vector<std::string>> effect_rows(const std::vector<DesignEffect
   std::vector<std::vector<std::string>> rows = {
       {"change", "at", "measured ratio", "predicted ratio", "ratio error", "direction"}};
   for (const DesignEffect& e : effects)
-    rows.push_back({e.change, e.context, fmt::format("{:.3f}", e.measured_ratio), fmt::format("{:.3f}", e.predicted_ratio),
+    rows.push_back({e.change, e.context, fmt::format("{:.3f}", e.measured_ratio),
+                    fmt::format("{:.3f}", e.predicted_ratio),
                     error_text(100 * (e.predicted_ratio / e.measured_ratio - 1)),
-                    !e.large() ? "(under 10%)" : e.direction_right() ? "right" : "WRONG"});
+                    !e.large()            ? "(under 10%)"
+                    : e.direction_right() ? "right"
+                                          : "WRONG"});
   return rows;
 }
 
@@ -369,7 +372,8 @@ std::string held_out_line(const std::vector<const ComparisonRow*>& rows)
     }
   if (n == 0)
     return "";
-  return fmt::format("held out (never fitted): {} row(s), mean absolute error {:.1f}%", n, sum / static_cast<double>(n));
+  return fmt::format("held out (never fitted): {} row(s), mean absolute error {:.1f}%", n,
+                     sum / static_cast<double>(n));
 }
 
 std::vector<const ComparisonRow*> rows_of(const Study& s)
@@ -407,7 +411,7 @@ std::vector<DesignEffect> all_effects(const std::vector<Study>& studies)
   return all;
 }
 
-}  // namespace
+} // namespace
 
 std::string validation_text(const std::vector<Study>& studies)
 {
@@ -465,7 +469,8 @@ std::string validation_markdown(const std::vector<Study>& studies, const std::st
     out += "\nOverall " + h + ".\n";
   out += "\nDesign effects: every pair of rows of a study with the same workload (`direction` and `workload.*`) "
          "that differ in design keys; ratio = changed row / base row, measured and predicted; a predicted change under "
-         "2% has no direction.\n\n" + effects_lines(all_effects(studies), "- ");
+         "2% has no direction.\n\n" +
+         effects_lines(all_effects(studies), "- ");
   for (const Study& s : studies) {
     out += fmt::format("\n## {}\n\n", s.ex.name);
     if (const std::string d = description(s); !d.empty())
@@ -510,4 +515,4 @@ std::vector<std::string> plot_validation(const std::vector<Study>& studies, cons
   return plot_predicted_vs_measured(figures, dir, "validation.gp");
 }
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "app/validation/measurements.hpp"
 #include "app/experiment/experiment.hpp"
 #include "app/run/runner.hpp"
+#include "app/validation/measurements.hpp"
 
 namespace vsim::app {
 
@@ -23,11 +23,11 @@ inline constexpr const char* kValidationDir = "experiments/validation";
 
 // One validation experiment with its published figures.
 struct Study {
-  std::string file;  // the experiment file, as found
+  std::string file; // the experiment file, as found
   Experiment ex;
-  std::string measurements_file;  // relative to the current directory
+  std::string measurements_file; // relative to the current directory
   std::vector<Measurement> measurements;
-  std::vector<PointResult> results;  // one per point of ex, once run
+  std::vector<PointResult> results; // one per point of ex, once run
   Comparison comparison;            // once run
 };
 
@@ -65,4 +65,4 @@ std::string validation_markdown(const std::vector<Study>& studies, const std::st
 // written.
 std::vector<std::string> plot_validation(const std::vector<Study>& studies, const std::string& dir);
 
-}  // namespace vsim::app
+} // namespace vsim::app

@@ -187,8 +187,10 @@ TEST_CASE("trace: the validator finds what is wrong in a trace", "[cli][trace]")
     {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "vcpu0"}},
     {"ph": "X", "name": "w", "cat": "sys", "pid": 1, "tid": 1, "ts": 1.0, "dur": 2.0, "args": {}},
     {"ph": "X", "name": "i", "cat": "irq", "pid": 1, "tid": 1, "ts": 1.5, "dur": 0.5, "args": {}},
-    {"ph": "X", "name": "wake_up", "cat": "wakeup", "pid": 1, "tid": 1, "ts": 2.0, "dur": 0, "bind_id": 1, "flow_out": true},
-    {"ph": "X", "name": "wake_up", "cat": "wakeup", "pid": 1, "tid": 1, "ts": 2.5, "dur": 0, "bind_id": 1, "flow_in": true},
+    {"ph": "X", "name": "wake_up", "cat": "wakeup", "pid": 1, "tid": 1, "ts": 2.0, "dur": 0,
+     "bind_id": 1, "flow_out": true},
+    {"ph": "X", "name": "wake_up", "cat": "wakeup", "pid": 1, "tid": 1, "ts": 2.5, "dur": 0,
+     "bind_id": 1, "flow_in": true},
     {"ph": "i", "name": "k", "pid": 1, "tid": 1, "ts": 2.6, "s": "t", "args": {"thread": "w"}}],
     "displayTimeUnit": "ns", "metadata": {"window_start_us": 0, "window_end_us": 10}})");
   CHECK(trace_problems(good).empty());

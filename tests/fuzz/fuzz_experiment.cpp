@@ -17,10 +17,10 @@
 #include <string_view>
 #include <vector>
 
-#include "app/validation/measurements.hpp"
 #include "app/experiment/estimate.hpp"
 #include "app/experiment/experiment.hpp"
 #include "app/experiment/registry.hpp"
+#include "app/validation/measurements.hpp"
 
 namespace fs = std::filesystem;
 using namespace vsim::app;
@@ -33,7 +33,7 @@ constexpr std::string_view kSetMarker = "--set ";
 // the repository's measurement CSVs where experiments look for them, so
 // validation.measurements reads real files and nothing outside it.
 fs::path g_root;
-std::string g_file;  // <root>/experiments/fuzz.yaml (never created)
+std::string g_file; // <root>/experiments/fuzz.yaml (never created)
 
 bool g_remove_root = false;
 
@@ -78,7 +78,7 @@ void check_like_main(const Experiment& ex)
     (void)describe_estimate(estimate(ex), jobs);
 }
 
-}  // namespace
+} // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***)
 {
@@ -100,7 +100,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***)
   copy_csvs(src / "experiments/validation", g_root / "validation");
   copy_csvs(src / "tests/data/cli", g_root / "experiments");
   g_file = (g_root / "experiments/fuzz.yaml").string();
-  (void)registry();  // built once, outside the measured runs
+  (void)registry(); // built once, outside the measured runs
   return 0;
 }
 

@@ -81,8 +81,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "app/experiment/experiment.hpp"
-#include "app/experiment/sha256.hpp"
 #include "app/experiment/registry.hpp"
+#include "app/experiment/sha256.hpp"
 #include "sim/world.hpp"
 #include "transports/profiles.hpp"
 #include "transports/simulate.hpp"
@@ -109,11 +109,11 @@ namespace {
 
 // ---- what keeps runs short (the only hand-written knowledge) ---------------
 
-constexpr double kMaxTotalBytes = 4e6;           // workload.total_bytes: 1 B .. 4 MB
-constexpr double kMaxMessageSize = 1 << 20;      // workload.message_size: 1 B .. 1 MiB
-double max_messages = 50000;                     // messages per connection, at most (--max-messages)
-constexpr std::int64_t kMaxConnections = 4;      // workload.connections: 1 .. 4
-constexpr std::int64_t kMaxIterations = 2;       // iterations: 1 .. 2
+constexpr double kMaxTotalBytes = 4e6;      // workload.total_bytes: 1 B .. 4 MB
+constexpr double kMaxMessageSize = 1 << 20; // workload.message_size: 1 B .. 1 MiB
+double max_messages = 50000;                // messages per connection, at most (--max-messages)
+constexpr std::int64_t kMaxConnections = 4; // workload.connections: 1 .. 4
+constexpr std::int64_t kMaxIterations = 2;  // iterations: 1 .. 2
 const std::set<std::string> kOverridden = {"iterations", "workload.total_bytes", "workload.message_size",
                                            "workload.connections", "sim.run_length"};
 
@@ -129,10 +129,10 @@ public:
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
   }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; } // [0, 1)
   bool chance(double p) { return uniform() < p; }
   std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(next() % n); }
-  double log_uniform(double lo, double hi)  // lo > 0
+  double log_uniform(double lo, double hi) // lo > 0
   {
     return std::exp(std::log(lo) + uniform() * (std::log(hi) - std::log(lo)));
   }
@@ -144,7 +144,7 @@ private:
 // The stream of experiment n of seed S.
 Rng experiment_rng(std::uint64_t seed, std::uint64_t n)
 {
-  Rng mix(seed ^ 0x6d6f64656c66757aull);  // "modelfuz"
+  Rng mix(seed ^ 0x6d6f64656c66757aull); // "modelfuz"
   const std::uint64_t a = mix.next();
   Rng mix2(a ^ (n * 0xd1342543de82ef95ull + 1));
   return Rng(mix2.next());
@@ -179,7 +179,10 @@ std::string size_text(std::int64_t bytes)
   return fmt::format("{}", bytes);
 }
 
-bool is_integral(ParamKind k) { return k == ParamKind::Integer || k == ParamKind::Size; }
+bool is_integral(ParamKind k)
+{
+  return k == ParamKind::Integer || k == ParamKind::Size;
+}
 
 std::string value_text(ParamKind kind, double v)
 {
@@ -209,7 +212,7 @@ std::string yaml_scalar(const std::string& s)
 // ---- the generated experiment ---------------------------------------------------
 
 struct Input {
-  std::vector<std::pair<std::string, std::string>> keys;  // dotted path -> value text, in declaration order
+  std::vector<std::pair<std::string, std::string>> keys; // dotted path -> value text, in declaration order
   std::vector<std::pair<std::string, std::vector<std::string>>> grid, zip;
 
   std::string* find(const std::string& path)
@@ -295,7 +298,10 @@ std::string to_yaml(const Input& in)
 
 // ---- the generator ------------------------------------------------------------------
 
-const vsim::ParamRegistry& reg() { return vsim::app::registry(); }
+const vsim::ParamRegistry& reg()
+{
+  return vsim::app::registry();
+}
 
 // Every key's resolved default for a transport and platform (costs from the
 // profile, preset knobs from the default preset): the loader's own answer.
@@ -307,8 +313,8 @@ const std::map<std::string, vsim::Value>& defaults_for(const std::string& transp
     return it->second;
   std::map<std::string, vsim::Value> values;
   try {
-    Experiment ex = vsim::app::load_experiment_text(
-        fmt::format("platform: {}\ntransport: {}\n", platform, transport), "defaults.yaml", {}, reg());
+    Experiment ex = vsim::app::load_experiment_text(fmt::format("platform: {}\ntransport: {}\n", platform, transport),
+                                                    "defaults.yaml", {}, reg());
     values = ex.base.all();
   } catch (const InputError&) {
     // No defaults: the draws skip the default's weight.
@@ -348,7 +354,7 @@ double draw_number(Rng& rng, ParamKind kind, double lo, double hi, std::optional
   } else if (r < 0.3 && def) {
     v = *def;
   } else if (r < 0.45 && def && *def > 0) {
-    v = *def * std::exp2(rng.uniform() * 8 - 4);  // within 16x of the default
+    v = *def * std::exp2(rng.uniform() * 8 - 4); // within 16x of the default
   } else {
     const double bottom = std::max(lo, is_integral(kind) ? 1.0 : std::max(hi * 1e-6, 1e-12));
     v = bottom < hi && bottom > 0 ? rng.log_uniform(bottom, hi) : lo + rng.uniform() * (hi - lo);
@@ -375,10 +381,12 @@ std::string draw_value(Rng& rng, const ParamSpec& spec, const std::map<std::stri
 std::string draw_unchecked(Rng& rng, const ParamSpec& spec, const std::map<std::string, vsim::Value>& defaults)
 {
   switch (spec.kind) {
-  case ParamKind::Boolean: return rng.chance(0.5) ? "true" : "false";
+  case ParamKind::Boolean:
+    return rng.chance(0.5) ? "true" : "false";
   case ParamKind::Choice:
     return spec.choices.empty() ? spec.default_text : spec.choices[rng.below(spec.choices.size())];
-  case ParamKind::Text: return spec.default_text;
+  case ParamKind::Text:
+    return spec.default_text;
   case ParamKind::Size:
     if (!spec.choices.empty() && rng.chance(0.15))
       return spec.choices[rng.below(spec.choices.size())];
@@ -392,8 +400,7 @@ std::string draw_unchecked(Rng& rng, const ParamSpec& spec, const std::map<std::
       if (lo > 0 && lo < hi)
         return value_text(spec.kind, std::clamp(rng.log_uniform(lo, hi), lo, hi));
     }
-    return value_text(spec.kind, draw_number(rng, spec.kind, spec.min, spec.max, numeric_default(defaults,
-                                                                                                   spec.path)));
+    return value_text(spec.kind, draw_number(rng, spec.kind, spec.min, spec.max, numeric_default(defaults, spec.path)));
   }
   }
   return spec.default_text;
@@ -423,8 +430,8 @@ void draw_run_length(Rng& rng, Input& in, Workload& w)
   in.set("iterations", fmt::format("{}", rng.chance(0.7) ? 1 : kMaxIterations));
   in.set("workload.total_bytes", size_text(w.total_bytes));
   in.set("workload.message_size", size_text(w.message_size));
-  in.set("workload.connections", fmt::format("{}", rng.chance(0.5) ? 1 : 1 + static_cast<std::int64_t>(
-                                                                              rng.below(kMaxConnections))));
+  in.set("workload.connections",
+         fmt::format("{}", rng.chance(0.5) ? 1 : 1 + static_cast<std::int64_t>(rng.below(kMaxConnections))));
   if (reg().find("sim.run_length"))
     in.set("sim.run_length", w.full ? "full" : "auto");
 }
@@ -442,7 +449,7 @@ Input generate(std::uint64_t seed, std::uint64_t n)
     if (const vsim::PlatformProfile* profile = vsim::find_profile(p); profile && profile->transport == transport)
       platforms.push_back(p);
   if (platforms.empty())
-    platforms = reg().find("platform")->choices;  // refused, and the refusal counted
+    platforms = reg().find("platform")->choices; // refused, and the refusal counted
   const std::string platform = platforms[rng.below(platforms.size())];
   const auto& defaults = defaults_for(transport, platform);
 
@@ -475,7 +482,7 @@ Input generate(std::uint64_t seed, std::uint64_t n)
     in.set(spec.path, draw_value(rng, spec, defaults));
     sweepable.push_back(spec.path);
   }
-  if (w.total_bytes == 0)  // no "iterations" key declared: still keep runs short
+  if (w.total_bytes == 0) // no "iterations" key declared: still keep runs short
     draw_run_length(rng, in, w);
 
   // Sometimes a small sweep: a grid of one or two keys, or a zip of two.
@@ -501,8 +508,8 @@ Input generate(std::uint64_t seed, std::uint64_t n)
           values.push_back(size_text(draw_count(rng, std::max(1.0, w.total_bytes / max_messages),
                                                 std::min<double>(kMaxMessageSize, w.total_bytes))));
         else if (path == "workload.total_bytes")
-          values.push_back(size_text(draw_count(
-              rng, w.message_size, std::min(kMaxTotalBytes, w.message_size * max_messages))));
+          values.push_back(
+              size_text(draw_count(rng, w.message_size, std::min(kMaxTotalBytes, w.message_size * max_messages))));
         else {
           // Distinct values when a few draws find them (booleans have two).
           std::string value = draw_value(rng, spec, defaults);
@@ -563,7 +570,7 @@ void write_all(int fd, const std::string& s)
     if (inject == Inject::Hang)
       for (;;)
         ::pause();
-    if (inject == Inject::Leak) {  // found where LeakSanitizer runs (the ASan build), else harmless
+    if (inject == Inject::Leak) { // found where LeakSanitizer runs (the ASan build), else harmless
       [[maybe_unused]] static char* volatile block;
       block = new char[4096];
       block = nullptr;
@@ -585,7 +592,7 @@ void write_all(int fd, const std::string& s)
   std::fflush(stderr);
   write_all(result_fd, out);
 #if defined(MODEL_FUZZ_ASAN)
-  __lsan_do_leak_check();  // _exit skips LeakSanitizer's check: a leak is a finding too
+  __lsan_do_leak_check(); // _exit skips LeakSanitizer's check: a leak is a finding too
 #endif
   ::_exit(code);
 }
@@ -680,9 +687,9 @@ void kill_child(Child& c)
 // ---- outcomes -------------------------------------------------------------------------
 
 struct Outcome {
-  enum Status { Ok, Hang, Refused, Failed } status = Ok;  // from best to worst
-  std::string kind;     // failures: "hang", "exception std::logic_error", "signal SIGSEGV", "sanitizer ...", ...
-  std::string message;  // one line
+  enum Status { Ok, Hang, Refused, Failed } status = Ok; // from best to worst
+  std::string kind;    // failures: "hang", "exception std::logic_error", "signal SIGSEGV", "sanitizer ...", ...
+  std::string message; // one line
   double simulated_bytes = 0;
 };
 
@@ -704,10 +711,10 @@ std::optional<std::pair<std::string, std::string>> sanitizer_report(const std::s
   std::istringstream lines(err);
   std::string line;
   while (std::getline(lines, line)) {
-    for (const char* tool : {"AddressSanitizer", "LeakSanitizer", "UndefinedBehaviorSanitizer", "ThreadSanitizer",
-                             "MemorySanitizer"})
+    for (const char* tool :
+         {"AddressSanitizer", "LeakSanitizer", "UndefinedBehaviorSanitizer", "ThreadSanitizer", "MemorySanitizer"})
       if (const std::size_t at = line.find(std::string("ERROR: ") + tool); at != std::string::npos)
-        return std::make_pair(std::string("sanitizer ") + tool, line.substr(at));  // without "==pid=="
+        return std::make_pair(std::string("sanitizer ") + tool, line.substr(at)); // without "==pid=="
     if (line.find("runtime error:") != std::string::npos)
       return std::make_pair(std::string("sanitizer UndefinedBehaviorSanitizer"), line);
   }
@@ -793,32 +800,35 @@ std::string normalize(const std::string& message)
 // ---- the fuzz ---------------------------------------------------------------------------
 
 std::atomic<int> g_stop{0};
-void on_signal(int sig) { g_stop = sig; }
+void on_signal(int sig)
+{
+  g_stop = sig;
+}
 
 struct Options {
   std::uint64_t seed = 1;
   std::uint64_t runs = 1000;
   unsigned jobs = 0;
-  double time_limit = 0;  // 0: none
+  double time_limit = 0; // 0: none
   double timeout = 20;
   std::string out = "model-fuzz-findings";
   std::vector<std::string> replay;
   std::vector<std::string> minimize;
   bool list = false;
-  int verbosity = 1;  // 0 -q, 2 -v
+  int verbosity = 1; // 0 -q, 2 -v
   Inject inject = Inject::None;
 };
 
 struct ExperimentRun {
   std::size_t n = 0;
-  std::string name;  // the generated file name, or the replayed path
+  std::string name; // the generated file name, or the replayed path
   std::string yaml;
   Input input;
   bool generated = true;
   std::optional<Experiment> ex;
-  std::deque<std::pair<std::size_t, std::uint32_t>> tasks;  // (point position, iteration) not started yet
+  std::deque<std::pair<std::size_t, std::uint32_t>> tasks; // (point position, iteration) not started yet
   std::size_t running = 0;
-  Outcome outcome;  // the worst so far
+  Outcome outcome; // the worst so far
   std::size_t fail_point = 0;
   std::uint32_t fail_iteration = 0;
   std::size_t simulations = 0;
@@ -920,8 +930,8 @@ public:
       finish_experiments();
       if (opt_.verbosity > 0 && now - last_progress > std::chrono::seconds(10)) {
         last_progress = now;
-        std::cerr << fmt::format("model_fuzz: {} runs ({} ok, {} refused, {} hangs, {} failed), {:.0f} s\n",
-                                 finished_, ok_, refused_, hangs_, failures_.size(), elapsed());
+        std::cerr << fmt::format("model_fuzz: {} runs ({} ok, {} refused, {} hangs, {} failed), {:.0f} s\n", finished_,
+                                 ok_, refused_, hangs_, failures_.size(), elapsed());
       }
     }
     for (Child& c : children)
@@ -1022,7 +1032,7 @@ private:
       e.fail_iteration = c.iteration;
     }
     if (o.status == Outcome::Failed)
-      e.tasks.clear();  // the experiment has its finding: the rest of it is not run
+      e.tasks.clear(); // the experiment has its finding: the rest of it is not run
   }
 
   // Files the experiments that are done, in order.
@@ -1038,8 +1048,8 @@ private:
       case Outcome::Ok:
         ++ok_;
         if (opt_.verbosity > 1)
-          std::cerr << fmt::format("model_fuzz: {}: ok ({} simulation(s), {:.2f} s longest)\n", e->name,
-                                   e->simulations, e->longest);
+          std::cerr << fmt::format("model_fuzz: {}: ok ({} simulation(s), {:.2f} s longest)\n", e->name, e->simulations,
+                                   e->longest);
         break;
       case Outcome::Refused:
         ++refused_;
@@ -1053,7 +1063,9 @@ private:
         if (opt_.replay.size() || opt_.verbosity > 1)
           std::cerr << fmt::format("model_fuzz: {}: the simulated system hangs: {}\n", e->name, e->outcome.message);
         break;
-      case Outcome::Failed: save_failure(*e); break;
+      case Outcome::Failed:
+        save_failure(*e);
+        break;
       }
     }
   }
@@ -1133,16 +1145,15 @@ private:
     }
     for (const std::string& k : kind_order) {
       const Failure& first = *kinds[k].front();
-      s += fmt::format("    {:>6}  {}; first: {} {}: {}\n", kinds[k].size(), k, first.name, first.where,
-                       first.message);
+      s += fmt::format("    {:>6}  {}; first: {} {}: {}\n", kinds[k].size(), k, first.name, first.where, first.message);
     }
     if (!failures_.empty()) {
       s += "  failure families (kind and message, numbers as N), with the first saved input:\n";
       for (const std::string& fam : family_order)
         s += fmt::format("    {:>6}  {}\n            {}\n", families[fam].size(), fam, families[fam].front()->file);
     }
-    s += fmt::format("  simulated: {:.4g} bytes, {:.4g} messages; longest simulation {:.2f} s ({})\n",
-                     simulated_bytes_, simulated_messages_, longest_, longest_name_.empty() ? "none" : longest_name_);
+    s += fmt::format("  simulated: {:.4g} bytes, {:.4g} messages; longest simulation {:.2f} s ({})\n", simulated_bytes_,
+                     simulated_messages_, longest_, longest_name_.empty() ? "none" : longest_name_);
     s += fmt::format("  inputs: sha256 {}\n", vsim::app::sha256_hex(digest_).substr(0, 16));
     std::cout << s << std::flush;
   }
@@ -1336,8 +1347,7 @@ Options parse(int argc, char** argv)
       max_messages = static_cast<double>(parse_count(a, value()));
       if (max_messages < 1)
         usage_error("--max-messages must be at least 1");
-    }
-    else if (a == "--out") {
+    } else if (a == "--out") {
       o.out = value();
       if (o.out.empty())
         usage_error("--out needs a directory");
@@ -1387,12 +1397,12 @@ Options parse(int argc, char** argv)
   return o;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv)
 {
   Options opt = parse(argc, argv);
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = on_signal;
   ::sigemptyset(&sa.sa_mask);
   ::sigaction(SIGINT, &sa, nullptr);

@@ -25,11 +25,10 @@ PlatformPlan platform_plan(const Params& p)
   plan.host_cpus = static_cast<int>(p.integer("host.cpus"));
   plan.connections = static_cast<int>(p.integer("workload.connections"));
   plan.clock_ghz = k.clock_ghz;
-  const double msgs = 1e6 / static_cast<double>(m);  // messages per MB
-  const std::uint32_t data =
-      (g2h ? ring_size(p, "hv_sock.sndbuf", "hv_sock.sysctl_wmem_max", SocketBuffer::Send)
-           : ring_size(p, "hv_sock.rcvbuf", "hv_sock.sysctl_rmem_max", SocketBuffer::Receive)) -
-      models::kPageSize;
+  const double msgs = 1e6 / static_cast<double>(m); // messages per MB
+  const std::uint32_t data = (g2h ? ring_size(p, "hv_sock.sndbuf", "hv_sock.sysctl_wmem_max", SocketBuffer::Send)
+                                  : ring_size(p, "hv_sock.rcvbuf", "hv_sock.sysctl_rmem_max", SocketBuffer::Receive)) -
+                             models::kPageSize;
 
   // Every host signal is an interrupt on vCPU 0 (GuestIrq); how many there are
   // depends on waiting alone, so its lower bound is zero.
@@ -50,9 +49,9 @@ PlatformPlan platform_plan(const Params& p)
       });
       const double ring_pkts =
           std::max(1.0, std::floor((data - kWritableHeadroom) / static_cast<double>(kPendingSendSize)));
-      const double enqueues = send_loop ? std::ceil(sp.packets / ring_pkts) : sp.packets;  // per message
-      const double per_enqueue = k.guest_space_check + (per_check ? k.guest_pending_send_sz_write : 0) +
-                                 k.guest_enqueue_call;
+      const double enqueues = send_loop ? std::ceil(sp.packets / ring_pkts) : sp.packets; // per message
+      const double per_enqueue =
+          k.guest_space_check + (per_check ? k.guest_pending_send_sz_write : 0) + k.guest_enqueue_call;
       const double writer = msgs * (k.guest_user_per_call + k.guest_send_syscall + sp.sum + enqueues * per_enqueue);
       plan.loads.push_back({fmt::format("linux_writer{}", i), gcpu, "guest writer (send syscall, copies into the ring)",
                             i, writer,
@@ -63,9 +62,9 @@ PlatformPlan platform_plan(const Params& p)
       // receive call per ring's worth of packets at best.
       const Split rp = split(m, kSendBufPayload, [&](double n) { return k.host_rx_packet + k.host_rx_copy(n); });
       const double reader = msgs * rp.sum + msgs * rp.packets / ring_pkts * (k.host_dpc + k.host_recv_call);
-      plan.loads.push_back({fmt::format("host_reader{}", i), hcpu, "host reader (DPC draining the ring)", i, reader,
-                            fmt::format("{:.0f} packets per MB, a DPC per {:.0f} packets at best", msgs * rp.packets,
-                                        ring_pkts)});
+      plan.loads.push_back(
+          {fmt::format("host_reader{}", i), hcpu, "host reader (DPC draining the ring)", i, reader,
+           fmt::format("{:.0f} packets per MB, a DPC per {:.0f} packets at best", msgs * rp.packets, ring_pkts)});
       plan.links.push_back({chan, i, fmt::format("linux_writer{}", i), fmt::format("host_reader{}", i)});
     } else {
       const std::uint32_t max_pkt =
@@ -92,4 +91,4 @@ PlatformPlan platform_plan(const Params& p)
   return plan;
 }
 
-}  // namespace vsim::hv_sock
+} // namespace vsim::hv_sock

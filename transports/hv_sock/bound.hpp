@@ -12,4 +12,4 @@ namespace vsim::hv_sock {
 // allows, so each figure is a lower bound on the cycles per MB.
 PlatformPlan platform_plan(const Params& p);
 
-}  // namespace vsim::hv_sock
+} // namespace vsim::hv_sock

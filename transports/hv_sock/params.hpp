@@ -20,6 +20,12 @@ std::vector<Effective> effective(const Params& p);
 // Where connection i's threads run (the simulation and the bound): guest
 // vCPU (1 + i) mod vcpus (vCPU 0 takes the channel interrupts), host CPU
 // i mod host CPUs.
-inline int guest_cpu_of(int i, int vcpus) { return (1 + i) % vcpus; }
-inline int host_cpu_of(int i, int host_cpus) { return i % host_cpus; }
+inline int guest_cpu_of(int i, int vcpus)
+{
+  return (1 + i) % vcpus;
 }
+inline int host_cpu_of(int i, int host_cpus)
+{
+  return i % host_cpus;
+}
+} // namespace vsim::hv_sock

@@ -11,7 +11,7 @@ std::uint32_t writable_bytes(std::uint32_t bytes_to_write)
 {
   if (bytes_to_write <= kWritableHeadroom)
     return 0;
-  return (bytes_to_write - kWritableHeadroom) & ~7u;  // round_down(, 8)
+  return (bytes_to_write - kWritableHeadroom) & ~7u; // round_down(, 8)
 }
 
 // The to_write computation at the top of hvs_stream_enqueue().
@@ -33,7 +33,7 @@ std::uint32_t socket_buffer_value(std::optional<std::uint64_t> setsockopt_value,
                                   SocketBuffer which)
 {
   if (!setsockopt_value)
-    return kRingDefaultSize;  // hvs_sock_init: sk_sndbuf = RINGBUFFER_HVS_SND_SIZE, sk_rcvbuf = ..._RCV_SIZE
+    return kRingDefaultSize; // hvs_sock_init: sk_sndbuf = RINGBUFFER_HVS_SND_SIZE, sk_rcvbuf = ..._RCV_SIZE
   // val = min_t(u32, val, sysctl_[wr]mem_max); sysctl values are u32.
   std::uint64_t val = std::min<std::uint64_t>(*setsockopt_value, std::min<std::uint64_t>(sysctl_max, UINT32_MAX));
   // val = min_t(int, val, INT_MAX / 2): val * 2 must fit an int.
@@ -46,10 +46,10 @@ std::uint32_t socket_buffer_value(std::optional<std::uint64_t> setsockopt_value,
 std::uint32_t ring_size_for(std::uint32_t sk_buf, bool sockopt_sizing)
 {
   if (!sockopt_sizing)
-    return kRingDefaultSize;  // vmbus_proto_version < VERSION_WIN10_V5, or the pre-patch constants
+    return kRingDefaultSize; // vmbus_proto_version < VERSION_WIN10_V5, or the pre-patch constants
   std::uint32_t v = std::max(sk_buf, kRingDefaultSize);
   v = std::min(v, kRingMaxSize);
-  return (v + models::kPageSize - 1) / models::kPageSize * models::kPageSize;  // ALIGN(, PAGE_SIZE)
+  return (v + models::kPageSize - 1) / models::kPageSize * models::kPageSize; // ALIGN(, PAGE_SIZE)
 }
 
-}  // namespace vsim::hv_sock
+} // namespace vsim::hv_sock

@@ -13,7 +13,7 @@ namespace vsim::hv_sock {
 
 // Payload of one full packet sent by Linux: HVS_SEND_BUF_SIZE = 4 KiB minus
 // the pipe header (struct vmpipe_proto_header).
-inline constexpr std::uint32_t kSendBufPayload = 4096 - models::kPipeHeaderBytes;  // 4088
+inline constexpr std::uint32_t kSendBufPayload = 4096 - models::kPipeHeaderBytes; // 4088
 static_assert(kSendBufPayload == 4088);
 
 // Largest payload the host may put in one packet: HVS_MTU_SIZE (16 KiB).
@@ -31,8 +31,8 @@ static_assert(kPendingSendSize == 4120);
 
 // RINGBUFFER_HVS_SND_SIZE / RINGBUFFER_HVS_RCV_SIZE (6 pages) and
 // RINGBUFFER_HVS_MAX_SIZE (64 pages).
-inline constexpr std::uint32_t kRingDefaultSize = 6 * models::kPageSize;  // 24 KiB
-inline constexpr std::uint32_t kRingMaxSize = 64 * models::kPageSize;     // 256 KiB
+inline constexpr std::uint32_t kRingDefaultSize = 6 * models::kPageSize; // 24 KiB
+inline constexpr std::uint32_t kRingMaxSize = 64 * models::kPageSize;    // 256 KiB
 
 // SOCK_MIN_SNDBUF = 2 * TCP_SKB_MIN_TRUESIZE and SOCK_MIN_RCVBUF =
 // TCP_SKB_MIN_TRUESIZE, TCP_SKB_MIN_TRUESIZE = 2048 + SKB_DATA_ALIGN(sizeof
@@ -84,4 +84,4 @@ std::uint32_t socket_buffer_value(std::optional<std::uint64_t> setsockopt_value,
 //  fixed (before the patch, or older hosts): 24 KiB whatever sk_buf.
 std::uint32_t ring_size_for(std::uint32_t sk_buf, bool sockopt_sizing);
 
-}  // namespace vsim::hv_sock
+} // namespace vsim::hv_sock

@@ -95,7 +95,7 @@ protected:
   {
     const Costs& k = s_.k;
     const Knobs& kn = s_.knobs;
-    co_await sleep(ch_.index * kn.start_interval);  // connections opened one after another
+    co_await sleep(ch_.index * kn.start_interval); // connections opened one after another
     // A packet must fit an empty ring with the headroom Linux also keeps.
     const std::uint32_t max_pkt = std::min(kn.host_packet, writable_bytes(ring_.data_size()));
     std::uint64_t left = kn.total_bytes;
@@ -145,10 +145,15 @@ private:
   }
 };
 
+} // namespace
 
-}  // namespace
+SimThread& spawn_host_reader(World& w, Cpu& cpu, Shared& s, Channel& ch)
+{
+  return w.spawn<HostReader>(cpu, s, ch);
+}
+SimThread& spawn_host_writer(World& w, Cpu& cpu, Shared& s, Channel& ch)
+{
+  return w.spawn<HostWriter>(cpu, s, ch);
+}
 
-SimThread& spawn_host_reader(World& w, Cpu& cpu, Shared& s, Channel& ch) { return w.spawn<HostReader>(cpu, s, ch); }
-SimThread& spawn_host_writer(World& w, Cpu& cpu, Shared& s, Channel& ch) { return w.spawn<HostWriter>(cpu, s, ch); }
-
-}  // namespace vsim::hv_sock::detail
+} // namespace vsim::hv_sock::detail

@@ -30,7 +30,7 @@ PlatformPlan platform_plan(const Params& p)
   const std::uint64_t rx_buf = kn.rx_buf_size, max_pkt = kn.max_pkt_size;
   const bool mergeable = kn.mergeable_rx;
   const bool every_read = kn.credit_every_read;
-  const double chains = static_cast<double>(kn.queue_size / (kn.indirect ? 1 : 2));  // per full queue
+  const double chains = static_cast<double>(kn.queue_size / (kn.indirect ? 1 : 2)); // per full queue
   const double window = static_cast<double>(kn.buf_alloc - kn.credit_threshold);
 
   PlatformPlan plan;
@@ -38,7 +38,7 @@ PlatformPlan platform_plan(const Params& p)
   plan.host_cpus = static_cast<int>(p.integer("host.cpus"));
   plan.connections = static_cast<int>(p.integer("workload.connections"));
   plan.clock_ghz = k.clock_ghz;
-  const double msgs = 1e6 / static_cast<double>(m);  // messages (and at least as many recv() calls) per MB
+  const double msgs = 1e6 / static_cast<double>(m); // messages (and at least as many recv() calls) per MB
   // CREDIT_UPDATE packets per MB: one per recv() (2018), else one per
   // (buf_alloc - credit_threshold) bytes read.
   const double credits = every_read ? msgs : 1e6 / std::max(window, 1.0);
@@ -56,9 +56,8 @@ PlatformPlan platform_plan(const Params& p)
     if (g2h) {
       // The guest writer (AppThread): send(), then per packet virtio_transport_send_pkt_info:
       // two allocations and the copy from user memory.
-      const Split sp = split(m, max_pkt, [&](double n) {
-        return k.virtio_guest_pkt + 2 * k.virtio_guest_alloc + guest_copy(n);
-      });
+      const Split sp =
+          split(m, max_pkt, [&](double n) { return k.virtio_guest_pkt + 2 * k.virtio_guest_alloc + guest_copy(n); });
       plan.loads.push_back({fmt::format("guest_writer{}", i), gcpu, "guest writer (send syscall, packets, copy)", i,
                             msgs * (guest.user_per_call + k.virtio_guest_send_syscall + sp.sum),
                             fmt::format("{:.0f} packets per MB", msgs * sp.packets)});
@@ -68,9 +67,8 @@ PlatformPlan platform_plan(const Params& p)
                             "a send work run per send(), a tx entry per packet"});
       // vhost handle_tx_kick: per packet vhost_vsock_alloc_pkt + copy in;
       // credit updates back through send_pkt_work: an rx buffer each.
-      const Split vp = split(m, max_pkt, [&](double n) {
-        return k.virtio_host_tx_pkt + 2 * k.virtio_host_alloc + vhost_copy(n);
-      });
+      const Split vp =
+          split(m, max_pkt, [&](double n) { return k.virtio_host_tx_pkt + 2 * k.virtio_host_alloc + vhost_copy(n); });
       vhost += msgs * vp.sum + msgs * vp.packets / chains * k.virtio_host_worker_run +
                credits * (k.virtio_host_rx_buf + vhost_copy(kHeaderBytes) + k.virtio_host_free);
       vhost_what = fmt::format("{:.0f} tx packets per MB (alloc, copy in), {:.1f} credit updates per MB",
@@ -88,24 +86,23 @@ PlatformPlan platform_plan(const Params& p)
       // vCPU 0: tx completions (virtio_transport_tx_work frees every packet)
       // and the credit updates arriving in rx buffers (then refilled).
       irq += msgs * sp.packets * (k.virtio_guest_tx_done + k.virtio_guest_free + irq_entry) +
-             credits * (k.virtio_guest_rx_buf + k.virtio_guest_rx_pkt + k.virtio_guest_free +
-                        2 * k.virtio_guest_alloc + k.virtio_guest_vq_add + irq_entry);
+             credits * (k.virtio_guest_rx_buf + k.virtio_guest_rx_pkt + k.virtio_guest_free + 2 * k.virtio_guest_alloc +
+                        k.virtio_guest_vq_add + irq_entry);
       irq_what = "tx completions (free each packet), credit updates received, rx refill";
       interrupts += (msgs * sp.packets + credits) * irq_only;
       plan.links.push_back({"vsock0.tx", i, fmt::format("guest_writer{}", i), fmt::format("host_reader{}", i)});
     } else {
       const std::uint64_t host_pkt = kn.host_pkt_size;
-      const Split wp = split(m, host_pkt, [&](double n) {
-        return k.virtio_host_pkt + 2 * k.virtio_host_alloc + host_copy(n);
-      });
+      const Split wp =
+          split(m, host_pkt, [&](double n) { return k.virtio_host_pkt + 2 * k.virtio_host_alloc + host_copy(n); });
       plan.loads.push_back({fmt::format("host_writer{}", i), hcpu, "host writer (send syscall, packets, copy)", i,
                             msgs * (host.user_per_call + k.virtio_host_send_syscall + wp.sum),
                             fmt::format("{:.0f} packets per MB", msgs * wp.packets)});
       // vhost send_pkt_work: a guest rx buffer per rx_buf_size bytes, a
       // header in each (only the first with mergeable rx).
       auto bufs = [&](double n) { return std::ceil(n / static_cast<double>(rx_buf)); };
-      const double buffers = split(m, host_pkt, bufs).sum;  // per message: rx buffers filled
-      const double entries = mergeable ? wp.packets : buffers;  // per message: packets the guest delivers
+      const double buffers = split(m, host_pkt, bufs).sum;     // per message: rx buffers filled
+      const double entries = mergeable ? wp.packets : buffers; // per message: packets the guest delivers
       const Split vp = split(m, host_pkt, [&](double n) {
         const double b = bufs(n);
         const double headers = mergeable ? 1 : b;
@@ -117,16 +114,15 @@ PlatformPlan platform_plan(const Params& p)
                                msgs * buffers * plan.connections, credits * plan.connections);
       // vCPU 0: rx work per buffer (take, deliver, refill), tx completions of
       // the credit updates.
-      irq += msgs * (buffers * (k.virtio_guest_rx_buf + 2 * k.virtio_guest_alloc + k.virtio_guest_vq_add +
-                                irq_entry) +
+      irq += msgs * (buffers * (k.virtio_guest_rx_buf + 2 * k.virtio_guest_alloc + k.virtio_guest_vq_add + irq_entry) +
                      entries * k.virtio_guest_rx_pkt) +
              credits * (k.virtio_guest_tx_done + k.virtio_guest_free + irq_entry);
       irq_what = "rx work per buffer (deliver, refill), credit update completions";
       interrupts += (msgs * buffers + credits) * irq_only;
       // The guest reader (AppThread): recv(), a dequeue and copy per queued packet, a free each.
       const double entry_bytes = static_cast<double>(m) / entries;
-      const double per_entry = k.virtio_guest_dequeue_pkt + guest_copy(std::min(entry_bytes, static_cast<double>(m))) +
-                               k.virtio_guest_free;
+      const double per_entry =
+          k.virtio_guest_dequeue_pkt + guest_copy(std::min(entry_bytes, static_cast<double>(m))) + k.virtio_guest_free;
       plan.loads.push_back({fmt::format("guest_reader{}", i), gcpu, "guest reader (recv syscall, copy out)", i,
                             msgs * (guest.user_per_call + k.virtio_guest_recv_syscall + entries * per_entry) +
                                 credits * (k.virtio_guest_pkt + k.virtio_guest_alloc),
@@ -149,4 +145,4 @@ PlatformPlan platform_plan(const Params& p)
   return plan;
 }
 
-}  // namespace vsim::virtio_vsock
+} // namespace vsim::virtio_vsock

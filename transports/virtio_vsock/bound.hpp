@@ -14,4 +14,4 @@ namespace vsim::virtio_vsock {
 // every_read; one per buf_alloc - credit_threshold bytes otherwise).
 PlatformPlan platform_plan(const Params& p);
 
-}  // namespace vsim::virtio_vsock
+} // namespace vsim::virtio_vsock

@@ -13,11 +13,10 @@ namespace vsim::virtio_vsock::detail {
 
 struct Costs : SharedCosts {
   // guest driver
-  double virtio_guest_send_syscall, virtio_guest_recv_syscall, virtio_guest_alloc, virtio_guest_free,
-      virtio_guest_pkt, virtio_guest_vq_add, virtio_guest_kick, virtio_guest_work_run, virtio_guest_rx_buf,
-      virtio_guest_rx_pkt, virtio_guest_tx_done, virtio_guest_irq_exit, virtio_guest_isr,
-      virtio_guest_dequeue_pkt, virtio_guest_poll_syscall, virtio_guest_wake_ipi, virtio_guest_halted_wakeup,
-      virtio_guest_iperf3_user_per_call;
+  double virtio_guest_send_syscall, virtio_guest_recv_syscall, virtio_guest_alloc, virtio_guest_free, virtio_guest_pkt,
+      virtio_guest_vq_add, virtio_guest_kick, virtio_guest_work_run, virtio_guest_rx_buf, virtio_guest_rx_pkt,
+      virtio_guest_tx_done, virtio_guest_irq_exit, virtio_guest_isr, virtio_guest_dequeue_pkt,
+      virtio_guest_poll_syscall, virtio_guest_wake_ipi, virtio_guest_halted_wakeup, virtio_guest_iperf3_user_per_call;
   // host: its socket layer and vhost
   double virtio_host_user_per_call, virtio_host_send_syscall, virtio_host_recv_syscall, virtio_host_alloc,
       virtio_host_free, virtio_host_pkt, virtio_host_copy_fixed, virtio_host_copy_bytes_per_cycle,
@@ -33,12 +32,9 @@ struct Costs : SharedCosts {
   static const std::vector<CostField<Costs>>& fields();
 
   // Whole cycles, so that sums of costs stay exact.
-  double guest_copy(double bytes) const
-  {
-    return guest_copy_fixed + std::ceil(bytes / guest_copy_bytes_per_cycle);
-  }
+  double guest_copy(double bytes) const { return guest_copy_fixed + std::ceil(bytes / guest_copy_bytes_per_cycle); }
   double vhost_copy(double bytes) const { return std::ceil(bytes / virtio_host_guest_copy_bytes_per_cycle); }
   double seconds(double cycles) const { return cycles / (clock_ghz * 1e9); }
 };
 
-}  // namespace vsim::virtio_vsock::detail
+} // namespace vsim::virtio_vsock::detail

@@ -19,9 +19,9 @@ inline const char* kFromPreset = "(preset)";
 struct Preset {
   std::string name;
   std::string doc;
-  std::map<std::string, std::string> values;  // key path -> value as written in YAML
+  std::map<std::string, std::string> values; // key path -> value as written in YAML
 };
 const std::vector<Preset>& presets();
 const Preset* find_preset(const std::string& name);
 
-}  // namespace vsim::virtio_vsock
+} // namespace vsim::virtio_vsock
