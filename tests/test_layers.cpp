@@ -103,7 +103,7 @@ TEST_CASE("no line of the C++ sources is over 120 columns", "[docs][layers]")
       }
       ++files;
     }
-  CHECK(files > 150);  // the walk found the sources
+  CHECK(files > 150); // the walk found the sources
   CHECK(columns("a\u2014b") == 3);
 }
 
