@@ -140,7 +140,7 @@ const std::vector<PlatformProfile>& platform_profiles()
                       {
                           // the 2018 study's host, fitted on its 4 rows inside the plausible
                           // ranges (docs/calibration.md; refitted with the plain loop's own
-                          // user cost, issue 31 item 8); the rest as kvm-2019
+                          // user cost, workload.app loop); the rest as kvm-2019
                           {"virtio_host_tx_pkt", 4750},
                           {"virtio_host_guest_copy_bytes_per_cycle", 1.367},
                           {"virtio_host_copy_bytes_per_cycle", 10.65},

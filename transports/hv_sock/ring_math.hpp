@@ -61,7 +61,7 @@ std::uint32_t enqueue_payload(std::uint64_t remaining, std::uint32_t bytes_to_wr
 // hvs_packet_len(want) (hv_ringbuffer_write); writing what fits (fill =
 // true): something fits once writable_bytes() > 0, i.e. bytes_to_write > 72
 // (the headroom), which is more than hvs_packet_len(want) for want <= 39.
-// Advertising only the packet length there was a lost wake-up (issue 30):
+// Advertising only the packet length there was a lost wake-up (a model bug, since fixed):
 // the writer slept with 72 free bytes, pending_send_sz 40, and the reader's
 // iter_close saw "not blocked before" (72 - bytes_read > 40) and never signalled.
 std::uint32_t host_room_needed(std::uint32_t want, bool fill);
