@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/experiment/effective.hpp"
+#include "app/experiment/text.hpp"
 #include "app/report/stats.hpp"
 #include "app/report/text.hpp"
 #include "sim/run_length.hpp"
@@ -30,20 +31,20 @@ std::string key_text(const Point& p, const std::string& key)
 // A sweep axis: all zip keys together, or one grid key.
 struct Axis {
   std::vector<std::string> keys;
-  std::string name() const { return fmt::format("{}", fmt::join(keys, ", ")); }
+  std::string name() const { return join(keys, ", "); }
   std::string value(const Point& p) const
   {
     std::vector<std::string> v;
     for (const auto& k : keys)
       v.push_back(key_text(p, k));
-    return fmt::format("{}", fmt::join(v, ", "));
+    return join(v, ", ");
   }
   std::string assignment(const Point& p) const // "k1=v1, k2=v2"
   {
     std::vector<std::string> v;
     for (const auto& k : keys)
       v.push_back(k + "=" + key_text(p, k));
-    return fmt::format("{}", fmt::join(v, ", "));
+    return join(v, ", ");
   }
 };
 
@@ -221,7 +222,7 @@ std::string to_csv(const Experiment& ex, const std::vector<PointResult>& results
     header.push_back(csv_field(k));
   for (const char* h : {"metric", "unit", "min", "max", "mean", "median"})
     header.push_back(h);
-  std::string out = fmt::format("{}", fmt::join(header, ",")) + "\n";
+  std::string out = join(header, ",") + "\n";
 
   for (std::size_t i = 0; i < ex.points.size(); ++i) {
     const Point& p = ex.points[i];
@@ -231,7 +232,7 @@ std::string to_csv(const Experiment& ex, const std::vector<PointResult>& results
     if (!results[i].failed.empty()) { // one row: metric "failed", no unit, no figures
       std::vector<std::string> row = prefix;
       row.insert(row.end(), {"failed", "", "", "", "", ""});
-      out += fmt::format("{}", fmt::join(row, ",")) + "\n";
+      out += join(row, ",") + "\n";
       continue;
     }
     for (const auto& [name, values] : metric_values(results[i])) {
@@ -241,7 +242,7 @@ std::string to_csv(const Experiment& ex, const std::vector<PointResult>& results
       row.push_back(csv_field(metric_unit(name)));
       for (double v : {s.min, s.max, s.mean, s.median})
         row.push_back(exact_number(v));
-      out += fmt::format("{}", fmt::join(row, ",")) + "\n";
+      out += join(row, ",") + "\n";
     }
   }
   return out;
@@ -319,7 +320,7 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
         std::vector<std::string> title;
         for (std::size_t a = 0; a + 2 < axes.size(); ++a)
           title.push_back(axes[a].assignment(ex.points[members.front()]));
-        out += fmt::format("{}", fmt::join(title, ", ")) + "\n";
+        out += join(title, ", ") + "\n";
       }
       std::vector<std::string> row_values, col_values;
       for (std::size_t i : members) {
@@ -419,8 +420,7 @@ std::string to_grouped_table(const Experiment& ex, const std::vector<PointResult
       fmt::format("{} — {} metric{} in {} group{}, {} over {}{}\n", ex.name, names.size(), names.size() == 1 ? "" : "s",
                   used, used == 1 ? "" : "s", stat_title(stat), iterations_text(results),
                   baseline ? fmt::format("; (change of the mean against point {})", baseline->index) : "");
-  out += keys.empty() ? "a row per point\n"
-                      : "a row per point (index: " + fmt::format("{}", fmt::join(keys, ", ")) + ")\n";
+  out += keys.empty() ? "a row per point\n" : "a row per point (index: " + join(keys, ", ") + ")\n";
 
   // The point column: "K: v1, v2" (the swept values, as the sweep wrote
   // them), K right-aligned so the values line up.
@@ -432,8 +432,7 @@ std::string to_grouped_table(const Experiment& ex, const std::vector<PointResult
     std::vector<std::string> values;
     for (const auto& k : keys)
       values.push_back(key_text(p, k));
-    point_cells.push_back(fmt::format("{:>{}}", p.index, digits) +
-                          (values.empty() ? "" : ": " + fmt::format("{}", fmt::join(values, ", "))));
+    point_cells.push_back(fmt::format("{:>{}}", p.index, digits) + (values.empty() ? "" : ": " + join(values, ", ")));
   }
   std::size_t point_width = 0;
   for (const auto& c : point_cells)

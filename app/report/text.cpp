@@ -1,4 +1,5 @@
 #include "app/report/text.hpp"
+#include "app/experiment/text.hpp"
 
 #include <algorithm>
 #include <sstream>
@@ -66,8 +67,7 @@ std::string point_name(const Point& p)
   std::vector<std::string> values;
   for (const auto& [key, value] : p.label)
     values.push_back(key + "=" + value);
-  return fmt::format("point {}{}", p.index,
-                     values.empty() ? "" : " (" + fmt::format("{}", fmt::join(values, ", ")) + ")");
+  return fmt::format("point {}{}", p.index, values.empty() ? "" : " (" + join(values, ", ") + ")");
 }
 
 std::vector<std::string> split_commas(const std::string& text)
