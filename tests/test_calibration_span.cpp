@@ -11,10 +11,10 @@
 #include <fmt/format.h>
 
 #include "app/experiment/experiment.hpp"
+#include "app/experiment/platforms.hpp"
 #include "app/experiment/registry.hpp"
 #include "app/report/calibration_span.hpp"
 #include "app/validation/measurements.hpp"
-#include "transports/profiles.hpp"
 
 using namespace vsim;
 using namespace vsim::app;

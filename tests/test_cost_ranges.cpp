@@ -14,8 +14,8 @@
 #include <string>
 
 #include "app/experiment/describe.hpp"
+#include "app/experiment/platforms.hpp"
 #include "app/experiment/registry.hpp"
-#include "transports/profiles.hpp"
 
 using namespace vsim;
 using namespace vsim::app;

@@ -12,8 +12,8 @@
 
 #include "app/experiment/describe.hpp"
 #include "app/experiment/experiment.hpp"
+#include "app/experiment/platforms.hpp"
 #include "app/experiment/registry.hpp"
-#include "transports/profiles.hpp"
 #include "transports/simulate.hpp"
 
 using namespace vsim;
@@ -21,7 +21,7 @@ using namespace vsim::app;
 
 namespace {
 
-Experiment load(const std::string& text, const std::vector<std::string>& sets = {})
+Experiment load_yaml(const std::string& text, const std::vector<std::string>& sets = {})
 {
   return load_experiment_text(text, "t.yaml", sets, registry());
 }
@@ -30,7 +30,7 @@ Experiment load(const std::string& text, const std::vector<std::string>& sets = 
 std::string error_of(const std::string& text, const std::vector<std::string>& sets = {})
 {
   try {
-    load(text, sets);
+    load_yaml(text, sets);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -171,7 +171,7 @@ TEST_CASE("error: a stray token the YAML parser cannot take", "[experiment]")
         "t.yaml:7:1: error: invalid YAML: unexpected ','");
   CHECK(error_of("seed: 1\n---\n,") == "t.yaml:3:1: error: expected one YAML document, found another one here");
   CHECK(error_of("seed: 1\n...\nseed: 2") == "t.yaml:3:1: error: expected one YAML document, found another one here");
-  CHECK(load("---\nseed: 3\n...\n").base.integer("seed") == 3);
+  CHECK(load_yaml("---\nseed: 3\n...\n").base.integer("seed") == 3);
 }
 
 TEST_CASE("error: unknown keys list the keys allowed at that level", "[experiment]")
@@ -331,7 +331,7 @@ TEST_CASE("error: a sweep with too many points", "[experiment]")
       "sweep:\n  grid:\n    seed: [" + seeds + "]\n    host.cpus: [1, 2]\n    iterations: [" + seeds + "]";
   CHECK(error_of(text) ==
         "t.yaml:5:5: error: sweep.grid.iterations: the sweep has more than 100000 points (allowed: at most 100000)");
-  CHECK(load("sweep:\n  grid:\n    seed: [" + seeds + "]\n    iterations: [1, 2]").points.size() == 800);
+  CHECK(load_yaml("sweep:\n  grid:\n    seed: [" + seeds + "]\n    iterations: [1, 2]").points.size() == 800);
 }
 
 TEST_CASE("error: every sweep value is validated at its own position", "[experiment]")
@@ -426,7 +426,7 @@ TEST_CASE("error: --set entries", "[experiment]")
 TEST_CASE("error: text values and the default name must be UTF-8", "[experiment]")
 {
   const std::string utf8 = "utf-8 caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x99\x82";
-  CHECK(load("description: " + utf8).base.text("description") == utf8);
+  CHECK(load_yaml("description: " + utf8).base.text("description") == utf8);
   CHECK(error_of("description: caf\xe9") ==
         "t.yaml:1:14: error: description: invalid UTF-8 at byte 4 of the text (allowed: UTF-8 text)");
   CHECK(error_of("seed: 1", {"name=a\xff"}) ==
@@ -436,7 +436,7 @@ TEST_CASE("error: text values and the default name must be UTF-8", "[experiment]
   // Overlong, surrogate, above U+10FFFF, cut short.
   for (const char* bad : {"\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82"})
     CHECK(error_of(std::string("name: \"") + bad + "\"").find("invalid UTF-8 at byte 1") != std::string::npos);
-  CHECK(load("seed: 1").name == "t");
+  CHECK(load_yaml("seed: 1").name == "t");
   try {
     load_experiment_text("seed: 1", "dir/caf\xe9.yaml", {}, registry());
     FAIL("no error");
@@ -469,7 +469,7 @@ TEST_CASE("error: reading a missing file names it", "[experiment]")
 
 TEST_CASE("every declared key is resolved, defaults included", "[experiment]")
 {
-  const Experiment ex = load("description: defaults");
+  const Experiment ex = load_yaml("description: defaults");
   REQUIRE(ex.points.size() == 1);
   std::size_t in_scope = 0;
   for (const auto& spec : registry().all()) {
@@ -504,8 +504,8 @@ TEST_CASE("every declared key is resolved, defaults included", "[experiment]")
 TEST_CASE("values keep their kinds", "[experiment]")
 {
   const Experiment ex =
-      load("workload: {message_size: 4 KiB}\nhv_sock: {sndbuf: 32KiB, rcvbuf: default, send_loop: true}\n"
-           "costs: {clock_ghz: 3}\nname: \"2019\"");
+      load_yaml("workload: {message_size: 4 KiB}\nhv_sock: {sndbuf: 32KiB, rcvbuf: default, send_loop: true}\n"
+                "costs: {clock_ghz: 3}\nname: \"2019\"");
   const Params& p = ex.base;
   CHECK(std::get<std::int64_t>(p.get("workload.message_size")) == 4096);
   CHECK(std::get<std::int64_t>(p.get("hv_sock.sndbuf")) == 32768);
@@ -526,7 +526,7 @@ TEST_CASE("name defaults to the file's stem", "[experiment]")
 
 TEST_CASE("costs come from the platform profile", "[experiment]")
 {
-  const Experiment ex = load("platform: hyperv-2019");
+  const Experiment ex = load_yaml("platform: hyperv-2019");
   const PlatformProfile* profile = find_profile("hyperv-2019");
   REQUIRE(profile != nullptr);
   for (const auto& [key, value] : profile->costs) {
@@ -538,7 +538,7 @@ TEST_CASE("costs come from the platform profile", "[experiment]")
 
 TEST_CASE("explicit costs override the profile", "[experiment]")
 {
-  const Experiment ex = load("costs:\n  clock_ghz: 3.5\n  guest_signal_host: 4000", {"costs.host_dpc=123"});
+  const Experiment ex = load_yaml("costs:\n  clock_ghz: 3.5\n  guest_signal_host: 4000", {"costs.host_dpc=123"});
   const Params& p = ex.points[0].params;
   CHECK(p.number("costs.clock_ghz") == 3.5);
   CHECK(p.number("costs.guest_signal_host") == 4000);
@@ -552,7 +552,7 @@ TEST_CASE("each point of a platform sweep gets its own costs", "[experiment]")
   for (const auto& p : platform_profiles())
     if (p.transport == "hv_sock")
       list += (list.empty() ? "" : ", ") + p.name;
-  const Experiment ex = load("costs: {guest_isr: 7}\nsweep:\n  grid:\n    platform: [" + list + "]");
+  const Experiment ex = load_yaml("costs: {guest_isr: 7}\nsweep:\n  grid:\n    platform: [" + list + "]");
   REQUIRE(!ex.points.empty());
   for (const auto& point : ex.points) {
     const PlatformProfile* profile = find_profile(point.params.text("platform"));
@@ -561,7 +561,7 @@ TEST_CASE("each point of a platform sweep gets its own costs", "[experiment]")
     CHECK(point.params.number("costs.guest_isr") == 7);
   }
   // Sweeping a cost itself.
-  const Experiment swept = load("sweep:\n  grid:\n    costs.clock_ghz: [1, 2.5]");
+  const Experiment swept = load_yaml("sweep:\n  grid:\n    costs.clock_ghz: [1, 2.5]");
   REQUIRE(swept.points.size() == 2);
   CHECK(swept.points[0].params.number("costs.clock_ghz") == 1.0);
   CHECK(swept.points[1].params.number("costs.clock_ghz") == 2.5);
@@ -570,8 +570,9 @@ TEST_CASE("each point of a platform sweep gets its own costs", "[experiment]")
 
 TEST_CASE("nested maps and dotted keys are the same paths", "[experiment]")
 {
-  const Experiment a = load("workload:\n  message_size: 4KiB\n  connections: 3\nsweep:\n  grid:\n    seed: [1, 2]");
-  const Experiment b = load("workload.message_size: 4KiB\nworkload: {connections: 3}\nsweep.grid.seed: [1, 2]");
+  const Experiment a =
+      load_yaml("workload:\n  message_size: 4KiB\n  connections: 3\nsweep:\n  grid:\n    seed: [1, 2]");
+  const Experiment b = load_yaml("workload.message_size: 4KiB\nworkload: {connections: 3}\nsweep.grid.seed: [1, 2]");
   CHECK(a.canonical == b.canonical);
   CHECK(b.points.size() == 2);
   CHECK(b.base.integer("workload.connections") == 3);
@@ -582,7 +583,7 @@ TEST_CASE("nested maps and dotted keys are the same paths", "[experiment]")
 
 TEST_CASE("grid: first key outermost, indices in order", "[experiment]")
 {
-  const Experiment ex = load("sweep:\n  grid:\n    workload.message_size: [4KiB, 1MB, 3]\n    seed: [1, 2]");
+  const Experiment ex = load_yaml("sweep:\n  grid:\n    workload.message_size: [4KiB, 1MB, 3]\n    seed: [1, 2]");
   CHECK(ex.grid_keys == std::vector<std::string>{"workload.message_size", "seed"});
   CHECK(labels(ex) == std::vector<std::string>{"workload.message_size=4KiB seed=1", "workload.message_size=4KiB seed=2",
                                                "workload.message_size=1MB seed=1", "workload.message_size=1MB seed=2",
@@ -596,8 +597,8 @@ TEST_CASE("grid: first key outermost, indices in order", "[experiment]")
 
 TEST_CASE("zip: iterated together, outermost", "[experiment]")
 {
-  const Experiment ex =
-      load("sweep:\n  grid:\n    seed: [1, 2]\n  zip:\n    hv_sock.sndbuf: [default, 64KiB]\n    iterations: [3, 4]");
+  const Experiment ex = load_yaml(
+      "sweep:\n  grid:\n    seed: [1, 2]\n  zip:\n    hv_sock.sndbuf: [default, 64KiB]\n    iterations: [3, 4]");
   CHECK(ex.zip_keys == std::vector<std::string>{"hv_sock.sndbuf", "iterations"});
   CHECK(ex.grid_keys == std::vector<std::string>{"seed"});
   CHECK(labels(ex) == std::vector<std::string>{
@@ -610,9 +611,9 @@ TEST_CASE("zip: iterated together, outermost", "[experiment]")
 
 TEST_CASE("point count is the product of the axes", "[experiment]")
 {
-  const Experiment ex =
-      load("sweep:\n  grid:\n    seed: [1, 2, 3]\n    workload.connections: [1, 2]\n    guest.vcpus: [2, 4, 8, 16]\n"
-           "  zip:\n    iterations: [1, 2]\n    host.cpus: [4, 8]");
+  const Experiment ex = load_yaml(
+      "sweep:\n  grid:\n    seed: [1, 2, 3]\n    workload.connections: [1, 2]\n    guest.vcpus: [2, 4, 8, 16]\n"
+      "  zip:\n    iterations: [1, 2]\n    host.cpus: [4, 8]");
   CHECK(ex.points.size() == 2 * 3 * 2 * 4);
   CHECK(ex.points.back().index == 47);
   CHECK(labels(ex).back() == "iterations=2 host.cpus=8 seed=3 workload.connections=2 guest.vcpus=16");
@@ -622,15 +623,15 @@ TEST_CASE("point count is the product of the axes", "[experiment]")
 TEST_CASE("set option: replaces a grid axis with its value", "[experiment]")
 {
   const std::string text = "seed: 9\nsweep:\n  grid:\n    workload.message_size: [4KiB, 1MB]\n    seed: [1, 2]";
-  const Experiment ex = load(text, {"seed=5"});
+  const Experiment ex = load_yaml(text, {"seed=5"});
   CHECK(ex.grid_keys == std::vector<std::string>{"workload.message_size"});
   CHECK(labels(ex) == std::vector<std::string>{"workload.message_size=4KiB", "workload.message_size=1MB"});
   for (const auto& p : ex.points)
     CHECK(p.params.integer("seed") == 5);
   CHECK(ex.base.integer("seed") == 5);
   // Without --set the base keeps the file's value and the axis stays.
-  CHECK(load(text).base.integer("seed") == 9);
-  CHECK(load(text).points.size() == 4);
+  CHECK(load_yaml(text).base.integer("seed") == 9);
+  CHECK(load_yaml(text).points.size() == 4);
 }
 
 TEST_CASE("set option: on a zip key removes it from the zip only", "[experiment]")
@@ -638,14 +639,14 @@ TEST_CASE("set option: on a zip key removes it from the zip only", "[experiment]
   const std::string text =
       "sweep:\n  grid:\n    seed: [1, 2]\n  zip:\n    hv_sock.sndbuf: [16KiB, 64KiB]\n    hv_sock.rcvbuf: [16KiB, "
       "64KiB]";
-  const Experiment ex = load(text, {"hv_sock.sndbuf=32KiB"});
+  const Experiment ex = load_yaml(text, {"hv_sock.sndbuf=32KiB"});
   CHECK(ex.zip_keys == std::vector<std::string>{"hv_sock.rcvbuf"});
   CHECK(labels(ex) == std::vector<std::string>{"hv_sock.rcvbuf=16KiB seed=1", "hv_sock.rcvbuf=16KiB seed=2",
                                                "hv_sock.rcvbuf=64KiB seed=1", "hv_sock.rcvbuf=64KiB seed=2"});
   for (const auto& p : ex.points)
     CHECK(p.params.integer("hv_sock.sndbuf") == 32768);
   // Both zip keys set: no zip left.
-  const Experiment none = load(text, {"hv_sock.sndbuf=32KiB", "hv_sock.rcvbuf=default"});
+  const Experiment none = load_yaml(text, {"hv_sock.sndbuf=32KiB", "hv_sock.rcvbuf=default"});
   CHECK(none.zip_keys.empty());
   CHECK(none.points.size() == 2);
 }
@@ -653,30 +654,32 @@ TEST_CASE("set option: on a zip key removes it from the zip only", "[experiment]
 TEST_CASE("set option: sweep.grid.KEY adds or replaces a grid axis", "[experiment]")
 {
   const std::string text = "sweep:\n  grid:\n    workload.message_size: [4KiB, 1MB]\n    seed: [1, 2]";
-  const Experiment replaced = load(text, {"sweep.grid.workload.message_size=[16KiB, 32KiB, 64KiB]"});
+  const Experiment replaced = load_yaml(text, {"sweep.grid.workload.message_size=[16KiB, 32KiB, 64KiB]"});
   CHECK(replaced.grid_keys == std::vector<std::string>{"workload.message_size", "seed"});
   CHECK(replaced.points.size() == 6);
   CHECK(labels(replaced)[2] == "workload.message_size=32KiB seed=1");
-  const Experiment added = load(text, {"sweep.grid.workload.connections=[1, 4]"});
+  const Experiment added = load_yaml(text, {"sweep.grid.workload.connections=[1, 4]"});
   CHECK(added.grid_keys == std::vector<std::string>{"workload.message_size", "seed", "workload.connections"});
   CHECK(added.points.size() == 8);
   CHECK(labels(added)[1] == "workload.message_size=4KiB seed=1 workload.connections=4");
   // Without a sweep in the file.
-  const Experiment fresh = load("seed: 1", {"sweep.grid.iterations=[1, 2, 3]"});
+  const Experiment fresh = load_yaml("seed: 1", {"sweep.grid.iterations=[1, 2, 3]"});
   CHECK(labels(fresh) == std::vector<std::string>{"iterations=1", "iterations=2", "iterations=3"});
   // A zip key moved to the grid.
-  const Experiment moved = load("sweep:\n  zip:\n    seed: [1, 2]\n    iterations: [1, 2]", {"sweep.grid.seed=[5]"});
+  const Experiment moved =
+      load_yaml("sweep:\n  zip:\n    seed: [1, 2]\n    iterations: [1, 2]", {"sweep.grid.seed=[5]"});
   CHECK(moved.zip_keys == std::vector<std::string>{"iterations"});
   CHECK(moved.grid_keys == std::vector<std::string>{"seed"});
   CHECK(labels(moved) == std::vector<std::string>{"iterations=1 seed=5", "iterations=2 seed=5"});
   // --set entries apply in order: a later plain value wins over the axis.
-  CHECK(load("seed: 1", {"sweep.grid.seed=[1, 2]", "seed=3"}).points.size() == 1);
-  CHECK(load("seed: 1", {"seed=3", "sweep.grid.seed=[1, 2]"}).points.size() == 2);
+  CHECK(load_yaml("seed: 1", {"sweep.grid.seed=[1, 2]", "seed=3"}).points.size() == 1);
+  CHECK(load_yaml("seed: 1", {"seed=3", "sweep.grid.seed=[1, 2]"}).points.size() == 2);
 }
 
 TEST_CASE("set option: sweep.zip.KEY replaces a zip list of the same length", "[experiment]")
 {
-  const Experiment ex = load("sweep:\n  zip:\n    seed: [1, 2]\n    iterations: [1, 2]", {"sweep.zip.seed=[7, 8]"});
+  const Experiment ex =
+      load_yaml("sweep:\n  zip:\n    seed: [1, 2]\n    iterations: [1, 2]", {"sweep.zip.seed=[7, 8]"});
   CHECK(labels(ex) == std::vector<std::string>{"seed=7 iterations=1", "seed=8 iterations=2"});
 }
 
@@ -686,8 +689,8 @@ TEST_CASE("set option: sweep.zip.KEY replaces a zip list of the same length", "[
 TEST_CASE("virtio_vsock points: the preset gives every knob, each can be overridden alone", "[experiment]")
 {
   const Experiment ex =
-      load("platform: kvm-2019\ntransport: virtio_vsock\nvirtio_vsock:\n  preset: linux-5.4\n"
-           "  credit_update: every_read\nsweep:\n  grid:\n    virtio_vsock.preset: [linux-4.19, linux-5.4]");
+      load_yaml("platform: kvm-2019\ntransport: virtio_vsock\nvirtio_vsock:\n  preset: linux-5.4\n"
+                "  credit_update: every_read\nsweep:\n  grid:\n    virtio_vsock.preset: [linux-4.19, linux-5.4]");
   REQUIRE(ex.points.size() == 2);
   const Params& old = ex.points[0].params;
   const Params& neu = ex.points[1].params;
@@ -711,8 +714,8 @@ TEST_CASE("virtio_vsock points: the preset gives every knob, each can be overrid
 
 TEST_CASE("canonical text: sorted JSON of every base key and the sweep", "[experiment]")
 {
-  const Experiment ex = load("seed: 3\nsweep:\n  grid:\n    workload.message_size: [4KiB, 8KiB]\n  zip:\n    "
-                             "iterations: [1, 2]\n    seed: [5, 6]");
+  const Experiment ex = load_yaml("seed: 3\nsweep:\n  grid:\n    workload.message_size: [4KiB, 8KiB]\n  zip:\n    "
+                                  "iterations: [1, 2]\n    seed: [5, 6]");
   const auto j = nlohmann::json::parse(ex.canonical);
   CHECK(j.dump() == ex.canonical); // nlohmann sorts object keys: the text is already in that form
   std::size_t in_scope = 0;
@@ -730,21 +733,25 @@ TEST_CASE("canonical text: sorted JSON of every base key and the sweep", "[exper
 TEST_CASE("config_sha256: stable, spelling-independent, changes with a value", "[experiment]")
 {
   const std::string text = "workload:\n  message_size: 64KiB\nsweep:\n  grid:\n    seed: [1, 2]";
-  const Experiment a = load(text);
+  const Experiment a = load_yaml(text);
   CHECK(a.config_sha256.size() == 64);
   CHECK(a.config_sha256.find_first_not_of("0123456789abcdef") == std::string::npos);
-  CHECK(load(text).config_sha256 == a.config_sha256);
-  CHECK(load("sweep:\n  grid:\n    seed: [1, 2]\nworkload: {message_size: 65536}").config_sha256 == a.config_sha256);
-  CHECK(load(text, {"workload.message_size=64 KiB"}).config_sha256 == a.config_sha256);
-  CHECK(load("workload:\n  message_size: 32KiB\nsweep:\n  grid:\n    seed: [1, 2]").config_sha256 != a.config_sha256);
-  CHECK(load(text, {"costs.guest_isr=1001"}).config_sha256 != a.config_sha256);
-  CHECK(load("workload:\n  message_size: 64KiB\nsweep:\n  grid:\n    seed: [1, 3]").config_sha256 != a.config_sha256);
-  CHECK(load("workload:\n  message_size: 64KiB\nsweep:\n  zip:\n    seed: [1, 2]").config_sha256 != a.config_sha256);
+  CHECK(load_yaml(text).config_sha256 == a.config_sha256);
+  CHECK(load_yaml("sweep:\n  grid:\n    seed: [1, 2]\nworkload: {message_size: 65536}").config_sha256 ==
+        a.config_sha256);
+  CHECK(load_yaml(text, {"workload.message_size=64 KiB"}).config_sha256 == a.config_sha256);
+  CHECK(load_yaml("workload:\n  message_size: 32KiB\nsweep:\n  grid:\n    seed: [1, 2]").config_sha256 !=
+        a.config_sha256);
+  CHECK(load_yaml(text, {"costs.guest_isr=1001"}).config_sha256 != a.config_sha256);
+  CHECK(load_yaml("workload:\n  message_size: 64KiB\nsweep:\n  grid:\n    seed: [1, 3]").config_sha256 !=
+        a.config_sha256);
+  CHECK(load_yaml("workload:\n  message_size: 64KiB\nsweep:\n  zip:\n    seed: [1, 2]").config_sha256 !=
+        a.config_sha256);
 }
 
 TEST_CASE("config_sha256 is the SHA-256 of the canonical text", "[experiment]")
 {
-  const Experiment ex = load("seed: 1");
+  const Experiment ex = load_yaml("seed: 1");
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(ex.canonical.data()), ex.canonical.size(), digest);
   std::string hex;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,10 +17,51 @@
 
 namespace vsim {
 
+// Where one cost value of a profile comes from (the `source` of the cost in
+// a profile file, docs/profiles.md).
+struct CostProvenance {
+  // "fitted" (by `vsocksim calibrate`, on the rows of the profile's fit
+  // report), "held" (held inside a bound of its plausible range that a fit
+  // went to), "base" (the base profile's value, unchanged), "prior" (a
+  // published figure or a plausible value, docs/cost-sources.md) or "given"
+  // (written by the file's author, nothing more said).
+  std::string source;
+  std::string note;   // free text: the rows, the literature, ... ("" when none)
+  std::string reason; // why a value outside the plausible range is right; required for one
+};
+
+// One row of a fit report: a measured figure, the prediction before and
+// after the fit.
+struct FitRow {
+  std::string keys;   // the row's experiment keys, "key=value, key=value"
+  std::string metric; // the row's metric cell
+  std::string role;   // "fit" or "held-out"
+  double measured = 0;
+  double before = 0; // predicted with the starting profile
+  double after = 0;  // predicted with the fitted profile
+};
+
+// The report of the fit that made a profile (`vsocksim calibrate`).
+struct FitReport {
+  std::string experiment;          // the calibration experiment, as given on the command line
+  std::string measurements;        // its validation.measurements file, as the experiment names it
+  std::string optimiser;           // e.g. "NLopt LN_BOBYQA"
+  std::vector<std::string> fitted; // cost names, in declaration order
+  std::vector<std::pair<std::string, std::string>> not_fitted; // cost name -> why it was left alone
+  std::vector<std::string> hold_out;                           // the --hold-out filters as given
+  unsigned folds = 0;                                          // K of the cross-validation; 0: none
+  unsigned evaluations = 0;                                    // simulations of the whole row set
+  double mae_before = 0;                                       // % over the fit rows, starting profile
+  double mae_fit = 0;                                          // % over the fit rows, fitted profile
+  double mae_held_out = -1;                                    // % over held-out rows; -1: none
+  double mae_cv = -1;                                          // % of K-fold cross-validation; -1: none
+  std::vector<FitRow> rows;
+};
+
 struct PlatformProfile {
   std::string name;
-  std::string transport; // the transport it was calibrated for
-  std::string doc;
+  std::string transport;               // the transport it was calibrated for
+  std::string doc;                     // the file's `description`
   std::map<std::string, double> costs; // key: path without the "costs." prefix
   // The span of the data the costs were fitted on, per direction: for each
   // quantity app/report/calibration_span.hpp names (message size, connections, the
@@ -28,20 +70,18 @@ struct PlatformProfile {
   // experiments/calibration/<name>.yaml (throughput: over their published
   // figures). A test derives it from those files and checks it is this.
   std::map<std::string, std::map<std::string, std::pair<double, double>>> calibrated = {};
+  // What the file says of the measured machine, in the file's order of the
+  // known keys (cpu, cpu_ghz, host_kernel, guest_kernel, hypervisor, vmm,
+  // vcpus, pinning, notes); values as text.
+  std::vector<std::pair<std::string, std::string>> hardware = {};
+  std::string base = {};                                 // the profile it starts from ("" for none)
+  std::map<std::string, CostProvenance> provenance = {}; // key as in costs
+  std::optional<FitReport> fit = {};
+  // Where it was read from: "shipped" for a shipped profile, else the file's
+  // path as the experiment (or command line) gave it, resolved.
+  std::string origin = {};
+  std::string sha256 = {}; // of the file's bytes
 };
-
-const std::vector<PlatformProfile>& platform_profiles();
-const PlatformProfile* find_profile(const std::string& name);
-
-// Where a profile's value of cost `key` (without "costs.") comes from:
-// "fitted" (docs/calibration.md says on which rows), "kvm-2019 fit" (kvm-2018
-// keeps the kvm-2019 fitted value), "held" (held 5% inside a bound of its
-// plausible range that a fit went to, the other costs refitted around it;
-// calibration.md, "Costs at a bound"), "loop prior" (the plain loop's user
-// cost per call on a profile none of whose fitted rows measures it: the
-// value hyperv-2019's loop rows fit) or "prior" (a published figure or a
-// plausible value, see ../shared/domain/costs-and-engine.md).
-std::string cost_source(const PlatformProfile& profile, const std::string& key);
 
 // A profile value outside its cost's plausible range (ParamSpec::plausible_*):
 // a fit that needs it stands in for a mechanism the model lacks.

@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 
 #include "app/experiment/experiment.hpp"
+#include "app/experiment/platforms.hpp"
 #include "app/experiment/units.hpp"
-#include "transports/profiles.hpp"
 #include "transports/virtio_vsock/params.hpp"
 
 #include "transports/simulate.hpp"

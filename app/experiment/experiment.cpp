@@ -18,11 +18,11 @@
 #include "app/experiment/describe.hpp"
 #include "app/experiment/key_tree.hpp"
 #include "app/experiment/origin.hpp"
+#include "app/experiment/platforms.hpp"
 #include "app/experiment/scalar.hpp"
 #include "app/experiment/sha256.hpp"
 #include "app/experiment/text.hpp"
 #include "app/experiment/units.hpp"
-#include "transports/profiles.hpp"
 #include "transports/transport.hpp"
 #include "transports/virtio_vsock/params.hpp"
 

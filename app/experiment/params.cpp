@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "transports/profiles.hpp"
+#include "app/experiment/platforms.hpp"
 #include "transports/simulate.hpp"
 #include "transports/transport.hpp"
 

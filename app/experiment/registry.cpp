@@ -1,6 +1,6 @@
 #include "app/experiment/registry.hpp"
 
-#include "transports/profiles.hpp"
+#include "app/experiment/platforms.hpp"
 #include "transports/transport.hpp"
 
 namespace vsim::app {

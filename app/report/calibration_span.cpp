@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "app/experiment/effective.hpp"
+#include "app/experiment/platforms.hpp"
 #include "app/experiment/units.hpp"
-#include "transports/profiles.hpp"
 
 namespace vsim::app {
 

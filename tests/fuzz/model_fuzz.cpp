@@ -81,10 +81,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include "app/experiment/experiment.hpp"
+#include "app/experiment/platforms.hpp"
 #include "app/experiment/registry.hpp"
 #include "app/experiment/sha256.hpp"
 #include "sim/world.hpp"
-#include "transports/profiles.hpp"
 #include "transports/simulate.hpp"
 
 #if defined(__has_feature)
@@ -446,7 +446,7 @@ Input generate(std::uint64_t seed, std::uint64_t n)
   const std::string transport = transport_spec->choices[rng.below(transport_spec->choices.size())];
   std::vector<std::string> platforms;
   for (const std::string& p : reg().find("platform")->choices)
-    if (const vsim::PlatformProfile* profile = vsim::find_profile(p); profile && profile->transport == transport)
+    if (const vsim::PlatformProfile* profile = vsim::app::find_profile(p); profile && profile->transport == transport)
       platforms.push_back(p);
   if (platforms.empty())
     platforms = reg().find("platform")->choices; // refused, and the refusal counted

@@ -1,0 +1,36 @@
+// The platform profiles a run can name: the shipped ones and profile files.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/experiment/origin.hpp"
+#include "transports/profiles.hpp"
+
+namespace vsim::app {
+
+// The shipped profiles, in name order.
+const std::vector<PlatformProfile>& platform_profiles();
+
+// A shipped profile by name, else a profile file loaded (load_profile_file)
+// in this process whose name it is; nullptr for neither.
+const PlatformProfile* find_profile(const std::string& name);
+
+// The source of a profile's value of cost `key` (without "costs."), as
+// describe lists it: the provenance's source ("fitted", "held", "base",
+// "prior", "given"), "base NAME: SOURCE" for a value taken from the base.
+std::string cost_source(const PlatformProfile& profile, const std::string& key);
+
+// Reads and checks a profile file (docs/profiles.md), resolves its base, and
+// keeps it for find_profile. Throws InputError with file:line:column for a
+// file that is not a valid profile; `at` is where the path was given (for an
+// unreadable file). Loading the same file twice returns the first; two
+// different profiles of one name are an error.
+const PlatformProfile& load_profile_file(const std::string& path, const load::Origin& at);
+
+// The profile as a profile file: what load_profile_file reads back to an
+// equal profile. Deterministic (keys in declaration order, numbers in the
+// shortest form that reads back exactly).
+std::string profile_yaml(const PlatformProfile& profile);
+
+} // namespace vsim::app
