@@ -298,6 +298,11 @@ const PlatformProfile& load_profile_file(const std::string& path, const load::Or
   throw std::logic_error("profile files are not implemented yet: " + path);
 }
 
+const PlatformProfile& add_profile(PlatformProfile profile)
+{
+  throw std::logic_error("profile files are not implemented yet: " + profile.name);
+}
+
 std::string profile_yaml(const PlatformProfile& profile)
 {
   throw std::logic_error("profile files are not implemented yet: " + profile.name);

@@ -28,6 +28,12 @@ std::string cost_source(const PlatformProfile& profile, const std::string& key);
 // different profiles of one name are an error.
 const PlatformProfile& load_profile_file(const std::string& path, const load::Origin& at);
 
+// Keeps `profile` for find_profile, as load_profile_file does (for a profile
+// rebuilt from a result's manifest). Returns the kept one; throws InputError
+// (without a position) when another profile of that name, with other values,
+// is already known.
+const PlatformProfile& add_profile(PlatformProfile profile);
+
 // The profile as a profile file: what load_profile_file reads back to an
 // equal profile. Deterministic (keys in declaration order, numbers in the
 // shortest form that reads back exactly).
