@@ -8,6 +8,9 @@
 #include <stdexcept>
 
 #include "app/experiment/experiment.hpp"
+#include "app/experiment/platforms.hpp"
+#include "app/experiment/sha256.hpp"
+#include "app/report/profile_json.hpp"
 #include "app/report/results.hpp"
 
 using namespace vsim;
@@ -159,6 +162,75 @@ TEST_CASE("make_manifest records versions, hash, seed and command line", "[resul
   CHECK(m.wall_seconds == 0);
 }
 
+TEST_CASE("make_manifest holds each platform profile the points use, whole, and the experiment", "[results]")
+{
+  Experiment ex = make_experiment("m", {}, {"platform"}, {{{"platform", "kvm-2019"}}, {{"platform", "hyperv-2019"}}});
+  ex.canonical = R"({"params":{"seed":42},"sweep":{"grid":[],"zip":[]}})";
+  Manifest m = make_manifest(ex, "vsocksim run x.yaml", {"x/figures.csv", "metric,mean\n"});
+  std::vector<std::string> names;
+  for (const auto& [name, profile] : m.platforms.items())
+    names.push_back(name);
+  CHECK(names == std::vector<std::string>{"hyperv-2019", "kvm-2019"}); // in name order
+  for (const std::string& name : names) {
+    CAPTURE(name);
+    const PlatformProfile& shipped = *find_profile(name);
+    const json& j = m.platforms[name];
+    CHECK(j["transport"] == shipped.transport);
+    CHECK(j["description"] == shipped.doc);
+    REQUIRE(j["costs"].size() == shipped.costs.size());
+    for (const auto& [cost, value] : shipped.costs)
+      CHECK(j["costs"][cost] == value);
+    CHECK(j["implausible"].size() == implausible_costs(shipped).size());
+    // What reproduce rebuilds is the profile itself.
+    const PlatformProfile back = profile_from_json(name, j, "test");
+    CHECK(back.costs == shipped.costs);
+    CHECK(back.calibrated == shipped.calibrated);
+    CHECK(profile_json(back) == j);
+  }
+  CHECK(m.experiment["file"] == "test.yaml");
+  CHECK(m.experiment["config"].dump() == ex.canonical);
+  CHECK(m.experiment["measurements"]["file"] == "x/figures.csv");
+  CHECK(m.experiment["measurements"]["text"] == "metric,mean\n");
+  CHECK(m.experiment["measurements"]["sha256"] == sha256_hex("metric,mean\n"));
+}
+
+TEST_CASE("profile_json carries a fit report, provenance and out-of-range values back", "[results]")
+{
+  PlatformProfile p = *find_profile("hyperv-2019");
+  p.origin = "profiles/mine.yaml";
+  p.sha256 = std::string(64, 'b');
+  p.base = "hyperv-2019";
+  p.hardware = {{"cpu", "Xeon"}, {"cpu_ghz", "2.5"}};
+  p.costs["host_dpc"] = 1e9; // far outside its plausible range
+  p.provenance["host_dpc"] = {"given", "measured", "a slow host"};
+  p.fit = FitReport{"cal.yaml",
+                    "cal.csv",
+                    "NLopt LN_BOBYQA",
+                    {"host_dpc"},
+                    {{"guest_isr", "no row moves it"}},
+                    {"direction=host_to_guest"},
+                    3,
+                    120,
+                    20,
+                    5,
+                    7,
+                    8,
+                    {{"k=v", "throughput_MBps", "fit", 1, 2, 3}}};
+  const json j = profile_json(p);
+  REQUIRE(j["implausible"].size() == implausible_costs(p).size());
+  CHECK(j["implausible"].back()["key"] == "host_dpc");
+  CHECK(j["implausible"].back()["value"] == 1e9);
+  const PlatformProfile back = profile_from_json(p.name, j, "test");
+  CHECK(profile_json(back) == j);
+  CHECK(back.hardware == p.hardware);
+  REQUIRE(back.fit);
+  CHECK(back.fit->rows.size() == 1);
+  CHECK(back.fit->mae_cv == 8);
+  json broken = j;
+  broken["costs"]["host_dpc"] = "fast";
+  CHECK_THROWS_AS(profile_from_json(p.name, broken, "test"), InputError);
+}
+
 TEST_CASE("format_utc writes ISO 8601 UTC", "[results]")
 {
   CHECK(format_utc(std::chrono::system_clock::from_time_t(0)) == "1970-01-01T00:00:00Z");
@@ -201,6 +273,8 @@ TEST_CASE("to_json of a small run, exactly", "[results]")
     "dependencies": {
       "fmt": "9.1.0"
     },
+    "platforms": {},
+    "experiment": {},
     "wall": {
       "started_utc": "2024-01-02T03:04:05Z",
       "seconds": 1.5
@@ -326,7 +400,7 @@ TEST_CASE("to_json: shape, types, label order and byte-identical dumps", "[resul
   for (auto& [k, v] : j["manifest"].items())
     man.push_back(k);
   CHECK(man == std::vector<std::string>{"version", "git_commit", "config_sha256", "seed", "simgrid_version",
-                                        "command_line", "dependencies", "wall"});
+                                        "command_line", "dependencies", "platforms", "experiment", "wall"});
   CHECK(j["manifest"]["wall"]["seconds"] == 1.5);
 
   REQUIRE(j["points"].size() == 4);

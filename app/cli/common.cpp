@@ -73,12 +73,21 @@ RunOptions run_options(unsigned jobs, bool quiet)
 
 Prepared prepare(const Experiment& ex, const std::string& file)
 {
+  if (const std::string& rel = ex.base.text("validation.measurements"); !rel.empty()) {
+    const std::string path = (fs::path(file).parent_path() / rel).lexically_normal().string();
+    return prepare_with(ex, {path, read_measurements_text(path)});
+  }
+  return prepare_with(ex, {});
+}
+
+Prepared prepare_with(const Experiment& ex, const MeasurementsText& measurements)
+{
   Prepared p;
   p.metrics = split_commas(ex.base.text("report.metrics"));
-
-  if (const std::string& rel = ex.base.text("validation.measurements"); !rel.empty()) {
-    p.measurements_file = (fs::path(file).parent_path() / rel).lexically_normal().string();
-    p.measurements = load_measurements(p.measurements_file, registry());
+  if (!measurements.file.empty()) {
+    p.measurements_file = measurements.file;
+    p.measurements_text = measurements.text;
+    p.measurements = load_measurements_text(measurements.text, measurements.file, registry());
     match_measurements(ex, p.measurements, p.measurements_file);
   }
   return p;

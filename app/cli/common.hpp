@@ -3,12 +3,17 @@
 // validation of what `run` and `check` need besides the experiment.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "app/experiment/experiment.hpp"
+#include "app/report/manifest.hpp"
 #include "app/run/runner.hpp"
+#include "app/run/shard.hpp"
 #include "app/validation/measurements.hpp"
 
 namespace vsim::app::cli {
@@ -38,9 +43,30 @@ RunOptions run_options(unsigned jobs, bool quiet);
 // (so `check` rejects exactly what `run` would).
 struct Prepared {
   std::vector<std::string> metrics;
-  std::string measurements_file;
+  std::string measurements_file, measurements_text; // the file's path as resolved, and its bytes
   std::vector<Measurement> measurements;
 };
 Prepared prepare(const Experiment& ex, const std::string& file);
+// The same with the measurements given (reproduce: from the result's
+// manifest.experiment.measurements).
+Prepared prepare_with(const Experiment& ex, const MeasurementsText& measurements);
+
+// A run built elsewhere than from an experiment file (reproduce: from a
+// result), to be run as `run` runs one.
+struct RunPlan {
+  Experiment ex;     // the points to simulate, every one (none is reused from --output)
+  Prepared prep;     // the measurements the result is compared with
+  Manifest manifest; // make_manifest's, with the command line that made the result
+  std::optional<Shard> shard;
+  std::size_t points_total = 0; // the sweep's points, for a shard or a traced point (0: ex.points')
+  std::optional<long long> traced_point;
+};
+
+// Simulates every point of plan.ex and merges the result as `run --format
+// json` does (app/cli/run.cpp), writing it into `output` (when not empty) as
+// `run --output` does; the JSON goes to `result`, not to stdout. The exit
+// status is run's: 0; for failed points points_failed's (the result is
+// made); stopped's for a stop request (`result` left null).
+int run_plan(RunPlan plan, const std::string& output, unsigned jobs, bool quiet, nlohmann::ordered_json& result);
 
 } // namespace vsim::app::cli

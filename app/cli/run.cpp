@@ -48,7 +48,7 @@ struct RunArgs {
   // --trace's options when given, with whether --point was.
   std::optional<TraceOptions> trace_given() const
   {
-    if (!trace_opt->count())
+    if (trace_opt == nullptr || !trace_opt->count())
       return std::nullopt;
     TraceOptions t = trace;
     t.point_given = point_opt->count() > 0;
@@ -75,10 +75,19 @@ int list_points(const RunArgs& a)
 class RunCommand {
 public:
   RunCommand(const RunArgs& a, const Context& ctx) : a_(a), ctx_(ctx), trace_(a.trace_given()) {}
+  // A run of `plan` (run_plan): nothing reused, the result JSON handed to
+  // *result instead of printed.
+  RunCommand(const RunArgs& a, const Context& ctx, RunPlan plan, nlohmann::ordered_json* result)
+      : a_(a), ctx_(ctx), plan_(std::move(plan)), result_(result)
+  {
+  }
 
   int run()
   {
-    load();
+    if (plan_)
+      take_plan();
+    else
+      load();
     reuse_points();
     try {
       if (stop::requested())
@@ -105,14 +114,7 @@ private:
   void load()
   {
     ex_ = load_experiment(a_.file, a_.sets, registry());
-    if (!a_.output.empty()) {
-      check_output_dir(a_.output); // InputError before anything is created
-      if (auto other = other_experiment_in(a_.output, ex_.name); other && !a_.force)
-        throw InputError(fmt::format("--output '{}': error: holds the results of experiment '{}', not '{}' "
-                                     "(allowed: an empty or new directory, one of experiment '{}', or --force to "
-                                     "replace them)",
-                                     a_.output, *other, ex_.name, ex_.name));
-    }
+    check_output();
     prep_ = prepare(ex_, a_.file);
     points_total_ = ex_.points.size();
     shard_ = a_.shard.empty() ? shard_from_slurm() : parse_shard(a_.shard);
@@ -129,7 +131,41 @@ private:
                                    a_.file, describe_estimate(e, a_.jobs), kLargeCoreSeconds / 3600));
     for (const std::string& w : effective_warnings(ex_)) // swept values the transport clamps or ignores
       std::cerr << fmt::format("{}: warning: {}\n", a_.file, w);
-    manifest_ = make_manifest(ex_, ctx_.command_line);
+    if (trace_ && trace_->point_given)
+      traced_point_ = trace_->point;
+    manifest_ = make_manifest(ex_, ctx_.command_line, {prep_.measurements_file, prep_.measurements_text});
+    index_points();
+  }
+
+  // A run made elsewhere (reproduce): its points, measurements, manifest and
+  // sweep, checked there; --output as for an experiment file.
+  void take_plan()
+  {
+    ex_ = std::move(plan_->ex);
+    check_output();
+    prep_ = std::move(plan_->prep);
+    manifest_ = std::move(plan_->manifest);
+    shard_ = plan_->shard;
+    traced_point_ = plan_->traced_point;
+    points_total_ = plan_->points_total != 0 ? plan_->points_total : ex_.points.size();
+    index_points();
+  }
+
+  void check_output() const
+  {
+    if (a_.output.empty())
+      return;
+    check_output_dir(a_.output); // InputError before anything is created
+    if (auto other = other_experiment_in(a_.output, ex_.name); other && !a_.force)
+      throw InputError(fmt::format("--output '{}': error: holds the results of experiment '{}', not '{}' "
+                                   "(allowed: an empty or new directory, one of experiment '{}', or --force to "
+                                   "replace them)",
+                                   a_.output, *other, ex_.name, ex_.name));
+  }
+
+  // What a point file is reused by, and each point by index.
+  void index_points()
+  {
     identity_ = {{"config_sha256", manifest_.config_sha256},
                  {"version", manifest_.version},
                  {"git_commit", manifest_.git_commit}};
@@ -152,12 +188,14 @@ private:
   }
 
   // Points an earlier run of the same configuration and code left in DIR
-  // are not simulated again (a killed sweep resumes where it stopped).
+  // are not simulated again (a killed sweep resumes where it stopped); a
+  // plan's rerun simulates every point.
   void reuse_points()
   {
     if (!a_.output.empty()) {
       remove_temporaries(a_.output);
-      done_ = reusable_points(a_.output, ex_, identity_);
+      if (!plan_)
+        done_ = reusable_points(a_.output, ex_, identity_);
     }
     if (!done_.empty() && !a_.quiet)
       std::cerr << fmt::format("reusing {} finished point(s) of {} from {}\n", done_.size(), ex_.points.size(),
@@ -238,8 +276,8 @@ private:
       json["manifest"]["shard"] = fmt::format("{}/{}", shard_->index, shard_->count);
       json["manifest"]["points_total"] = points_total_;
     }
-    if (trace_ && trace_->point_given) { // the one point run of the sweep's (or shard's)
-      json["manifest"]["traced_point"] = trace_->point;
+    if (traced_point_) { // the one point run of the sweep's (or shard's)
+      json["manifest"]["traced_point"] = *traced_point_;
       json["manifest"]["points_total"] = points_total_;
     }
     if (!prep_.measurements_file.empty()) {
@@ -253,10 +291,12 @@ private:
   {
     if (!a_.output.empty()) {
       write_output_dir(a_.output, json);
-      if (!shard_ && !trace_) // (the other points' files of a traced run are kept for a later run)
+      if (!shard_ && !traced_point_ && !trace_)            // (the other points' files of a traced run are kept)
         remove_stale_points(a_.output, ex_.points.size()); // a larger sweep's points beyond this one's
     }
-    if (a_.format == "json")
+    if (result_ != nullptr)
+      *result_ = json;
+    else if (a_.format == "json")
       std::cout << json.dump(2) << '\n';
     else if (a_.format == "csv")
       std::cout << to_csv(ex_, results_);
@@ -289,6 +329,9 @@ private:
   const RunArgs& a_;
   const Context& ctx_;
   const std::optional<TraceOptions> trace_;
+  std::optional<RunPlan> plan_;
+  nlohmann::ordered_json* result_ = nullptr;
+  std::optional<long long> traced_point_;
   Experiment ex_;
   Prepared prep_;
   std::size_t points_total_ = 0;
@@ -304,6 +347,17 @@ private:
 };
 
 } // namespace
+
+int run_plan(RunPlan plan, const std::string& output, unsigned jobs, bool quiet, nlohmann::ordered_json& result)
+{
+  static const Context none; // the plan's manifest holds its command line
+  RunArgs a;
+  a.output = output;
+  a.jobs = jobs;
+  a.quiet = quiet;
+  a.format = "json";
+  return RunCommand(a, none, std::move(plan), &result).run();
+}
 
 Command add_run(CLI::App& app, const Context& ctx)
 {

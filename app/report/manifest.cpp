@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <ctime>
+#include <set>
 
 #include <dlfcn.h>
 
@@ -16,6 +17,10 @@
 #include <xbt/base.h>  // simgrid/version.h needs its macros
 #include <simgrid/version.h>
 // clang-format on
+
+#include "app/experiment/platforms.hpp"
+#include "app/experiment/sha256.hpp"
+#include "app/report/profile_json.hpp"
 
 namespace vsim::app {
 namespace {
@@ -58,9 +63,36 @@ std::map<std::string, std::string> dependency_versions()
   };
 }
 
+// The experiment as loaded: its file as given, the configuration its
+// config_sha256 is the hash of (Experiment::canonical, as JSON) and the
+// measurements it is compared with.
+nlohmann::ordered_json experiment_json(const Experiment& ex, const MeasurementsText& measurements)
+{
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  j["file"] = ex.file;
+  j["config"] = ex.canonical.empty() ? nlohmann::ordered_json::object() : nlohmann::ordered_json::parse(ex.canonical);
+  if (!measurements.file.empty())
+    j["measurements"] = {
+        {"file", measurements.file}, {"sha256", sha256_hex(measurements.text)}, {"text", measurements.text}};
+  return j;
+}
+
 } // namespace
 
-Manifest make_manifest(const Experiment& ex, const std::string& command_line)
+nlohmann::ordered_json platforms_json(const std::vector<Point>& points)
+{
+  std::set<std::string> names;
+  for (const Point& p : points)
+    if (p.params.has("platform"))
+      names.insert(p.params.text("platform"));
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const std::string& name : names)
+    if (const PlatformProfile* profile = find_profile(name))
+      out[name] = profile_json(*profile);
+  return out;
+}
+
+Manifest make_manifest(const Experiment& ex, const std::string& command_line, const MeasurementsText& measurements)
 {
   Manifest m;
   m.version = VSIM_VERSION;
@@ -72,6 +104,8 @@ Manifest make_manifest(const Experiment& ex, const std::string& command_line)
   m.command_line = command_line;
   m.seed = ex.base.has("seed") ? ex.base.integer("seed") : 0;
   m.dependencies = dependency_versions();
+  m.platforms = platforms_json(ex.points);
+  m.experiment = experiment_json(ex, measurements);
   return m;
 }
 

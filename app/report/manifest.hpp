@@ -7,6 +7,8 @@
 #include <map>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "app/experiment/experiment.hpp"
 
 namespace vsim::app {
@@ -17,12 +19,30 @@ struct Manifest {
   std::map<std::string, std::string> dependencies; // yaml-cpp, fmt, boost, nlohmann_json, openssl
   double wall_seconds = 0;                         // the only wall-clock facts; filled by the caller
   std::string wall_started_utc;                    // e.g. "2024-05-01T12:34:56Z"
+  // What `vsocksim reproduce` reruns the result from, besides each point's
+  // params: each platform profile the points use, whole (by name, in name
+  // order; app/report/profile_json.hpp), and the experiment as loaded (its
+  // file, its resolved configuration before the sweep, whose SHA-256 is
+  // config_sha256, and its measurements file, text and all).
+  nlohmann::ordered_json platforms = nlohmann::ordered_json::object();
+  nlohmann::ordered_json experiment = nlohmann::ordered_json::object();
+};
+
+// The measurements a run compares with (validation.measurements): the path
+// as the run resolved it and the file's text; empty for none.
+struct MeasurementsText {
+  std::string file, text;
 };
 
 // Everything but wall_*: version and commit of this build, the experiment's
 // config hash and seed (0 when the experiment has no "seed" key), the SimGrid
-// library version and the dependency versions this program was built with.
-Manifest make_manifest(const Experiment& ex, const std::string& command_line);
+// library version, the dependency versions this program was built with, the
+// platforms of ex.points and the experiment block.
+Manifest make_manifest(const Experiment& ex, const std::string& command_line,
+                       const MeasurementsText& measurements = {});
+
+// manifest.platforms of ex.points (the profiles as find_profile gives them).
+nlohmann::ordered_json platforms_json(const std::vector<Point>& points);
 // What `vsocksim --version` prints: version, git commit, SimGrid's version.
 std::string version_text();
 

@@ -17,6 +17,7 @@ nlohmann::ordered_json merge_results(const std::vector<std::string>& dirs)
   std::map<std::size_t, json> points;
   std::map<std::size_t, std::string> failed; // a point that failed -> the directory it failed in
   std::size_t total = 0;
+  std::map<std::string, json> platforms; // manifest.platforms of every shard, by name
   for (const std::string& dir : dirs) {
     std::string path = dir + "/result.json";
     json r;
@@ -43,6 +44,9 @@ nlohmann::ordered_json merge_results(const std::vector<std::string>& dirs)
       if (r["experiment"] != merged["experiment"] || this_total != total)
         throw InputError(fmt::format("{}: error: another experiment or sweep than {}'s", path, dirs.front()));
     }
+    if (m.contains("platforms") && m["platforms"].is_object()) // each shard names its own points' profiles
+      for (const auto& [name, profile] : m["platforms"].items())
+        platforms.emplace(name, profile);
     for (const json& p : r["points"]) {
       std::size_t index = p.at("index").get<std::size_t>();
       if (!points.emplace(index, p).second)
@@ -67,7 +71,14 @@ nlohmann::ordered_json merge_results(const std::vector<std::string>& dirs)
   merged.erase("failed_points"); // every point ran, in one shard or another
   merged["manifest"].erase("shard");
   merged["manifest"].erase("points_total");
+  if (merged["manifest"].contains("platforms")) {
+    merged["manifest"]["platforms"] = json::object();
+    for (auto& [name, profile] : platforms)
+      merged["manifest"]["platforms"][name] = std::move(profile);
+  }
   merged.erase("validation"); // a shard compares only its own points
+  if (merged["manifest"].contains("experiment") && merged["manifest"]["experiment"].is_object())
+    merged["manifest"]["experiment"].erase("measurements"); // so that reproduce compares none either
   return merged;
 }
 

@@ -84,6 +84,8 @@ nlohmann::ordered_json to_json(const Experiment& ex, const std::vector<PointResu
   for (const auto& [name, version] : m.dependencies)
     deps[name] = version;
   manifest["dependencies"] = std::move(deps);
+  manifest["platforms"] = m.platforms;
+  manifest["experiment"] = m.experiment;
   json wall = json::object();
   wall["started_utc"] = m.wall_started_utc;
   wall["seconds"] = m.wall_seconds;

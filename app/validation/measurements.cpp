@@ -250,11 +250,25 @@ std::string Measurement::keys_text() const
   return s;
 }
 
-std::vector<Measurement> load_measurements(const std::string& path, const ParamRegistry& reg)
+std::string read_measurements_text(const std::string& path)
 {
-  std::ifstream f(path);
+  std::ifstream f(path, std::ios::binary);
   if (!f)
     throw InputError(fmt::format("{}: error: cannot read the measurements file", path));
+  std::ostringstream text;
+  text << f.rdbuf();
+  return text.str();
+}
+
+std::vector<Measurement> load_measurements(const std::string& path, const ParamRegistry& reg)
+{
+  return load_measurements_text(read_measurements_text(path), path, reg);
+}
+
+std::vector<Measurement> load_measurements_text(const std::string& text, const std::string& path,
+                                                const ParamRegistry& reg)
+{
+  std::istringstream f(text);
   std::vector<std::string> header;
   std::vector<Measurement> out;
   std::string line;

@@ -81,6 +81,12 @@ struct Measurement {
 // column or key, a metric that no transport reports, a malformed metric
 // expression, or a unit that is not the named metric's.
 std::vector<Measurement> load_measurements(const std::string& path, const ParamRegistry& reg);
+// The same from the file's text (a result's manifest.experiment.measurements,
+// for reproduce); `path` names it in messages.
+std::vector<Measurement> load_measurements_text(const std::string& text, const std::string& path,
+                                                const ParamRegistry& reg);
+// The file's bytes; InputError when it cannot be read.
+std::string read_measurements_text(const std::string& path);
 
 struct ComparisonRow {
   const Measurement* m;
