@@ -290,6 +290,15 @@ std::string likely_cause(const json& original, const json& rerun, const std::vec
   if (ma.value("config_sha256", json()) != mb.value("config_sha256", json()))
     return out + "manifest.experiment.config does not hash to the result's manifest.config_sha256: the result was "
                  "edited after its run\n";
+  if (const json pa = ma.value("platforms", json::object()), pb = mb.value("platforms", json::object()); pa != pb) {
+    std::vector<std::string> names;
+    for (const auto& [name, profile] : pa.items())
+      if (pb.value(name, json()) != profile)
+        names.push_back(name);
+    return out + fmt::format("this build's profile {} is not the one the result was made with (its values above); "
+                             "the points' own costs are in their params\n",
+                             fmt::join(names, ", "));
+  }
   if (!suspect.empty()) {
     out += "the result was edited after its run: its points' parameters contradict its configuration:\n";
     append_limited(out, suspect, "  ", 10);
