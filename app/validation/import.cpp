@@ -135,7 +135,7 @@ void reject_iperf3_failure(const std::string& file, const json& doc)
   if (!doc.is_object())
     fail(file, "not an iperf3 result (expected a JSON object with start, intervals and end, as iperf3 --json writes)");
   if (doc.contains("error"))
-    fail(file, fmt::format("error: iperf3 reported {} (the run failed; measure it again)", doc["error"].dump()));
+    fail(file, fmt::format("\"error\": iperf3 reported {} (the run failed; measure it again)", doc["error"].dump()));
   if (!doc.contains("start") || !doc.contains("end"))
     fail(file, "not an iperf3 result (expected the members start and end, as iperf3 --json writes)");
   const json* protocol = find_path(doc, "start.test_start.protocol");
