@@ -278,13 +278,13 @@ TEST_CASE("import: vsock_perf's receiver figure is the throughput, the sender's 
   const ImportedRun both = vsock_perf("g2h-64k-1.txt");
   CHECK(both.direction == "guest_to_host");
   CHECK(both.message_size == 65536);
-  CHECK(*both.received_bps == Approx(11.893651e9));
-  CHECK(*both.sent_bps == Approx(12.402345e9));
+  CHECK(*both.received_bps == Approx(27.903341e9));
+  CHECK(*both.sent_bps == Approx(29.204117e9));
   CHECK(vsock_perf("g2h-64k-2.txt").message_size == 65536); // receiver's output first
   CHECK(vsock_perf("h2g-64k-1.txt").direction == "host_to_guest");
   const ImportTable t = import_rows({both, vsock_perf("g2h-64k-2.txt")}, options(ImportTool::VsockPerf), registry());
   REQUIRE(t.rows.size() == 1);
-  CHECK(t.rows[0].mean == Approx((11.893651 + 11.702114) / 2));
+  CHECK(t.rows[0].mean == Approx((27.903341 + 27.402914) / 2));
   CHECK(t.source == "vsock_perf");
 
   const ImportedRun rx = vsock_perf("g2h-64k-rx.txt"), tx = vsock_perf("g2h-64k-tx.txt");
@@ -299,7 +299,7 @@ TEST_CASE("import: vsock_perf's receiver figure is the throughput, the sender's 
              Catch::Contains("no receiver output") && Catch::Contains("--throughput sent"));
   o = options(ImportTool::VsockPerf);
   o.sent = true;
-  CHECK(import_rows({tx}, o, registry()).rows.at(0).mean == Approx(12.301877));
+  CHECK(import_rows({tx}, o, registry()).rows.at(0).mean == Approx(29.012356));
   o.metrics = {"app_cpu_percent_guest"};
   CHECK_THAT(error_of([&] { import_rows({tx}, o, registry()); }), Catch::Contains("vsock_perf reports no CPU use"));
 }
@@ -314,7 +314,7 @@ TEST_CASE("import: bad vsock_perf outputs name the file and line", "[import]")
   CHECK_THAT(error_of([&] { parse_vsock_perf("d.txt", sender + sender); }),
              Catch::StartsWith("d.txt:9:1: error: a second sender output (the first at line 1"));
   std::string garbled = sender;
-  garbled.replace(garbled.find("12.301877"), 9, "fast");
+  garbled.replace(garbled.find("29.012356"), 9, "fast");
   CHECK_THAT(error_of([&] { parse_vsock_perf("g.txt", garbled); }),
              Catch::StartsWith("g.txt:6:17: error: expected 'tx performance: NUMBER Gbits/s'"));
 }
