@@ -209,6 +209,27 @@ TEST_CASE("import: bad iperf3 outputs name the file, the place and what was expe
   CHECK_THAT(bad([](nlohmann::json& j) { j["start"]["test_start"]["bidir"] = 1; }), Catch::Contains("--bidir"));
   CHECK_THAT(bad([](nlohmann::json& j) { j["start"]["connecting_to"]["host"] = "1"; }),
              Catch::Contains("CID 1 is the local loopback"));
+  CHECK_THAT(bad([](nlohmann::json& j) { j["end"]["sum_received"]["bits_per_second"] = 0; }),
+             Catch::Contains("end.sum_received.bits_per_second: 0 (expected a rate above 0"));
+}
+
+TEST_CASE("import: each run counts once: a file given twice, or both sides' outputs of one test, are errors",
+          "[import]")
+{
+  const ImportedRun a = iperf3("g2h-64k-1.json");
+  CHECK_THAT(error_of([&] {
+               import_rows({a, iperf3("g2h-64k-2.json"), a}, options(), registry());
+             }),
+             Catch::StartsWith("g2h-64k-1.json: error: given twice"));
+  // The server's output of the same test carries the client's cookie.
+  const ImportedRun server = parse_iperf3("server.json", edited("g2h-64k-server.json", [&](nlohmann::json& j) {
+                                            j["start"]["cookie"] = doc("g2h-64k-1.json")["start"]["cookie"];
+                                          }));
+  CHECK_THAT(error_of([&] {
+               import_rows({a, server}, options(), registry());
+             }),
+             Catch::StartsWith("server.json: error: start.cookie: the same test as g2h-64k-1.json"));
+  CHECK(import_rows({a, iperf3("g2h-64k-server.json")}, options(), registry()).rows.at(0).files.size() == 2);
 }
 
 TEST_CASE("import: a run that does not say its direction takes --direction; -R then may not differ", "[import]")

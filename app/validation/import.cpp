@@ -85,6 +85,14 @@ double number_at(const std::string& file, const json& doc, const std::string& pa
   return v->get<double>();
 }
 
+double positive_rate(const std::string& file, const json& doc, const std::string& path)
+{
+  const double v = number_at(file, doc, path);
+  if (v <= 0)
+    fail(file, fmt::format("{}: {} (expected a rate above 0: the run moved no data)", path, v));
+  return v;
+}
+
 std::optional<double> optional_number(const std::string& file, const json& doc, const std::string& path)
 {
   if (find_path(doc, path) == nullptr)
@@ -331,6 +339,24 @@ std::string derived_value(const ImportedRun& run, const std::string& key, const 
                              key));
 }
 
+// Each run once: a file given twice, or both sides' outputs of one iperf3
+// test (the client's and the server's share start.cookie), would count one
+// run as two iterations.
+void check_runs_distinct(const std::vector<ImportedRun>& runs)
+{
+  std::map<std::string, std::string> file_of, cookie_of;
+  for (const ImportedRun& r : runs) {
+    if (auto [at, fresh] = file_of.emplace(r.file, r.file); !fresh)
+      fail(r.file, "given twice (each file is one run)");
+    if (r.run_id.empty())
+      continue;
+    if (auto [at, fresh] = cookie_of.emplace(r.run_id, r.file); !fresh)
+      fail(r.file, fmt::format("start.cookie: the same test as {} (the client's and the server's outputs of one run "
+                               "share it; import one side's output per run)",
+                               at->second));
+  }
+}
+
 // The direction the user gave applies to runs whose output does not say:
 // iperf3 runs that differ in -R then cannot all be of that direction.
 void check_reverse_consistent(const std::vector<ImportedRun>& runs)
@@ -486,8 +512,10 @@ ImportedRun parse_iperf3(const std::string& file, const std::string& text)
   run.reverse = static_cast<int>(integer_at(file, doc, "start.test_start.reverse", 0));
   if (run.reverse > 1)
     fail(file, fmt::format("start.test_start.reverse: expected 0 or 1, got {}", run.reverse));
-  run.received_bps = number_at(file, doc, "end.sum_received.bits_per_second");
-  run.sent_bps = number_at(file, doc, "end.sum_sent.bits_per_second");
+  run.received_bps = positive_rate(file, doc, "end.sum_received.bits_per_second");
+  run.sent_bps = positive_rate(file, doc, "end.sum_sent.bits_per_second");
+  if (const json* cookie = find_path(doc, "start.cookie"); cookie != nullptr && cookie->is_string())
+    run.run_id = cookie->get<std::string>();
   iperf3_roles(file, doc, run);
   return run;
 }
@@ -545,6 +573,7 @@ ImportTable import_rows(const std::vector<ImportedRun>& runs, const ImportOption
       fail("--metrics", fmt::format("'{}' is not a figure an import gives (allowed: {})", m,
                                     fmt::format("{}", fmt::join(ok, ", "))));
   }
+  check_runs_distinct(runs);
   check_reverse_consistent(runs);
   std::string direction;
   const ImportedRun* first = nullptr;

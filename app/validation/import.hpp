@@ -43,6 +43,7 @@ enum class ImportTool { Iperf3, VsockPerf };
 // One run's figures, as one file gives them.
 struct ImportedRun {
   std::string file;
+  std::string run_id;    // iperf3's start.cookie: the same on both sides' outputs of one test
   std::string direction; // "" when the output does not say
   std::string evidence;  // why `direction` (the fields read), for messages
   std::optional<std::int64_t> message_size;
