@@ -90,7 +90,7 @@ std::string edited(const std::string& name, const std::function<void(nlohmann::j
 
 } // namespace
 
-TEST_CASE("import: an iperf3 client in the guest without -R is guest to host; its own CPU is the guest's", "[import]")
+TEST_CASE("import: an iperf3 client in the guest without -R is guest to host: its own CPU is the guest's", "[import]")
 {
   const ImportedRun r = iperf3("g2h-64k-1.json");
   const nlohmann::json j = doc("g2h-64k-1.json");
@@ -106,7 +106,7 @@ TEST_CASE("import: an iperf3 client in the guest without -R is guest to host; it
   CHECK(*r.receiver_cpu == j["end"]["cpu_utilization_percent"]["remote_total"].get<double>());
 }
 
-TEST_CASE("import: -R makes the server the sender; a host client and a host server are told apart by the peer's CID",
+TEST_CASE("import: -R makes the server the sender: a host client and a host server are told apart by the peer's CID",
           "[import]")
 {
   SECTION("guest client with -R: host to guest, the sender's CPU is remote_total")
@@ -173,7 +173,7 @@ TEST_CASE("import: bit/s become the unit the metric declares (Gbit/s = 10^9 bit/
   CHECK(r.mean == Approx(*run.sent_bps / 8e6).epsilon(1e-12));
 }
 
-TEST_CASE("import: CPU figures go to the guest or the host by the direction; efficiency is Mbit/s per %CPU of both",
+TEST_CASE("import: CPU figures go to the guest or the host by the direction: efficiency is Mbit/s per %CPU of both",
           "[import]")
 {
   const ImportedRun g2h = iperf3("g2h-64k-1.json"), h2g = iperf3("h2g-64k-1.json");
@@ -232,7 +232,7 @@ TEST_CASE("import: each run counts once: a file given twice, or both sides' outp
   CHECK(import_rows({a, iperf3("g2h-64k-server.json")}, options(), registry()).rows.at(0).files.size() == 2);
 }
 
-TEST_CASE("import: a run that does not say its direction takes --direction; -R then may not differ", "[import]")
+TEST_CASE("import: a run that does not say its direction takes --direction, and -R then may not differ", "[import]")
 {
   // Over TCP (e.g. a vsock proxy) the peer is an address, not a CID.
   const auto tcp = [](const std::string& name) {
@@ -340,7 +340,7 @@ TEST_CASE("import: bad vsock_perf outputs name the file and line", "[import]")
              Catch::StartsWith("g.txt:6:17: error: expected 'tx performance: NUMBER Gbits/s'"));
 }
 
-TEST_CASE("import: the CSV it writes loads as measurements, rows and keys as built; --append checks the header",
+TEST_CASE("import: the CSV it writes loads as measurements, rows and keys as built, and --append checks the header",
           "[import]")
 {
   std::vector<ImportedRun> runs;

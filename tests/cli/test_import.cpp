@@ -75,7 +75,7 @@ TEST_CASE("cli: import iperf3 prints a header and one row per size and metric, t
   CHECK(names_in(dir.ws).empty());
 }
 
-TEST_CASE("cli: import --output writes the file whole; validate accepts its rows on a matching experiment",
+TEST_CASE("cli: import --output writes the file whole, and validate accepts its rows on a matching experiment",
           "[cli][import]")
 {
   TempDir dir;
