@@ -280,7 +280,9 @@ TEST_CASE("import: --key entries are experiment keys with valid values, printed 
   CHECK(with_key("virtio_vsock.queue_size", "256").rows[0].keys[1].second == "256");
   CHECK_THAT(error_of([&] { with_key("virtio_vsock.presett", "linux-5.4"); }),
              Catch::Contains("virtio_vsock.presett: not an experiment key"));
-  CHECK_THAT(error_of([&] { with_key("virtio_vsock.preset", "linux-9.9"); }), Catch::Contains("linux-4.19"));
+  CHECK_THAT(error_of([&] { with_key("virtio_vsock.preset", "linux-9.9"); }),
+             Catch::StartsWith("--key 'virtio_vsock.preset=linux-9.9': error: virtio_vsock.preset:") &&
+                 Catch::Contains("linux-4.19"));
   CHECK_THAT(error_of([&] { with_key("workload.connections", "2"); }),
              Catch::Contains("workload.connections: the file says 1") && Catch::Contains("says 2"));
   CHECK(with_key("workload.connections", "1").rows.size() == 4);

@@ -278,7 +278,8 @@ ImportKey checked_key(const std::string& key, const std::string& value, const Pa
                             key));
   if (value.find_first_of(",\n\r\"") != std::string::npos)
     fail(entry, "the value has a comma, quote or line break (a measurements cell cannot hold one)");
-  const Value v = load::convert_scalar(*spec, load::Scalar{value, true}, load::in_set(key + "=" + value));
+  // An Origin naming the --key entry as a file would be named: "--key '...': error: ...".
+  const Value v = load::convert_scalar(*spec, load::Scalar{value, true}, load::in_file(entry));
   return {key, value_to_string(v)};
 }
 
