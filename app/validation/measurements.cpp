@@ -298,7 +298,6 @@ std::vector<Measurement> load_measurements(const std::string& path, const ParamR
         m.source = v;
       } else if (h == "unit") {
         m.unit = v;
-        m.source = v;
       } else if (is_stat(h)) {
         if (!v.empty()) {
           std::size_t used = 0;
