@@ -35,6 +35,7 @@ Command add_validate(CLI::App& app);
 Command add_show(CLI::App& app);
 Command add_compare(CLI::App& app);
 Command add_explain(CLI::App& app);
+Command add_import(CLI::App& app);
 Command add_reproduce(CLI::App& app);
 
 } // namespace vsim::app::cli

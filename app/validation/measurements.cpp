@@ -312,7 +312,6 @@ std::vector<Measurement> load_measurements_text(const std::string& text, const s
         m.source = v;
       } else if (h == "unit") {
         m.unit = v;
-        m.source = v;
       } else if (is_stat(h)) {
         if (!v.empty()) {
           std::size_t used = 0;
