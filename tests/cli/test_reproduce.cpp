@@ -5,6 +5,8 @@
 // the platform profiles it used, whole.
 #include "cli_support.hpp"
 
+#include "app/experiment/sha256.hpp"
+
 #include <string>
 #include <vector>
 
@@ -84,6 +86,16 @@ TEST_CASE("cli: reproduce of an edited result names the points and metrics that 
                           Catch::Contains("point 0: costs.host_dpc is 6000 in its params, 2000 in "
                                           "manifest.experiment.config"));
   }
+  SECTION("a value of the profile the result records")
+  {
+    doc["manifest"]["platforms"]["hyperv-2019"]["costs"]["host_dpc"] = 999.0;
+    write_file(file, doc.dump(2));
+    const Run r = run_cli(dir, {"reproduce", file, "-q"});
+    CHECK(r.status == 1);
+    CHECK_THAT(r.out, Catch::StartsWith("different: 0 of 2 point(s) differ\n"));
+    CHECK_THAT(r.out, Catch::Contains("manifest.platforms.hyperv-2019.costs.host_dpc: 999.0 -> 1050.0"));
+    CHECK_THAT(r.out, Catch::Contains("likely cause: this build's profile hyperv-2019 is not the one"));
+  }
   SECTION("another version and commit")
   {
     doc["manifest"]["version"] = "0.0.1";
@@ -157,4 +169,30 @@ TEST_CASE("cli: a result's manifest.platforms holds the profile its points use, 
   CHECK(p["costs"]["host_signal_latency"] == 36370.0);
   CHECK(doc["points"][0]["params"]["costs.host_signal_latency"] == 25000.0);
   CHECK(doc["manifest"]["experiment"]["config"]["params"]["name"] == "cli-tiny");
+}
+
+TEST_CASE("cli: reproduce rebuilds a profile this build does not ship from manifest.platforms", "[cli][reproduce]")
+{
+  // A result made on a profile file: here the tiny result with its profile
+  // renamed, origin and SHA-256 as a file's, everywhere the result names it.
+  TempDir dir;
+  const std::string file = tiny_result(dir, "r.json");
+  ojson doc = parse_json(read_file(file));
+  ojson profile = doc["manifest"]["platforms"]["hyperv-2019"];
+  profile["origin"] = "/home/me/profiles/my-box.yaml";
+  profile["sha256"] = std::string(64, 'c');
+  profile["costs"]["host_dpc"] = 2100.0; // not the shipped profile's values
+  doc["manifest"]["platforms"] = ojson{{"my-box", profile}};
+  for (ojson& p : doc["points"])
+    p["params"]["platform"] = "my-box";
+  ojson& config = doc["manifest"]["experiment"]["config"];
+  config["params"]["platform"] = "my-box";
+  doc["manifest"]["config_sha256"] = vsim::app::sha256_hex(nlohmann::json::parse(config.dump()).dump());
+  write_file(file, doc.dump(2));
+  const Run r = run_cli(dir, {"reproduce", file, "-q", "--output", dir.in_ws("again")});
+  INFO(r.out << r.err);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("identical: 2 points"));
+  const ojson again = parse_json(read_file(dir.in_ws("again/result.json")));
+  CHECK(again["manifest"]["platforms"] == doc["manifest"]["platforms"]); // rebuilt from the result, as it was
 }
