@@ -230,20 +230,30 @@ struct Driver {
     }
   }
 
-  // Of the start and search k's candidates, the set with the lowest
-  // objective on `rows` with the experiment's iterations (the start on a
-  // tie: a fit must earn its move).
+  // Of the start and search k's candidates, the set with the lowest mean
+  // absolute error on `rows` with the experiment's iterations: the figure
+  // reported, measured as validate measures it (the start on a tie: a fit
+  // must earn its move).
   std::size_t choose(const Finals& f, std::size_t k, const std::vector<std::vector<double>>& preds,
                      const std::vector<std::size_t>& rows) const
   {
     std::size_t best = 0;
-    double low = objective(preds[0], measured, rows);
+    double low = mae_or_worst(preds[0], rows);
     for (std::size_t i = f.first[k]; i < f.first[k] + f.count[k]; ++i)
-      if (const double o = objective(preds[i], measured, rows); o < low) {
-        low = o;
+      if (const double e = mae_or_worst(preds[i], rows); e < low) {
+        low = e;
         best = i;
       }
     return best;
+  }
+
+  // A set with a failed row is worse than any other.
+  double mae_or_worst(const std::vector<double>& p, const std::vector<std::size_t>& rows) const
+  {
+    for (std::size_t row : rows)
+      if (!std::isfinite(p[row]))
+        return std::numeric_limits<double>::infinity();
+    return mae_percent(p, measured, rows);
   }
 
   void run()
