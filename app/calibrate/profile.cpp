@@ -118,7 +118,8 @@ PlatformProfile calibrated_profile(const CalibrationInput& in, const CalibrateOp
   }
   const std::string rows = fmt::format("{} row(s) of {} ({})", in.fit_rows.size(), opt.experiment_arg,
                                        in.study.ex.base.text("validation.measurements"));
-  for (const CostMove& m : r.moves) {
+  // A fit that kept the start moved nothing: the values keep their sources.
+  for (const CostMove& m : r.kept_start ? std::vector<CostMove>{} : r.moves) {
     p.costs[m.name] = m.after;
     p.provenance[m.name] = {
         m.at_bound ? "held" : "fitted",

@@ -69,6 +69,18 @@ TEST_CASE("cli: calibrate prints the rows before and after, the errors and the c
   }());
   REQUIRE(q.status == 0);
   CHECK(q.err.empty());
+
+  // A held-out row: not fitted, reported apart; the folds over the others.
+  const Run h = run_cli(dir, [&] {
+    auto a = quick(kCalibrate + "/tiny.yaml", dir.in_ws("held.yaml"), "2");
+    a.insert(a.end(), {"--hold-out", "workload.message_size=64KiB", "-q"});
+    return a;
+  }());
+  INFO("stdout:\n" << h.out);
+  REQUIRE(h.status == 0);
+  CHECK(h.out.find("4 row(s), 3 fit, 1 held out") != std::string::npos);
+  CHECK(h.out.find("held-out rows: 1 row(s), mean absolute error 39.2% before, ") != std::string::npos);
+  CHECK(h.out.find("fit rows: 3 row(s)") != std::string::npos);
 }
 
 TEST_CASE("cli: calibrate writes the same profile, byte for byte, for any --jobs", "[cli][calibrate]")
