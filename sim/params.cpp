@@ -163,6 +163,12 @@ Param& Param::basis(std::string b)
   return *this;
 }
 
+Param& Param::allowed(std::string text)
+{
+  spec_.allowed_text = std::move(text);
+  return *this;
+}
+
 Param& Param::sources(std::string s)
 {
   spec_.plausible_sources = std::move(s);

@@ -54,6 +54,9 @@ struct ParamSpec {
   // Extra validation beyond kind and range: returns "" when the value is
   // acceptable, else what is wrong and what is allowed (one line).
   std::function<std::string(const std::string& text)> check;
+  // What a text parameter with a check accepts, as messages and describe
+  // show it ("" for free text).
+  std::string allowed_text;
   // Where the kernel implements what the key sets (file: function or
   // constant), when one place does; "" when none is named. Not printed.
   std::string kernel_source;
@@ -92,6 +95,7 @@ public:
   Param& kernel(std::string where); // ParamSpec::kernel_source
   Param& derives_from(std::vector<std::string> keys);
   Param& check(std::function<std::string(const std::string& text)> f);
+  Param& allowed(std::string text); // ParamSpec::allowed_text
   Param& scope(std::string transport);
   // Costs: the physically plausible range, what it rests on, its sources.
   Param& plausible(double min, double max);

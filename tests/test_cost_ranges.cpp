@@ -133,9 +133,9 @@ TEST_CASE("describe prints the plausible range, its sources and each profile's v
 
 TEST_CASE("kvm-2018's own values are exactly the costs it says were fitted or held on its rows", "[costs]")
 {
-  // The overrides (profiles.cpp, with_overrides) and the provenance lists
-  // (fitted, held) that docs/parameters.md shows are written separately; they
-  // must name the same costs.
+  // kvm-2018's file (experiments/platforms/kvm-2018.yaml) starts from
+  // kvm-2019 (`base`) and gives only the costs its rows refit: every other
+  // value is the base's, with the base's provenance.
   const PlatformProfile* k18 = find_profile("kvm-2018");
   const PlatformProfile* k19 = find_profile("kvm-2019");
   REQUIRE(k18 != nullptr);
@@ -147,12 +147,15 @@ TEST_CASE("kvm-2018's own values are exactly the costs it says were fitted or he
     const std::string source = cost_source(*k18, key);
     if (source == "fitted" || source == "held")
       own.insert(key);
+    else
+      CHECK(source == "base (kvm-2019: " + cost_source(*k19, key) + ")");
   }
   CHECK(differ.size() == 10);
   CHECK(differ == own);
   CHECK(cost_source(*k18, "virtio_host_tx_pkt") == "held");
   CHECK(cost_source(*k18, "virtio_host_alloc") == "fitted");
-  CHECK(cost_source(*k18, "virtio_guest_kick") == "kvm-2019 fit");
+  CHECK(cost_source(*k18, "virtio_guest_kick") == "base (kvm-2019: fitted)");
+  CHECK(k18->base == "kvm-2019");
 }
 
 TEST_CASE("the plain loop's user cost is a prior on the KVM profiles, iperf3's is fitted on kvm-2019", "[costs]")
@@ -167,13 +170,15 @@ TEST_CASE("the plain loop's user cost is a prior on the KVM profiles, iperf3's i
   for (const PlatformProfile* p : {k18, k19}) {
     INFO(p->name);
     for (const char* loop : {"guest_user_per_call", "virtio_host_user_per_call"}) {
-      CHECK(cost_source(*p, loop) == "loop prior");
+      CHECK(k19->provenance.at(loop).source == "prior");
+      CHECK_THAT(k19->provenance.at(loop).note, Catch::Contains("hyperv-2019's loop rows"));
+      CHECK(cost_source(*p, loop) == (p == k19 ? "prior" : "base (kvm-2019: prior)"));
       CHECK(p->costs.at(loop) == hv->costs.at("guest_user_per_call"));
     }
   }
   CHECK(cost_source(*k19, "virtio_guest_iperf3_user_per_call") == "fitted");
   CHECK(cost_source(*k19, "virtio_host_iperf3_user_per_call") == "fitted");
-  CHECK(cost_source(*k18, "virtio_guest_iperf3_user_per_call") == "kvm-2019 fit");
+  CHECK(cost_source(*k18, "virtio_guest_iperf3_user_per_call") == "base (kvm-2019: fitted)");
   CHECK(k19->costs.at("virtio_guest_iperf3_user_per_call") == 4756);
   CHECK(k19->costs.at("virtio_host_iperf3_user_per_call") == 1116);
 }

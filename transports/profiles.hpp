@@ -5,7 +5,9 @@
 // cost parameter is declared once, with the field it fills, by the transport
 // that charges it (transports/<t>/costs.cpp; the shared ones in
 // transports/costs.cpp); each profile gives every one of them a value, with
-// the calibration rows it was fitted on recorded in docs/calibration.md.
+// where it comes from. Profiles are files (docs/profiles.md), read by
+// app/experiment/profile_file.cpp; the shipped ones are
+// experiments/platforms/*.yaml (app/experiment/platforms.hpp).
 #pragma once
 
 #include <map>

@@ -36,5 +36,6 @@ Command add_calibrate(CLI::App& app);
 Command add_show(CLI::App& app);
 Command add_compare(CLI::App& app);
 Command add_explain(CLI::App& app);
+Command add_import(CLI::App& app);
 
 } // namespace vsim::app::cli

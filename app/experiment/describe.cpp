@@ -115,6 +115,8 @@ void describe_param(std::string& out, const ParamSpec& spec)
 
 void describe_platforms(std::string& out, const ParamRegistry& reg)
 {
+  out += "The shipped platform profiles (experiments/platforms/*.yaml; `vsocksim describe platforms FILE` checks and "
+         "shows a profile file of your own, docs/profiles.md):\n\n";
   for (const auto& profile : platform_profiles())
     out += describe_profile(reg, profile);
 }
@@ -156,6 +158,22 @@ std::string cell(const std::string& s)
   return out;
 }
 
+// The fit that made a profile, in a few lines.
+std::string fit_summary(const FitReport& f)
+{
+  std::size_t fit_rows = 0, held = 0;
+  for (const FitRow& r : f.rows)
+    ++(r.role == "fit" ? fit_rows : held);
+  std::string out = fmt::format("  fitted by {} on {} row(s) of {} ({} simulations of the rows): {} cost(s) moved\n",
+                                f.optimiser, fit_rows, f.experiment, f.evaluations, f.fitted.size());
+  out += fmt::format("    mean absolute error of the fit rows: {:.1f}% (before: {:.1f}%)\n", f.mae_fit, f.mae_before);
+  if (f.mae_held_out >= 0)
+    out += fmt::format("    of the {} held-out row(s): {:.1f}%\n", held, f.mae_held_out);
+  if (f.mae_cv >= 0)
+    out += fmt::format("    of {}-fold cross-validation: {:.1f}%\n", f.folds, f.mae_cv);
+  return out;
+}
+
 } // namespace
 
 std::string profile_value_text(const PlatformProfile& profile, const ParamSpec& spec)
@@ -171,10 +189,20 @@ std::string describe_profile(const ParamRegistry& reg, const PlatformProfile& pr
 {
   std::string out;
   out += fmt::format("{}\n  transport: {}\n  {}\n", profile.name, profile.transport, profile.doc);
+  out += fmt::format("  file: {}{}\n", profile.origin == "shipped" ? "shipped" : profile.origin,
+                     profile.sha256.empty() ? "" : ", sha256 " + profile.sha256);
+  if (!profile.base.empty())
+    out += fmt::format("  base: {}\n", profile.base);
+  for (const auto& [key, value] : profile.hardware)
+    out += fmt::format("  {}: {}\n", key, value);
+  out += fmt::format("  {:<44} {:<22} {:<28} {}\n", "cost", "value", "plausible", "source");
   for (const auto& spec : reg.all())
     if (is_cost(spec) && (spec.scope.empty() || spec.scope == profile.transport)) {
       const double* v = profile_value(profile, spec);
-      out += fmt::format("  {:<36} {}\n", spec.path, v == nullptr ? "(missing)" : with_unit(*v, spec.unit));
+      out +=
+          fmt::format("  {:<44} {:<22} {:<28} {}{}\n", spec.path, v == nullptr ? "(missing)" : with_unit(*v, spec.unit),
+                      has_plausible_range(spec) ? plausible_text(spec) : "-", cost_source(profile, spec.path.substr(6)),
+                      v != nullptr && !plausible(spec, *v) ? "  OUTSIDE" : "");
     }
   const std::vector<ImplausibleCost> outside = implausible_costs(profile);
   if (outside.empty())
@@ -182,9 +210,14 @@ std::string describe_profile(const ParamRegistry& reg, const PlatformProfile& pr
   else
     out += fmt::format("  {} value(s) outside the plausible range (a fit standing in for a missing mechanism):\n",
                        outside.size());
-  for (const ImplausibleCost& c : outside)
+  for (const ImplausibleCost& c : outside) {
     out += fmt::format("    costs.{:<30} {} (plausible {} .. {})\n", c.key, with_unit(c.value, c.unit),
                        format_number(c.plausible_min), format_number(c.plausible_max));
+    if (auto it = profile.provenance.find(c.key); it != profile.provenance.end() && !it->second.reason.empty())
+      out += fmt::format("      reason: {}\n", it->second.reason);
+  }
+  if (profile.fit)
+    out += fit_summary(*profile.fit);
   out += "\n";
   return out;
 }
@@ -198,6 +231,8 @@ std::string format_number(double x)
 
 std::string allowed_values(const ParamSpec& spec)
 {
+  if (!spec.allowed_text.empty())
+    return spec.allowed_text;
   const bool lo = std::isfinite(spec.min), hi = std::isfinite(spec.max);
   auto range = [&](auto&& fmt_one, const std::string& what) -> std::string {
     if (lo && hi)
@@ -312,15 +347,15 @@ std::string describe_markdown(const ParamRegistry& reg)
       out += fmt::format("| `{}` | `costs.{}` | {} | {} .. {} |\n", p.name, c.key, format_number(c.value),
                          format_number(c.plausible_min), format_number(c.plausible_max));
   // Where each profile's cost values come from.
-  out += "\n## Sources of the cost values\n\nfitted: fitted on published rows, see "
-         "[calibration.md](calibration.md); kvm-2019 fit: kvm-2018 keeps kvm-2019's fitted value; held: held 5% "
-         "inside a bound of its plausible range that a fit went to, the other costs refitted around it "
-         "([calibration.md](calibration.md#costs-at-a-bound-does-the-bound-hold-the-fit-back)); loop prior: the "
-         "plain loop's user cost per call (`workload.app: loop`) on a KVM profile, none of whose fitted rows "
-         "measures it (kvm-2019's are iperf3's, whose own cost is `virtio_*_iperf3_user_per_call`), set to the "
-         "value hyperv-2019's loop rows fit; prior: a "
-         "published figure or a plausible value (../shared/domain/costs-and-engine.md), not fitted; -: the profile's "
-         "transport does not use it.\n\n| key |";
+  out += "\n## Sources of the cost values\n\nAs each profile file gives them (experiments/platforms/*.yaml, "
+         "[profiles.md](profiles.md)). fitted: fitted on published rows, see [calibration.md](calibration.md); held: "
+         "held inside a bound of its plausible range that a fit went to, the other costs refitted around it "
+         "([calibration.md](calibration.md#costs-at-a-bound-does-the-bound-hold-the-fit-back)); prior: a published "
+         "figure or a plausible value (../shared/domain/costs-and-engine.md, [cost-sources.md](cost-sources.md)), not "
+         "fitted, with the file's note saying which (the KVM profiles' plain-loop user cost per call is the value "
+         "hyperv-2019's loop rows fit, none of their own rows measuring it); given: written by the file's author; "
+         "base (NAME: SOURCE): the value of the base profile NAME, with its source; -: the profile's transport does "
+         "not use it.\n\n| key |";
   for (const auto& p : platform_profiles())
     out += " " + p.name + " |";
   out += "\n|---|";

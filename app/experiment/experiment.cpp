@@ -19,6 +19,7 @@
 #include "app/experiment/key_tree.hpp"
 #include "app/experiment/origin.hpp"
 #include "app/experiment/platforms.hpp"
+#include "app/experiment/profile_file.hpp"
 #include "app/experiment/scalar.hpp"
 #include "app/experiment/sha256.hpp"
 #include "app/experiment/text.hpp"
@@ -35,46 +36,6 @@ using namespace load;
 // Upper bound on the points of one sweep: a typo such as a 1000-value list
 // in a 4-axis grid should be an error, not an out-of-memory.
 constexpr std::size_t kMaxPoints = 100000;
-
-// Where each YAML document and its root node start; nothing else of the
-// parse is kept.
-struct DocumentMarks : YAML::EventHandler {
-  std::vector<YAML::Mark> starts, roots;
-  void node(const YAML::Mark& m)
-  {
-    if (roots.size() < starts.size())
-      roots.push_back(m);
-  }
-  void OnDocumentStart(const YAML::Mark& m) override { starts.push_back(m); }
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
-  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
-  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { node(m); }
-  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override
-  {
-    node(m);
-  }
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override
-  {
-    node(m);
-  }
-  void OnMapEnd() override {}
-};
-
-// The marks of at most the first three documents of TEXT (throws
-// YAML::Exception). Not YAML::LoadAll: yaml-cpp 0.7 leaves a stray token such
-// as a ',' after a block unconsumed and then returns empty documents at it
-// forever, allocating until memory runs out.
-DocumentMarks document_marks(const std::string& text)
-{
-  std::istringstream in(text);
-  YAML::Parser parser(in);
-  DocumentMarks h;
-  while (h.starts.size() < 3 && parser.HandleNextDocument(h)) {
-  }
-  return h;
-}
 
 bool is_cost(const std::string& path)
 {
@@ -105,32 +66,7 @@ public:
 
   void read_file(const std::string& text)
   {
-    DocumentMarks docs;
-    YAML::Node root;
-    try {
-      docs = document_marks(text);
-      root = YAML::Load(text); // the first document
-    } catch (const YAML::Exception& e) {
-      fail(mark(e.mark), "", "invalid YAML: " + e.msg);
-    }
-    // A document starting where the previous one did: the parser could not
-    // take the token there.
-    const std::vector<YAML::Mark>& starts = docs.starts;
-    for (std::size_t i = 1; i < starts.size(); ++i)
-      if (starts[i].pos == starts[i - 1].pos)
-        fail(mark(starts[i]), "",
-             fmt::format("invalid YAML: unexpected '{}'",
-                         static_cast<std::size_t>(starts[i].pos) < text.size() ? text.substr(starts[i].pos, 1) : ""));
-    if (starts.empty() || (starts.size() == 1 && root.IsNull()))
-      fail(in_file(file_, 1, 1), "", "the file is empty (allowed: a map of experiment keys, see 'vsocksim describe')");
-    if (starts.size() > 1)
-      fail(mark(docs.roots.size() > 1 ? docs.roots[1] : starts[1]), "",
-           "expected one YAML document, found another one here");
-    if (!root.IsMap())
-      fail(mark(root.Mark()), "",
-           fmt::format("the top level must be a map of keys, got {} (allowed: a map of experiment keys, see "
-                       "'vsocksim describe')",
-                       node_kind(root)));
+    const YAML::Node root = read_document(text, file_, "a map of experiment keys, see 'vsocksim describe'");
     walk_map(root, "");
     check_zip_lengths();
   }
@@ -224,7 +160,22 @@ private:
     if (node.IsNull())
       fail(at, spec.path,
            with_allowed(fmt::format("expected {}, got no value", expected_kind(spec.kind)), allowed_values(spec)));
-    return convert_node(spec, node, at);
+    Given g = convert_node(spec, node, at);
+    if (spec.path == "platform")
+      g.value = platform_name(g, at);
+    return g;
+  }
+
+  // A `platform` that is a profile file's path, relative to the experiment
+  // file (as validation.measurements is): the file is read and checked, and
+  // the point names the profile it holds.
+  std::string platform_name(const Given& g, const Origin& at) const
+  {
+    const std::string& v = std::get<std::string>(g.value);
+    if (!is_profile_path(v))
+      return v;
+    const std::filesystem::path path = std::filesystem::path(file_).parent_path() / v;
+    return load_profile_file(path.string(), at).name;
   }
 
   // Each pair of a map; reports the second of two equal keys in one map.

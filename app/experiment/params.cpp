@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "app/experiment/platforms.hpp"
+#include "app/experiment/profile_file.hpp"
+#include "app/experiment/text.hpp"
 #include "transports/simulate.hpp"
 #include "transports/transport.hpp"
 
@@ -21,11 +23,20 @@ void declare_experiment_params(ParamRegistry& reg)
   reg.declare(
       Param("name").text().doc("experiment name in results; empty means the experiment file's name without extension"));
   reg.declare(Param("description").text().doc("free text copied into the results"));
+  const std::string allowed = join(platforms) + ", or a profile file PATH.yaml, relative to the experiment file";
   reg.declare(Param("platform")
-                  .choice()
+                  .text()
                   .def("hyperv-2019")
-                  .words(platforms)
-                  .doc("calibrated platform profile: gives every `costs.*` parameter its default"));
+                  .allowed(allowed)
+                  .check([allowed](const std::string& v) {
+                    if (is_profile_path(v) || find_profile(v) != nullptr)
+                      return std::string();
+                    return fmt::format("unknown platform '{}' (allowed: {})", v, allowed);
+                  })
+                  .doc(fmt::format("platform profile: a shipped one ({}; `vsocksim describe platforms`) or a profile "
+                                   "file PATH.yaml, relative to the experiment file (docs/profiles.md); gives every "
+                                   "`costs.*` parameter its default",
+                                   join(platforms))));
   reg.declare(Param("transport")
                   .choice()
                   .def("hv_sock")

@@ -9,7 +9,15 @@
 
 namespace vsim::app {
 
-// The shipped profiles, in name order.
+// A shipped profile file as compiled in (scripts/embed_profiles.cmake):
+// its path in the source tree and its bytes.
+struct ShippedProfileText {
+  const char* path;
+  const char* text;
+};
+const std::vector<ShippedProfileText>& shipped_profile_texts();
+
+// The shipped profiles (experiments/platforms/*.yaml), in name order.
 const std::vector<PlatformProfile>& platform_profiles();
 
 // A shipped profile by name, else a profile file loaded (load_profile_file)
@@ -17,15 +25,17 @@ const std::vector<PlatformProfile>& platform_profiles();
 const PlatformProfile* find_profile(const std::string& name);
 
 // The source of a profile's value of cost `key` (without "costs."), as
-// describe lists it: the provenance's source ("fitted", "held", "base",
-// "prior", "given"), "base NAME: SOURCE" for a value taken from the base.
+// describe lists it: the provenance's source ("fitted", "held", "prior",
+// "given"), "base (NAME: SOURCE)" for a value taken from the base.
 std::string cost_source(const PlatformProfile& profile, const std::string& key);
 
-// Reads and checks a profile file (docs/profiles.md), resolves its base, and
-// keeps it for find_profile. Throws InputError with file:line:column for a
-// file that is not a valid profile; `at` is where the path was given (for an
-// unreadable file). Loading the same file twice returns the first; two
-// different profiles of one name are an error.
+// Reads and checks a profile file (docs/profiles.md), resolves its base (a
+// shipped name or a path relative to the file), and keeps it for
+// find_profile. Throws InputError with file:line:column for a file that is
+// not a valid profile; `at` is where the path was given (for an unreadable
+// file). A profile equal in transport and costs to one already known (a
+// copy of a shipped file, the same file twice) is that one; another profile
+// of a known name is an error.
 const PlatformProfile& load_profile_file(const std::string& path, const load::Origin& at);
 
 // Keeps `profile` for find_profile, as load_profile_file does (for a profile
@@ -35,8 +45,7 @@ const PlatformProfile& load_profile_file(const std::string& path, const load::Or
 const PlatformProfile& add_profile(PlatformProfile profile);
 
 // The profile as a profile file: what load_profile_file reads back to an
-// equal profile. Deterministic (keys in declaration order, numbers in the
-// shortest form that reads back exactly).
+// equal profile (app/experiment/profile_file.hpp write_profile).
 std::string profile_yaml(const PlatformProfile& profile);
 
 } // namespace vsim::app

@@ -3,9 +3,11 @@
 #include <charconv>
 #include <cmath>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 
 #include "app/experiment/describe.hpp"
 #include "app/experiment/experiment.hpp"
@@ -270,6 +272,82 @@ const char* expected_kind(ParamKind k)
     return "text";
   }
   return "a value";
+}
+
+namespace {
+
+// Where each YAML document and its root node start; nothing else of the
+// parse is kept.
+struct DocumentMarks : YAML::EventHandler {
+  std::vector<YAML::Mark> starts, roots;
+  void node(const YAML::Mark& m)
+  {
+    if (roots.size() < starts.size())
+      roots.push_back(m);
+  }
+  void OnDocumentStart(const YAML::Mark& m) override { starts.push_back(m); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { node(m); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override
+  {
+    node(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override
+  {
+    node(m);
+  }
+  void OnMapEnd() override {}
+};
+
+// The marks of at most the first three documents of TEXT (throws
+// YAML::Exception). Not YAML::LoadAll: yaml-cpp 0.7 leaves a stray token such
+// as a ',' after a block unconsumed and then returns empty documents at it
+// forever, allocating until memory runs out.
+DocumentMarks document_marks(const std::string& text)
+{
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentMarks h;
+  while (h.starts.size() < 3 && parser.HandleNextDocument(h)) {
+  }
+  return h;
+}
+
+} // namespace
+
+YAML::Node read_document(const std::string& text, const std::string& file, const std::string& allowed)
+{
+  auto mark = [&](const YAML::Mark& m) {
+    return m.is_null() ? in_file(file) : in_file(file, m.line + 1, m.column + 1);
+  };
+  DocumentMarks docs;
+  YAML::Node root;
+  try {
+    docs = document_marks(text);
+    root = YAML::Load(text); // the first document
+  } catch (const YAML::Exception& e) {
+    fail(mark(e.mark), "", "invalid YAML: " + e.msg);
+  }
+  // A document starting where the previous one did: the parser could not
+  // take the token there.
+  const std::vector<YAML::Mark>& starts = docs.starts;
+  for (std::size_t i = 1; i < starts.size(); ++i)
+    if (starts[i].pos == starts[i - 1].pos)
+      fail(mark(starts[i]), "",
+           fmt::format("invalid YAML: unexpected '{}'",
+                       static_cast<std::size_t>(starts[i].pos) < text.size() ? text.substr(starts[i].pos, 1) : ""));
+  if (starts.empty() || (starts.size() == 1 && root.IsNull()))
+    fail(in_file(file, 1, 1), "", "the file is empty (allowed: " + allowed + ")");
+  if (starts.size() > 1)
+    fail(mark(docs.roots.size() > 1 ? docs.roots[1] : starts[1]), "",
+         "expected one YAML document, found another one here");
+  if (!root.IsMap())
+    fail(mark(root.Mark()), "",
+         fmt::format("the top level must be a map of keys, got {} (allowed: {})", node_kind(root), allowed));
+  return root;
 }
 
 Given convert_node(const ParamSpec& spec, const YAML::Node& node, const Origin& at)

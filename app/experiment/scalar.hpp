@@ -42,6 +42,11 @@ Given convert_node(const ParamSpec& spec, const YAML::Node& node, const Origin& 
 // The declared default, converted (a logic_error if the declaration's is bad).
 Value default_value(const ParamSpec& spec);
 
+// The one YAML document of a file's TEXT, whose top level must be a map;
+// throws InputError (FILE:LINE:COLUMN) for invalid YAML, an empty file, a
+// second document or another top level ("allowed: ALLOWED").
+YAML::Node read_document(const std::string& text, const std::string& file, const std::string& allowed);
+
 // "a map", "a list", "'text'", "no value": what a node is, for messages.
 std::string node_kind(const YAML::Node& n);
 // "an integer", "a size", ...: what a kind expects, for messages.

@@ -118,7 +118,7 @@ TEST_CASE("cli: bad experiment files exit 2 naming FILE:LINE:COL, the key path a
        "hyperv-2025",
        0,
        "platform",
-       {"'hyperv-2025' is not one of the choices (allowed: ", "hyperv-2019"}},
+       {"unknown platform 'hyperv-2025' (allowed: ", "hyperv-2019", "or a profile file PATH.yaml"}},
   };
   for (const Case& c : cases) {
     DYNAMIC_SECTION(c.what)

@@ -444,12 +444,14 @@ Input generate(std::uint64_t seed, std::uint64_t n)
   // for it (check refuses the others).
   const ParamSpec* transport_spec = reg().find("transport");
   const std::string transport = transport_spec->choices[rng.below(transport_spec->choices.size())];
-  std::vector<std::string> platforms;
-  for (const std::string& p : reg().find("platform")->choices)
-    if (const vsim::PlatformProfile* profile = vsim::app::find_profile(p); profile && profile->transport == transport)
-      platforms.push_back(p);
+  std::vector<std::string> platforms, shipped;
+  for (const vsim::PlatformProfile& profile : vsim::app::platform_profiles()) {
+    shipped.push_back(profile.name);
+    if (profile.transport == transport)
+      platforms.push_back(profile.name);
+  }
   if (platforms.empty())
-    platforms = reg().find("platform")->choices; // refused, and the refusal counted
+    platforms = shipped; // refused, and the refusal counted
   const std::string platform = platforms[rng.below(platforms.size())];
   const auto& defaults = defaults_for(transport, platform);
 
