@@ -30,10 +30,14 @@ double throughput_mbps(const Measurement& m)
 
 std::string description(const CalibrationInput& in, const CalibrateOptions& opt, const CalibrationResult& r)
 {
-  return fmt::format("{} Calibrated by vsocksim calibrate from {} on {} row(s) of {} ({} cost(s) fitted, mean "
+  const std::string& d = in.start->doc;
+  return fmt::format("{}{}Calibrated by vsocksim calibrate from {} on {} row(s) of {} ({} cost(s) fitted, mean "
                      "absolute error {:.1f}% -> {:.1f}%).",
-                     in.start->doc, in.start->name, in.fit_rows.size(), opt.experiment_arg, r.fitted.size(),
-                     r.mae_before, r.mae_fit);
+                     d,
+                     d.empty()         ? ""
+                     : d.back() == '.' ? " "
+                                       : ". ",
+                     in.start->name, in.fit_rows.size(), opt.experiment_arg, r.fitted.size(), r.mae_before, r.mae_fit);
 }
 
 std::vector<FitRow> fit_rows(const CalibrationInput& in, const CalibrationResult& r)

@@ -37,8 +37,20 @@ void replace_once(std::string& text, const std::string& from, const std::string&
 // A quick calibration: two costs, a small budget.
 std::vector<std::string> quick(const std::string& file, const std::string& output, const std::string& jobs)
 {
-  return {"calibrate", file, "--output", output, "--fit", "host_signal_latency,guest_copy_bytes_per_cycle",
-          "--max-evaluations", "8", "--fold-evaluations", "4", "--folds", "2", "--jobs", jobs};
+  return {"calibrate",
+          file,
+          "--output",
+          output,
+          "--fit",
+          "host_signal_latency,guest_copy_bytes_per_cycle",
+          "--max-evaluations",
+          "8",
+          "--fold-evaluations",
+          "4",
+          "--folds",
+          "2",
+          "--jobs",
+          jobs};
 }
 
 } // namespace
@@ -60,7 +72,16 @@ TEST_CASE("cli: calibrate prints the rows before and after, the errors and the c
   CHECK(r.err.find("s left") != std::string::npos);
   CHECK(fs::exists(dir.in_ws("fitted.yaml")));
   const std::string profile = read_file(dir.in_ws("fitted.yaml"));
-  CHECK(profile.find("fitted") != std::string::npos);
+  CHECK(profile.find("source: fitted, note: \"NLopt LN_BOBYQA on 4 row(s) of ") != std::string::npos);
+  // The profile reads back, and validate on it gives the fit's error.
+  const std::size_t at = r.out.find("mean absolute error 36.7% before, ");
+  REQUIRE(at != std::string::npos);
+  const std::string after = r.out.substr(at + 34, r.out.find(" after", at) - at - 34);
+  const Run v = run_cli(dir, {"validate", kCalibrate + "/tiny.yaml", "--set", "platform=" + dir.in_ws("fitted.yaml"),
+                              "-q", "--jobs", "2"});
+  INFO("validate:\n" << v.out << v.err);
+  REQUIRE(v.status == 0);
+  CHECK(v.out.find("tiny-calibration: 4 row(s), mean absolute error " + after + ",") != std::string::npos);
 
   const Run q = run_cli(dir, [&] {
     auto a = quick(kCalibrate + "/tiny.yaml", dir.in_ws("quiet.yaml"), "2");
@@ -86,8 +107,13 @@ TEST_CASE("cli: calibrate prints the rows before and after, the errors and the c
 TEST_CASE("cli: calibrate writes the same profile, byte for byte, for any --jobs", "[cli][calibrate]")
 {
   TempDir dir;
-  const Run one = run_cli(dir, quick(kCalibrate + "/tiny.yaml", dir.in_ws("one.yaml"), "1"));
-  const Run two = run_cli(dir, quick(kCalibrate + "/tiny.yaml", dir.in_ws("two.yaml"), "2"));
+  auto named = [&](const std::string& output, const std::string& jobs) {
+    auto a = quick(kCalibrate + "/tiny.yaml", dir.in_ws(output), jobs);
+    a.insert(a.end(), {"--name", "tiny-fit"});
+    return a;
+  };
+  const Run one = run_cli(dir, named("one.yaml", "1"));
+  const Run two = run_cli(dir, named("two.yaml", "2"));
   INFO("stderr: " << one.err << two.err);
   REQUIRE(one.status == 0);
   REQUIRE(two.status == 0);
@@ -104,24 +130,37 @@ TEST_CASE("cli: calibrate rejects bad input before anything runs, writing nothin
     std::string message;
   };
   const std::vector<Case> cases = {
-      {"a row that matches no point", [](std::string&, std::string& csv) { replace_once(csv, "\n4096,", "\n8192,"); },
-       {}, "tiny.csv:6:1: error: workload.message_size: no point of"},
-      {"an unknown cost in --fit", nullptr, {"--fit", "guest_send_syscall,nope"},
+      {"a row that matches no point",
+       [](std::string&, std::string& csv) { replace_once(csv, "\n4096,", "\n8192,"); },
+       {},
+       "tiny.csv:6:1: error: workload.message_size: no point of"},
+      {"an unknown cost in --fit",
+       nullptr,
+       {"--fit", "guest_send_syscall,nope"},
        "--fit nope: error: unknown cost (allowed for hv_sock: clock_ghz, guest_user_per_call,"},
-      {"a cost of another transport", nullptr, {"--fit", "virtio_guest_kick"},
+      {"a cost of another transport",
+       nullptr,
+       {"--fit", "virtio_guest_kick"},
        "--fit virtio_guest_kick: error: a cost of virtio_vsock, not of hv_sock"},
-      {"no validation.measurements", [](std::string& yaml,
-                                        std::string&) { replace_once(yaml, "measurements: tiny.csv", "{}"); },
-       {}, "error: validation.measurements: missing"},
+      {"no validation.measurements",
+       [](std::string& yaml, std::string&) { replace_once(yaml, "measurements: tiny.csv", "{}"); },
+       {},
+       "error: validation.measurements: missing"},
       {"a measurements row without a figure",
        [](std::string&, std::string& csv) { replace_once(csv, "1024,throughput_MBps,500,", "1024,throughput_MBps,,"); },
-       {}, "tiny.csv:5:1: error: a row needs a metric and a mean or median"},
+       {},
+       "tiny.csv:5:1: error: a row needs a metric and a mean or median"},
       {"a measurements file without rows",
-       [](std::string&, std::string& csv) { csv = "workload.message_size,metric,mean,source\n"; }, {},
+       [](std::string&, std::string& csv) { csv = "workload.message_size,metric,mean,source\n"; },
+       {},
        "tiny.csv: error: no rows"},
-      {"a --hold-out with an unknown key", nullptr, {"--hold-out", "workload.message_sise=256"},
+      {"a --hold-out with an unknown key",
+       nullptr,
+       {"--hold-out", "workload.message_sise=256"},
        "--hold-out workload.message_sise=256: error: unknown key 'workload.message_sise'"},
-      {"a --hold-out leaving no fit row", nullptr, {"--hold-out", "direction=guest_to_host"},
+      {"a --hold-out leaving no fit row",
+       nullptr,
+       {"--hold-out", "direction=guest_to_host"},
        "--hold-out: error: the filters hold out all 4 row(s)"},
       {"more folds than fit rows", nullptr, {"--folds", "5"}, "--folds 5: error: more folds than fit rows"},
       {"an unknown optimiser", nullptr, {"--optimiser", "lbfgs"}, "--optimiser: lbfgs not in"},
