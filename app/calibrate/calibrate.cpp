@@ -117,7 +117,7 @@ struct Driver {
   void plan(std::size_t candidates, std::size_t costs)
   {
     main_budget = opt.max_evaluations > 0 ? opt.max_evaluations : default_evaluations(costs);
-    fold_budget = opt.fold_evaluations > 0 ? opt.fold_evaluations : std::max(1u, main_budget / 2);
+    fold_budget = opt.fold_evaluations > 0 ? opt.fold_evaluations : std::max(1u, main_budget / 3);
     const double s = search_iters;
     progress.replan(s * static_cast<double>(candidates + (candidates > 0 ? 1 : 0)) / kSensitivityShrink +
                     s * main_budget + s * opt.folds * fold_budget +

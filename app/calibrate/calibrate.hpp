@@ -48,7 +48,7 @@ struct CalibrateOptions {
   unsigned folds = kDefaultFolds;
   std::string optimiser = "bobyqa";      // optimiser.hpp: optimiser_names()
   unsigned max_evaluations = 0;          // of the main search; 0: the default for the number of costs
-  unsigned fold_evaluations = 0;         // of each fold's search; 0: the default (half the main search's)
+  unsigned fold_evaluations = 0;         // of each fold's search; 0: the default (a third of the main search's)
   unsigned max_costs = kDefaultMaxCosts; // the sensitivity analysis chooses at most this many
   unsigned search_iterations = 1;        // iterations per point during the search; 0: the experiment's own
   std::string name;                      // the new profile's name

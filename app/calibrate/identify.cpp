@@ -96,7 +96,9 @@ Identification identify(const std::vector<std::vector<double>>& e, const std::ve
   for (std::size_t c : open) {
     const double kept = norm(residual[c]) / norm(cols[c]);
     if (id.chosen.size() >= max_chosen && kept >= kCollinearResidual)
-      id.out.emplace_back(c, fmt::format("no row left: {} cost(s) already for the fit rows", max_chosen));
+      id.out.emplace_back(c, fmt::format("not among the {} with the largest independent effects (at most {}: "
+                                         "--max-costs, and no more than the rows of the smallest fit)",
+                                         max_chosen, max_chosen));
     else {
       const auto [k, cos] = closest(cols, id.chosen, c);
       id.out.emplace_back(c, fmt::format("moves the rows only together with the fitted costs ({:.1f}% of its "

@@ -110,7 +110,7 @@ Command add_calibrate(CLI::App& app)
   sub->add_option("--max-evaluations", a->opt.max_evaluations,
                   "the main search's budget of evaluations (default: 4 per cost + 4, at least 12)");
   sub->add_option("--fold-evaluations", a->opt.fold_evaluations,
-                  "each fold's budget (default: half the main search's)");
+                  "each fold's budget (default: a third of the main search's)");
   sub->add_option("--max-costs", a->opt.max_costs, "the most costs the sensitivity analysis chooses")
       ->check(CLI::Range(1u, 1000u))
       ->capture_default_str();
