@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "app/calibrate/calibrate.hpp"
 #include "app/experiment/experiment.hpp"
 #include "app/experiment/platforms.hpp"
 #include "app/experiment/registry.hpp"
@@ -23,40 +24,22 @@ namespace {
 
 using Span = std::map<std::string, std::map<std::string, std::pair<double, double>>>;
 
-void widen(Span& s, const std::string& dir, const std::string& name, double v)
-{
-  auto [it, fresh] = s[dir].try_emplace(name, v, v);
-  if (!fresh) {
-    it->second.first = std::min(it->second.first, v);
-    it->second.second = std::max(it->second.second, v);
-  }
-}
-
-// The span of experiments/calibration/<profile>.yaml: its points' quantities,
-// and the published throughput of the rows they match.
+// The span of experiments/calibration/<profile>.yaml: the calibration's own
+// derivation (app/calibrate: what `vsocksim calibrate` writes), over every
+// row of its figures.
 Span derive(const std::string& profile)
 {
   const std::string file = std::string(VSIM_SOURCE_DIR) + "/experiments/calibration/" + profile + ".yaml";
   const Experiment ex = load_experiment(file, {}, registry());
-  Span s;
-  for (const Point& p : ex.points)
-    for (const auto& [name, v] : calibration_quantities(p.params))
-      widen(s, p.params.text("direction"), name, v);
   const std::string csv =
       (std::filesystem::path(file).parent_path() / ex.base.text("validation.measurements")).string();
   const std::vector<Measurement> rows = load_measurements(csv, registry());
   const std::vector<long> at = match_measurements(ex, rows, csv);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (at[i] < 0)
-      continue;
-    const Measurement& m = rows[i];
-    const double scale = m.metric == "throughput_MBps" ? 1.0 : m.metric == "throughput_Gbps" ? 125.0 : 0.0;
-    if (scale == 0)
-      continue;
-    const double v = m.stats.count("mean") ? m.stats.at("mean") : m.stats.at("median");
-    widen(s, ex.points.at(static_cast<std::size_t>(at[i])).params.text("direction"), "throughput_MBps", v * scale);
-  }
-  return s;
+  std::vector<std::size_t> use;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (at[i] >= 0)
+      use.push_back(i);
+  return calibrated_span(ex, rows, at, use);
 }
 
 std::string initializer(const Span& s)

@@ -32,6 +32,7 @@ Command add_merge(CLI::App& app);
 Command add_check(CLI::App& app);
 Command add_describe(CLI::App& app);
 Command add_validate(CLI::App& app);
+Command add_calibrate(CLI::App& app);
 Command add_show(CLI::App& app);
 Command add_compare(CLI::App& app);
 Command add_explain(CLI::App& app);

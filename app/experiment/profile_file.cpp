@@ -24,8 +24,8 @@ using namespace load;
 
 const std::vector<std::string>& top_keys()
 {
-  static const std::vector<std::string> k = {"name",  "description", "transport",  "base",
-                                             "hardware", "costs",    "calibrated", "fit"};
+  static const std::vector<std::string> k = {"name",     "description", "transport",  "base",
+                                             "hardware", "costs",       "calibrated", "fit"};
   return k;
 }
 
@@ -38,9 +38,9 @@ const std::vector<std::string>& cost_keys()
 const std::vector<std::string>& fit_keys()
 {
   static const std::vector<std::string> k = {
-      "experiment", "measurements",       "optimiser",    "fitted",           "not_fitted",
-      "hold_out",   "folds",              "evaluations",  "mae_before_percent", "mae_fit_percent",
-      "mae_held_out_percent", "mae_cv_percent", "rows"};
+      "experiment", "measurements", "optimiser",          "fitted",          "not_fitted",           "hold_out",
+      "folds",      "evaluations",  "mae_before_percent", "mae_fit_percent", "mae_held_out_percent", "mae_cv_percent",
+      "rows"};
   return k;
 }
 
@@ -133,9 +133,9 @@ private:
       const std::string path = prefix.empty() ? k.Scalar() : prefix + "." + k.Scalar();
       auto [first, fresh] = seen.emplace(k.Scalar(), key_at);
       if (!fresh)
-        fail(key_at, path,
-             fmt::format("duplicate key (first given at line {}, column {})", first->second.line,
-                         first->second.column));
+        fail(
+            key_at, path,
+            fmt::format("duplicate key (first given at line {}, column {})", first->second.line, first->second.column));
       f(path, key_at, YAML::Node(it->second));
     }
   }
@@ -350,8 +350,9 @@ private:
                       const YAML::Node& value) const
   {
     if (key == "experiment" || key == "measurements" || key == "optimiser")
-      (key == "experiment" ? f.experiment : key == "measurements" ? f.measurements : f.optimiser) =
-          text_of(value, path, at);
+      (key == "experiment"     ? f.experiment
+       : key == "measurements" ? f.measurements
+                               : f.optimiser) = text_of(value, path, at);
     else if (key == "fitted")
       f.fitted = words_of(value, path, at);
     else if (key == "hold_out")
@@ -482,9 +483,8 @@ void write_fit(std::string& out, const FitReport& f)
                      number_text(f.mae_cv));
   out += "  rows:\n";
   for (const FitRow& r : f.rows)
-    out += fmt::format("    - {{keys: {}, metric: {}, role: {}, measured: {}, before: {}, after: {}}}\n",
-                       quote(r.keys), quote(r.metric), r.role, number_text(r.measured), number_text(r.before),
-                       number_text(r.after));
+    out += fmt::format("    - {{keys: {}, metric: {}, role: {}, measured: {}, before: {}, after: {}}}\n", quote(r.keys),
+                       quote(r.metric), r.role, number_text(r.measured), number_text(r.before), number_text(r.after));
 }
 
 } // namespace
@@ -499,8 +499,8 @@ bool is_profile_path(const std::string& s)
 
 const std::vector<std::string>& hardware_keys()
 {
-  static const std::vector<std::string> k = {"cpu",        "cpu_ghz", "host_kernel", "guest_kernel", "hypervisor",
-                                             "vmm",        "vcpus",   "pinning",     "notes"};
+  static const std::vector<std::string> k = {"cpu", "cpu_ghz", "host_kernel", "guest_kernel", "hypervisor",
+                                             "vmm", "vcpus",   "pinning",     "notes"};
   return k;
 }
 

@@ -1,0 +1,318 @@
+// The fit's steps (calibrate.hpp): which costs, the search, the folds, the
+// final comparison with the experiment's own iterations.
+#include "app/calibrate/calibrate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "app/calibrate/evaluate.hpp"
+#include "app/calibrate/identify.hpp"
+#include "app/calibrate/optimiser.hpp"
+
+namespace vsim::app {
+
+unsigned default_evaluations(std::size_t n)
+{
+  // BOBYQA's first model takes 2n+1 evaluations; then about as many again
+  // to move on it.
+  return static_cast<unsigned>(std::max<std::size_t>(12, 4 * n + 4));
+}
+
+namespace {
+
+// The objective's value for a prediction that is no number (a failed
+// point): worse than any fit.
+constexpr double kFailedRow = 100;
+
+// Mean squared log ratio predicted / measured over `rows`: smooth, and
+// symmetric in over- and under-prediction.
+double objective(const std::vector<double>& predicted, const std::vector<double>& measured,
+                 const std::vector<std::size_t>& rows)
+{
+  double sum = 0;
+  for (std::size_t r : rows) {
+    const double p = predicted.at(r);
+    const double l = p > 0 && std::isfinite(p) ? std::log(p / measured.at(r)) : std::sqrt(kFailedRow);
+    sum += l * l;
+  }
+  return sum / static_cast<double>(rows.size());
+}
+
+// Progress on stderr: evaluations done of the plan, seconds each, time left.
+class Progress {
+public:
+  Progress(const CalibrateHooks& hooks, const Evaluator& ev, double planned) : hooks_(hooks), ev_(ev), planned_(planned)
+  {
+  }
+  // `done` iteration sets (evaluations times iterations per point) of the plan.
+  void step(const std::string& what, unsigned evals, unsigned budget, double iteration_sets)
+  {
+    done_ += iteration_sets;
+    if (!hooks_.progress)
+      return;
+    const double each = ev_.seconds_per_iteration_set();
+    const double left = std::max(0.0, planned_ - done_) * each;
+    hooks_.progress(fmt::format("calibrate: {} {}/{} evaluation(s), {:.2f} s per evaluation of one iteration, "
+                                "about {:.0f} s left",
+                                what, evals, budget, each, left));
+  }
+  void replan(double planned) { planned_ = planned; }
+
+private:
+  const CalibrateHooks& hooks_;
+  const Evaluator& ev_;
+  double planned_;
+  double done_ = 0;
+};
+
+struct Driver {
+  const CalibrationInput& in;
+  const CalibrateOptions& opt;
+  Evaluator ev;
+  std::vector<double> measured;
+  unsigned search_iters, full_iters, main_budget = 0, fold_budget = 0;
+  Progress progress;
+  CalibrationResult r;
+
+  Driver(const CalibrationInput& i, const CalibrateOptions& o, const CalibrateHooks& hooks)
+      : in(i), opt(o), ev(i, hooks), measured(measured_values(i)),
+        search_iters(o.search_iterations > 0 ? o.search_iterations
+                                             : static_cast<unsigned>(i.study.ex.base.integer("iterations"))),
+        full_iters(static_cast<unsigned>(i.study.ex.base.integer("iterations"))), progress(hooks, ev, 0)
+  {
+  }
+
+  std::vector<std::vector<std::size_t>> folds() const
+  {
+    std::vector<std::vector<std::size_t>> out;
+    for (const auto& positions : fold_rows(in.fit_rows.size(), opt.folds)) {
+      out.emplace_back();
+      for (std::size_t j : positions)
+        out.back().push_back(in.fit_rows[j]);
+    }
+    return out;
+  }
+
+  std::vector<std::size_t> training(const std::vector<std::size_t>& fold) const
+  {
+    std::vector<std::size_t> out;
+    for (std::size_t row : in.fit_rows)
+      if (std::find(fold.begin(), fold.end(), row) == fold.end())
+        out.push_back(row);
+    return out;
+  }
+
+  // The most costs every fit can take: no more than the rows it fits on.
+  std::size_t max_costs() const
+  {
+    std::size_t m = in.fit_rows.size();
+    for (const auto& f : folds())
+      m = std::min(m, training(f).size());
+    return m;
+  }
+
+  void plan(std::size_t candidates, std::size_t costs)
+  {
+    main_budget = opt.max_evaluations > 0 ? opt.max_evaluations : default_evaluations(costs);
+    fold_budget = opt.fold_evaluations > 0 ? opt.fold_evaluations : std::max(1u, main_budget / 3);
+    const double s = search_iters;
+    progress.replan(s * static_cast<double>(candidates + (candidates > 0 ? 1 : 0)) / kSensitivityShrink +
+                    s * main_budget + s * opt.folds * fold_budget +
+                    static_cast<double>(full_iters) * static_cast<double>(1 + kKeptCandidates * (1 + opt.folds)));
+  }
+
+  // The probe value of a cost for its elasticity, and the log of its ratio.
+  std::pair<double, double> probe(const CostDecl& d, double v) const
+  {
+    const double up = v * kPerturbation;
+    return up <= d.max ? std::make_pair(up, std::log(kPerturbation))
+                       : std::make_pair(v / kPerturbation, -std::log(kPerturbation));
+  }
+
+  void choose_by_sensitivity()
+  {
+    std::vector<CostValues> sets = {{}};
+    std::vector<FitCost> probed;
+    for (const CostDecl& d : in.candidates) {
+      const double v = in.study.ex.base.number(std::string("costs.") + d.name);
+      if (v <= 0) {
+        r.not_fitted.emplace_back(d.name, "its value is 0: no elasticity to measure (name it in --fit)");
+        continue;
+      }
+      probed.push_back({d, v});
+      sets.push_back({{d.name, probe(d, v).first}});
+    }
+    plan(probed.size(), std::min<std::size_t>(opt.max_costs, probed.size()));
+    const auto preds = ev.run(sets, search_iters, kSensitivityShrink);
+    progress.step("sensitivity", static_cast<unsigned>(sets.size()), static_cast<unsigned>(sets.size()),
+                  static_cast<double>(sets.size() * search_iters) / kSensitivityShrink);
+    for (const FitCost& c : probed)
+      r.elasticity_costs.push_back(c.decl.name);
+    for (std::size_t row : in.fit_rows) {
+      r.elasticity.emplace_back();
+      for (std::size_t c = 0; c < probed.size(); ++c) {
+        const double base = preds[0][row], moved = preds[c + 1][row];
+        const double e =
+            base > 0 && moved > 0 ? std::log(moved / base) / probe(probed[c].decl, probed[c].start).second : 0;
+        r.elasticity.back().push_back(e);
+      }
+    }
+    const Identification id =
+        identify(r.elasticity, r.elasticity_costs, std::min<std::size_t>(opt.max_costs, max_costs()));
+    std::vector<bool> chosen(probed.size(), false);
+    for (std::size_t c : id.chosen)
+      chosen[c] = true;
+    for (std::size_t c = 0; c < probed.size(); ++c)
+      if (chosen[c])
+        r.fitted.push_back(probed[c]);
+    for (const auto& [c, why] : id.out)
+      r.not_fitted.emplace_back(probed[c].decl.name, why);
+  }
+
+  CostValues values_of(const std::vector<double>& v) const
+  {
+    CostValues set;
+    for (std::size_t i = 0; i < r.fitted.size(); ++i)
+      set[r.fitted[i].decl.name] = v[i];
+    return set;
+  }
+
+  SearchResult fit_on(const std::vector<std::size_t>& rows, unsigned budget, const std::string& what)
+  {
+    unsigned n = 0;
+    double best = -1;
+    return search(r.fitted, opt.optimiser, budget, [&](const std::vector<double>& v) {
+      const auto preds = ev.run({values_of(v)}, search_iters);
+      const double mae = mae_percent(preds[0], measured, rows);
+      best = best < 0 ? mae : std::min(best, mae);
+      progress.step(fmt::format("{} (best {:.2f}%)", what, best), ++n, budget, search_iters);
+      return objective(preds[0], measured, rows);
+    });
+  }
+
+  void moves(const std::vector<double>& after)
+  {
+    for (std::size_t i = 0; i < r.fitted.size(); ++i) {
+      const FitCost& c = r.fitted[i];
+      const double u = to_unit(c, after[i]);
+      r.moves.push_back({c.decl.name, c.decl.unit, c.start, after[i], c.decl.plausible_min, c.decl.plausible_max,
+                         u <= 1e-3 || u >= 1 - 1e-3});
+    }
+  }
+
+  std::vector<double> start_values() const
+  {
+    std::vector<double> v;
+    for (const FitCost& c : r.fitted)
+      v.push_back(c.start);
+    return v;
+  }
+
+  // The final sets, run together with the experiment's own iterations: the
+  // start (set 0), then each search's kept candidates; `first[k]` is where
+  // search k's begin.
+  struct Finals {
+    std::vector<CostValues> sets = {{}};
+    std::vector<std::vector<double>> values = {{}};
+    std::vector<std::size_t> first, count;
+  };
+
+  void add(Finals& f, const SearchResult& s) const
+  {
+    f.first.push_back(f.sets.size());
+    f.count.push_back(s.best.size());
+    for (const Candidate& c : s.best) {
+      f.sets.push_back(values_of(c.values));
+      f.values.push_back(c.values);
+    }
+  }
+
+  // Of the start and search k's candidates, the set with the lowest mean
+  // absolute error on `rows` with the experiment's iterations: the figure
+  // reported, measured as validate measures it (the start on a tie: a fit
+  // must earn its move).
+  std::size_t choose(const Finals& f, std::size_t k, const std::vector<std::vector<double>>& preds,
+                     const std::vector<std::size_t>& rows) const
+  {
+    std::size_t best = 0;
+    double low = mae_or_worst(preds[0], rows);
+    for (std::size_t i = f.first[k]; i < f.first[k] + f.count[k]; ++i)
+      if (const double e = mae_or_worst(preds[i], rows); e < low) {
+        low = e;
+        best = i;
+      }
+    return best;
+  }
+
+  // A set with a failed row is worse than any other.
+  double mae_or_worst(const std::vector<double>& p, const std::vector<std::size_t>& rows) const
+  {
+    for (std::size_t row : rows)
+      if (!std::isfinite(p[row]))
+        return std::numeric_limits<double>::infinity();
+    return mae_percent(p, measured, rows);
+  }
+
+  void run()
+  {
+    r.optimiser = optimiser_label(opt.optimiser);
+    if (in.named.empty())
+      choose_by_sensitivity();
+    else {
+      r.fitted = in.named;
+      plan(0, r.fitted.size());
+    }
+    Finals f;
+    const SearchResult main = fit_on(in.fit_rows, main_budget, "search");
+    r.search_stop = main.stop;
+    add(f, main);
+    const auto fs = folds();
+    for (std::size_t k = 0; k < fs.size(); ++k)
+      add(f, fit_on(training(fs[k]), fold_budget, fmt::format("fold {}/{}", k + 1, fs.size())));
+    const auto preds = ev.run(f.sets, full_iters);
+    progress.step("final", static_cast<unsigned>(f.sets.size()), static_cast<unsigned>(f.sets.size()),
+                  static_cast<double>(f.sets.size() * full_iters));
+    const std::size_t chosen = choose(f, 0, preds, in.fit_rows);
+    r.kept_start = chosen == 0;
+    r.before = preds[0];
+    r.after = preds[chosen];
+    moves(chosen == 0 ? start_values() : f.values[chosen]);
+    r.mae_before = mae_percent(r.before, measured, in.fit_rows);
+    r.mae_fit = mae_percent(r.after, measured, in.fit_rows);
+    r.mae_held_out = mae_percent(r.after, measured, in.held_rows);
+    for (std::size_t k = 0; k < fs.size(); ++k)
+      r.fold_after.push_back(preds[choose(f, k + 1, preds, training(fs[k]))]);
+    cross_validation(fs);
+    r.evaluations = ev.evaluations();
+  }
+
+  // Each fold's error with its own fit, and the pooled error over every
+  // fold's rows (each fit row is in exactly one fold).
+  void cross_validation(const std::vector<std::vector<std::size_t>>& fs)
+  {
+    if (fs.empty())
+      return;
+    double sum = 0;
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < fs.size(); ++k) {
+      r.fold_mae.push_back(mae_percent(r.fold_after[k], measured, fs[k]));
+      sum += r.fold_mae.back() * static_cast<double>(fs[k].size());
+      n += fs[k].size();
+    }
+    r.mae_cv = sum / static_cast<double>(n);
+  }
+};
+
+} // namespace
+
+CalibrationResult calibrate(const CalibrationInput& in, const CalibrateOptions& opt, const CalibrateHooks& hooks)
+{
+  Driver d(in, opt, hooks);
+  d.run();
+  return d.r;
+}
+
+} // namespace vsim::app

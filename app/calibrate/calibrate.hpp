@@ -1,0 +1,156 @@
+// `vsocksim calibrate`: a platform profile fitted to measured figures.
+//
+// A calibration experiment names its starting profile (`platform:`), its
+// points (the sweep) and its measured figures (`validation.measurements`,
+// app/validation/measurements.hpp). An evaluation runs every point with
+// candidate `costs.*` values (the same values on every point) and compares
+// each row's prediction with its figure. The fit (docs/calibration.md, "How
+// calibrate fits"):
+//
+//  1. which costs: named (--fit), or chosen by a sensitivity analysis
+//     (identify.hpp): each candidate's elasticity on each fit row, the costs
+//     no row moves and those collinear with others left at their value;
+//  2. a bounded derivative-free search from NLopt (optimiser.hpp) inside each
+//     cost's plausible range, in log space for positive ranges, minimising
+//     the mean squared log ratio predicted / measured over the fit rows;
+//  3. the rows evaluated again with the experiment's own iterations, before
+//     and after, held-out rows (--hold-out) and K-fold cross-validation
+//     (--folds) reported apart from the fit rows.
+//
+// Everything that can be checked is checked before anything runs (exit 2).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/run/runner.hpp"
+#include "app/validation/validate.hpp"
+#include "transports/costs.hpp"
+#include "transports/profiles.hpp"
+
+namespace vsim::app {
+
+// The default number of folds of the cross-validation (0 = none).
+inline constexpr unsigned kDefaultFolds = 3;
+// The most costs the sensitivity analysis chooses (the largest effects
+// first): each costs the search about two evaluations more.
+inline constexpr unsigned kDefaultMaxCosts = 6;
+// The main search's default budget for n costs, and its least.
+unsigned default_evaluations(std::size_t n);
+
+struct CalibrateOptions {
+  std::vector<std::string> sets;     // --set KEY=VALUE, applied to the experiment
+  std::vector<std::string> fit;      // cost names (without "costs."); empty: the sensitivity analysis decides
+  std::vector<std::string> hold_out; // --hold-out filters as given, "KEY=VALUE[,KEY=VALUE]"
+  unsigned folds = kDefaultFolds;
+  std::string optimiser = "bobyqa";      // optimiser.hpp: optimiser_names()
+  unsigned max_evaluations = 0;          // of the main search; 0: the default for the number of costs
+  unsigned fold_evaluations = 0;         // of each fold's search; 0: the default (a third of the main search's)
+  unsigned max_costs = kDefaultMaxCosts; // the sensitivity analysis chooses at most this many
+  unsigned search_iterations = 1;        // iterations per point during the search; 0: the experiment's own
+  std::string name;                      // the new profile's name
+  std::string experiment_arg;            // the experiment file as given on the command line (for the report)
+};
+
+// A --hold-out filter: rows matching every pair are kept out of the fit.
+struct HoldOut {
+  std::string text;
+  std::vector<std::pair<std::string, std::string>> pairs; // key -> value, as the rows write them
+};
+
+// A cost that may move: its declaration and starting value.
+struct FitCost {
+  CostDecl decl;
+  double start = 0; // the experiment's value (the starting profile's, or a --set/`costs:` one)
+  bool log_scale() const { return decl.plausible_min > 0; }
+};
+
+// Everything calibrate needs, loaded and checked.
+struct CalibrationInput {
+  Study study;                        // the experiment with its matched measurements
+  const PlatformProfile* start;       // the starting profile
+  std::vector<long> point_of;         // per measurement: its point's index
+  std::vector<HoldOut> holds;         //
+  std::vector<std::size_t> fit_rows;  // measurement indices fitted on, in file order
+  std::vector<std::size_t> held_rows; // measurement indices held out, in file order
+  std::vector<CostDecl> candidates;   // the costs the sensitivity analysis considers (or --fit's)
+  std::vector<FitCost> named;         // --fit's costs (empty without --fit)
+  std::vector<std::pair<std::string, std::string>> excluded; // cost -> why it is no candidate
+};
+
+// Loads the experiment and its measurements and checks every option against
+// them. Throws InputError (exit 2) for: an experiment without
+// validation.measurements, a measurements file without rows, a row that
+// matches no point, an unknown cost or one of another transport in --fit, a
+// --hold-out with an unknown key or one leaving no fit row, more folds than
+// fit rows, more costs than fit rows.
+CalibrationInput load_calibration(const std::string& file, const CalibrateOptions& opt);
+
+// Why a cost is no candidate of the sensitivity analysis for `transport`
+// ("" when it is one): another transport's, the clock, a jitter (a
+// fraction), or a plausible range of no width.
+std::string candidate_rule(const CostDecl& d, const std::string& transport);
+
+// The K folds of the fit rows: fit row j (in file order) is in fold j mod K.
+// Each fold: the positions in `fit_rows` it holds.
+std::vector<std::vector<std::size_t>> fold_rows(std::size_t fit_rows, unsigned k);
+
+// Mean absolute relative error, %, of predictions against figures over rows.
+double mae_percent(const std::vector<double>& predicted, const std::vector<double>& measured,
+                   const std::vector<std::size_t>& rows);
+
+// The figure each measurement is compared with (its mean, else its median).
+std::vector<double> measured_values(const CalibrationInput& in);
+
+// Reports (progress lines go to `progress`, never to the result).
+struct CalibrateHooks {
+  IterationFn iteration;                            // simulate_iteration, or a test's
+  RunOptions run;                                   // jobs and stop; its progress is not used
+  std::function<void(const std::string&)> progress; // one line: evaluations, time left; nullptr: quiet
+};
+
+struct CostMove {
+  std::string name, unit;
+  double before = 0, after = 0, plausible_min = 0, plausible_max = 0;
+  bool at_bound = false;
+};
+
+struct CalibrationResult {
+  std::vector<std::string> elasticity_costs;                   // the columns of the table (empty with --fit)
+  std::vector<std::vector<double>> elasticity;                 // [fit row][column]
+  std::vector<FitCost> fitted;                                 // in declaration order
+  std::vector<std::pair<std::string, std::string>> not_fitted; // cost -> why, in declaration order
+  std::vector<double> before, after;                           // per measurement, the experiment's iterations
+  std::vector<std::vector<double>> fold_after;                 // per fold: the predictions of the fold's fit
+  std::vector<double> fold_mae;                                // per fold, % over its rows
+  std::vector<CostMove> moves;
+  std::string optimiser;    // "NLopt LN_BOBYQA"
+  unsigned evaluations = 0; // whole row sets simulated (any iterations)
+  std::string search_stop;  // why the main search stopped
+  bool kept_start = false;  // no candidate of the search beat the start with the experiment's iterations
+  double mae_before = 0, mae_fit = 0, mae_held_out = -1, mae_cv = -1;
+};
+
+// Runs the fit. Throws Interrupted on a stop request.
+CalibrationResult calibrate(const CalibrationInput& in, const CalibrateOptions& opt, const CalibrateHooks& hooks);
+
+// The printed report: the elasticity table and what was not fitted, each
+// row (measured, before, after, error), the MAEs, the costs moved.
+std::string calibration_text(const CalibrationInput& in, const CalibrationResult& r);
+
+// The span of the data a profile is fitted on (PlatformProfile::calibrated):
+// per direction, the calibration quantities (app/report/calibration_span.hpp)
+// of the points the rows `use` match, and those rows' throughput in MB/s.
+using CalibratedSpan = std::map<std::string, std::map<std::string, std::pair<double, double>>>;
+CalibratedSpan calibrated_span(const Experiment& ex, const std::vector<Measurement>& rows,
+                               const std::vector<long>& point_of, const std::vector<std::size_t>& use);
+
+// The new profile: every cost written out, the fitted ones "fitted", the
+// others with the starting profile's provenance; hardware copied; span of
+// the fit rows' points; the fit report.
+PlatformProfile calibrated_profile(const CalibrationInput& in, const CalibrateOptions& opt, const CalibrationResult& r);
+
+} // namespace vsim::app

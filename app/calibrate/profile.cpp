@@ -1,0 +1,137 @@
+// The profile a calibration writes, and the span of the data it was fitted
+// on.
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "app/calibrate/calibrate.hpp"
+#include "app/report/calibration_span.hpp"
+
+namespace vsim::app {
+
+namespace {
+
+void widen(CalibratedSpan& s, const std::string& dir, const std::string& name, double v)
+{
+  auto [it, fresh] = s[dir].try_emplace(name, v, v);
+  if (!fresh) {
+    it->second.first = std::min(it->second.first, v);
+    it->second.second = std::max(it->second.second, v);
+  }
+}
+
+// A row's figure in MB/s when it is a throughput (0 when it is not one).
+double throughput_mbps(const Measurement& m)
+{
+  const double scale = m.metric == "throughput_MBps" ? 1.0 : m.metric == "throughput_Gbps" ? 125.0 : 0.0;
+  return scale * (m.stats.count("mean") ? m.stats.at("mean") : m.stats.at("median"));
+}
+
+std::string description(const CalibrationInput& in, const CalibrateOptions& opt, const CalibrationResult& r)
+{
+  const std::string& d = in.start->doc;
+  return fmt::format("{}{}Calibrated by vsocksim calibrate from {} on {} row(s) of {} ({} cost(s) fitted, mean "
+                     "absolute error {:.1f}% -> {:.1f}%).",
+                     d,
+                     d.empty()         ? ""
+                     : d.back() == '.' ? " "
+                                       : ". ",
+                     in.start->name, in.fit_rows.size(), opt.experiment_arg, r.fitted.size(), r.mae_before, r.mae_fit);
+}
+
+std::vector<FitRow> fit_rows(const CalibrationInput& in, const CalibrationResult& r)
+{
+  const std::vector<double> measured = measured_values(in);
+  std::vector<FitRow> rows;
+  for (std::size_t i = 0; i < in.study.measurements.size(); ++i) {
+    const bool held = std::find(in.held_rows.begin(), in.held_rows.end(), i) != in.held_rows.end();
+    const Measurement& m = in.study.measurements[i];
+    rows.push_back({m.keys_text(), m.metric, held ? "held-out" : "fit", measured[i], r.before[i], r.after[i]});
+  }
+  return rows;
+}
+
+FitReport report(const CalibrationInput& in, const CalibrateOptions& opt, const CalibrationResult& r)
+{
+  FitReport f;
+  f.experiment = opt.experiment_arg;
+  f.measurements = in.study.ex.base.text("validation.measurements");
+  f.optimiser = r.optimiser;
+  for (const FitCost& c : r.fitted)
+    f.fitted.push_back(c.decl.name);
+  f.not_fitted = r.not_fitted;
+  f.hold_out = opt.hold_out;
+  f.folds = opt.folds;
+  f.evaluations = r.evaluations;
+  f.mae_before = r.mae_before;
+  f.mae_fit = r.mae_fit;
+  f.mae_held_out = r.mae_held_out;
+  f.mae_cv = r.mae_cv;
+  f.rows = fit_rows(in, r);
+  return f;
+}
+
+// Where a value that was not fitted comes from: the starting profile's
+// provenance when the experiment left it as the profile has it.
+CostProvenance kept_provenance(const CalibrationInput& in, const std::string& key, double value)
+{
+  const PlatformProfile& s = *in.start;
+  const auto v = s.costs.find(key);
+  if (v != s.costs.end() && v->second == value) {
+    if (const auto p = s.provenance.find(key); p != s.provenance.end())
+      return p->second;
+    return {"given", fmt::format("profile {}", s.name), ""};
+  }
+  return {"given", fmt::format("set by the calibration experiment {}", in.study.file), ""};
+}
+
+} // namespace
+
+CalibratedSpan calibrated_span(const Experiment& ex, const std::vector<Measurement>& rows,
+                               const std::vector<long>& point_of, const std::vector<std::size_t>& use)
+{
+  CalibratedSpan s;
+  std::vector<bool> seen(ex.points.size(), false);
+  for (std::size_t i : use) {
+    const Point& p = ex.points.at(static_cast<std::size_t>(point_of.at(i)));
+    const std::string dir = p.params.text("direction");
+    if (!seen[p.index]) {
+      seen[p.index] = true;
+      for (const auto& [name, v] : calibration_quantities(p.params))
+        widen(s, dir, name, v);
+    }
+    if (const double t = throughput_mbps(rows[i]); t > 0)
+      widen(s, dir, "throughput_MBps", t);
+  }
+  return s;
+}
+
+PlatformProfile calibrated_profile(const CalibrationInput& in, const CalibrateOptions& opt, const CalibrationResult& r)
+{
+  PlatformProfile p;
+  p.name = opt.name;
+  p.transport = in.study.ex.base.text("transport");
+  p.doc = description(in, opt, r);
+  p.hardware = in.start->hardware;
+  for (const auto& [key, start_value] : in.start->costs) {
+    const std::string path = "costs." + key;
+    const double value = in.study.ex.base.has(path) ? in.study.ex.base.number(path) : start_value;
+    p.costs[key] = value;
+    p.provenance[key] = kept_provenance(in, key, value);
+  }
+  const std::string rows = fmt::format("{} row(s) of {} ({})", in.fit_rows.size(), opt.experiment_arg,
+                                       in.study.ex.base.text("validation.measurements"));
+  // A fit that kept the start moved nothing: the values keep their sources.
+  for (const CostMove& m : r.kept_start ? std::vector<CostMove>{} : r.moves) {
+    p.costs[m.name] = m.after;
+    p.provenance[m.name] = {
+        m.at_bound ? "held" : "fitted",
+        fmt::format("{} on {}{}", r.optimiser, rows, m.at_bound ? "; at a bound of its plausible range" : ""), ""};
+  }
+  p.calibrated = calibrated_span(in.study.ex, in.study.measurements, in.point_of, in.fit_rows);
+  p.fit = report(in, opt, r);
+  return p;
+}
+
+} // namespace vsim::app

@@ -1,0 +1,154 @@
+// The printed report of a calibration (calibration_text).
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "app/calibrate/calibrate.hpp"
+#include "app/calibrate/identify.hpp"
+#include "app/report/results.hpp"
+
+namespace vsim::app {
+
+namespace {
+
+std::string number(double v)
+{
+  if (!std::isfinite(v))
+    return "-";
+  return std::fabs(v) >= 1000 ? fmt::format("{:.0f}", v) : fmt::format("{:.4g}", v);
+}
+
+std::string error_text(double predicted, double measured)
+{
+  return std::isfinite(predicted) ? fmt::format("{:+.1f}%", 100 * (predicted / measured - 1)) : "-";
+}
+
+std::string mae_text(double mae)
+{
+  return mae < 0 ? "-" : fmt::format("{:.1f}%", mae);
+}
+
+std::string row_label(const Measurement& m)
+{
+  const std::string keys = m.keys_text();
+  return keys + (keys.empty() ? "" : ": ") + m.metric;
+}
+
+std::string elasticity_section(const CalibrationInput& in, const CalibrationResult& r)
+{
+  if (r.elasticity_costs.empty())
+    return "";
+  std::string out = fmt::format("sensitivity: elasticity d ln(predicted) / d ln(cost) of each fit row, each cost "
+                                "{:g}x (columns c1..c{}, named below)\n",
+                                kPerturbation, r.elasticity_costs.size());
+  std::vector<std::vector<std::string>> t;
+  std::vector<std::string> head = {"row"};
+  for (std::size_t c = 0; c < r.elasticity_costs.size(); ++c)
+    head.push_back(fmt::format("c{}", c + 1));
+  t.push_back(head);
+  for (std::size_t i = 0; i < in.fit_rows.size(); ++i) {
+    std::vector<std::string> line = {std::to_string(in.fit_rows[i] + 1)};
+    for (double e : r.elasticity[i])
+      line.push_back(std::fabs(e) < 0.005 ? "0" : fmt::format("{:+.2f}", e));
+    t.push_back(line);
+  }
+  out += render_columns(t);
+  for (std::size_t c = 0; c < r.elasticity_costs.size(); ++c) {
+    const std::string& name = r.elasticity_costs[c];
+    const bool fitted =
+        std::any_of(r.fitted.begin(), r.fitted.end(), [&](const FitCost& f) { return f.decl.name == name; });
+    std::string why = "fitted";
+    for (const auto& [n, w] : r.not_fitted)
+      if (n == name)
+        why = "not fitted: " + w;
+    out += fmt::format("  c{} {}: {}\n", c + 1, name, fitted ? "fitted" : why);
+  }
+  return out + "\n";
+}
+
+std::string excluded_section(const CalibrationInput& in)
+{
+  if (in.excluded.empty())
+    return "";
+  std::string out = "not candidates (the rule: CPU costs, latencies and bandwidths of the transport; not the clock, "
+                    "not the jitters):\n";
+  for (const auto& [name, why] : in.excluded)
+    if (why.rfind("a cost of ", 0) != 0) // another transport's: not worth a line each
+      out += fmt::format("  {}: {}\n", name, why);
+  return out + "\n";
+}
+
+std::string rows_section(const CalibrationInput& in, const CalibrationResult& r)
+{
+  const std::vector<double> measured = measured_values(in);
+  std::vector<std::vector<std::string>> t = {
+      {"#", "role", "row", "measured", "before", "error", "after", "error", "fold", "fold error"}};
+  const auto folds = fold_rows(in.fit_rows.size(), static_cast<unsigned>(r.fold_after.size()));
+  for (std::size_t i = 0; i < in.study.measurements.size(); ++i) {
+    const auto fit = std::find(in.fit_rows.begin(), in.fit_rows.end(), i);
+    std::string fold = "-", fold_error = "-";
+    if (fit != in.fit_rows.end() && !r.fold_after.empty()) {
+      const std::size_t k = static_cast<std::size_t>(fit - in.fit_rows.begin()) % r.fold_after.size();
+      fold = std::to_string(k + 1);
+      fold_error = error_text(r.fold_after[k][i], measured[i]);
+    }
+    t.push_back({std::to_string(i + 1), fit != in.fit_rows.end() ? "fit" : "held-out",
+                 row_label(in.study.measurements[i]), number(measured[i]), number(r.before[i]),
+                 error_text(r.before[i], measured[i]), number(r.after[i]), error_text(r.after[i], measured[i]), fold,
+                 fold_error});
+  }
+  return render_columns(t) + "\n";
+}
+
+std::string moves_section(const CalibrationResult& r)
+{
+  if (r.moves.empty())
+    return "costs moved: none\n";
+  std::vector<std::vector<std::string>> t = {{"cost", "unit", "before", "after", "change", "plausible", "at bound"}};
+  for (const CostMove& m : r.moves)
+    t.push_back({m.name, m.unit, number(m.before), number(m.after),
+                 m.before > 0 ? fmt::format("{:+.1f}%", 100 * (m.after / m.before - 1)) : "-",
+                 fmt::format("{:g} .. {:g}", m.plausible_min, m.plausible_max), m.at_bound ? "yes" : "no"});
+  return "costs moved:\n" + render_columns(t);
+}
+
+std::string summary_section(const CalibrationInput& in, const CalibrationResult& r)
+{
+  std::string out = fmt::format("fit rows: {} row(s), mean absolute error {} before, {} after ({} iteration(s) per "
+                                "point)\n",
+                                in.fit_rows.size(), mae_text(r.mae_before), mae_text(r.mae_fit),
+                                in.study.ex.base.integer("iterations"));
+  if (!in.held_rows.empty()) {
+    const std::vector<double> measured = measured_values(in);
+    out += fmt::format("held-out rows: {} row(s), mean absolute error {} before, {} after\n", in.held_rows.size(),
+                       mae_text(mae_percent(r.before, measured, in.held_rows)), mae_text(r.mae_held_out));
+  }
+  if (r.mae_cv >= 0) {
+    std::string per;
+    for (std::size_t k = 0; k < r.fold_mae.size(); ++k)
+      per += fmt::format("{}fold {}: {}", k == 0 ? "" : ", ", k + 1, mae_text(r.fold_mae[k]));
+    out += fmt::format("{}-fold cross-validation: mean absolute error {} on the rows each fold's fit left out ({})\n",
+                       r.fold_mae.size(), mae_text(r.mae_cv), per);
+  }
+  out += fmt::format("optimiser: {}, {} evaluation(s) of the {} point(s) in all; the main search stopped on: {}\n",
+                     r.optimiser, r.evaluations, in.study.ex.points.size(), r.search_stop);
+  if (r.kept_start)
+    out += "no point the search found beat the starting values with the experiment's own iterations: kept\n";
+  return out;
+}
+
+} // namespace
+
+std::string calibration_text(const CalibrationInput& in, const CalibrationResult& r)
+{
+  std::string out = fmt::format("calibrate: {} ({} point(s); figures {}: {} row(s), {} fit, {} held out); starting "
+                                "profile {}\n\n",
+                                in.study.file, in.study.ex.points.size(), in.study.measurements_file,
+                                in.study.measurements.size(), in.fit_rows.size(), in.held_rows.size(), in.start->name);
+  out += excluded_section(in) + elasticity_section(in, r) + rows_section(in, r) + summary_section(in, r) + "\n" +
+         moves_section(r);
+  return out;
+}
+
+} // namespace vsim::app

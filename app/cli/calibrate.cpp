@@ -1,0 +1,129 @@
+// `vsocksim calibrate EXPERIMENT.yaml --output PROFILE.yaml [--fit COST,...]
+// [--hold-out KEY=VALUE[,KEY=VALUE]]... [--folds K] [--jobs N] [--name NAME]
+// [--set KEY=VALUE]... [--optimiser NAME] [--max-evaluations N] [-q]`: a
+// platform profile fitted to the experiment's measured figures
+// (app/calibrate/calibrate.hpp), written whole at the end.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "app/calibrate/calibrate.hpp"
+#include "app/calibrate/optimiser.hpp"
+#include "app/cli/command.hpp"
+#include "app/cli/common.hpp"
+#include "app/experiment/platforms.hpp"
+#include "app/experiment/text.hpp"
+#include "app/report/text.hpp"
+#include "app/run/output_dir.hpp"
+#include "app/run/stop.hpp"
+#include "transports/simulate.hpp"
+
+namespace fs = std::filesystem;
+
+namespace vsim::app::cli {
+
+namespace {
+
+struct CalibrateArgs {
+  std::string file, output;
+  std::vector<std::string> fit_lists;
+  CalibrateOptions opt;
+  unsigned jobs = default_jobs();
+  bool quiet = false;
+};
+
+// The directory --output goes into must exist: found before anything runs.
+void check_output(const std::string& output)
+{
+  const fs::path dir = fs::path(output).parent_path();
+  if (!dir.empty() && !fs::is_directory(dir))
+    throw InputError(fmt::format("--output {}: error: no such directory {} (allowed: a file in an existing "
+                                 "directory)",
+                                 output, dir.string()));
+  if (fs::is_directory(output))
+    throw InputError(
+        fmt::format("--output {}: error: is a directory (allowed: a profile file, e.g. NAME.yaml)", output));
+}
+
+std::vector<std::string> fit_names(const std::vector<std::string>& lists)
+{
+  std::vector<std::string> out;
+  for (const std::string& list : lists)
+    for (const std::string& name : split_commas(list))
+      if (!name.empty())
+        out.push_back(name);
+  return out;
+}
+
+int calibrate_command(CalibrateArgs a)
+{
+  check_output(a.output);
+  a.opt.fit = fit_names(a.fit_lists);
+  a.opt.experiment_arg = a.file;
+  if (a.opt.name.empty())
+    a.opt.name = fs::path(a.output).stem().string();
+  const CalibrationInput in = load_calibration(a.file, a.opt);
+  CalibrateHooks hooks{simulate_iteration, run_options(a.jobs, true), nullptr};
+  if (!a.quiet)
+    hooks.progress = [](const std::string& line) { std::cerr << line << '\n'; };
+  if (stop::requested())
+    return stopped(0, 0, "");
+  CalibrationResult r;
+  try {
+    r = calibrate(in, a.opt, hooks);
+  } catch (const Interrupted&) {
+    return stopped(0, 0, "");
+  }
+  if (stop::requested())
+    return stopped(0, 0, "");
+  std::cout << calibration_text(in, r);
+  write_file_atomic(a.output, profile_yaml(calibrated_profile(in, a.opt, r)));
+  if (!a.quiet)
+    std::cerr << "wrote " << a.output << '\n';
+  return 0;
+}
+
+} // namespace
+
+Command add_calibrate(CLI::App& app)
+{
+  auto a = std::make_shared<CalibrateArgs>();
+  auto* sub = app.add_subcommand("calibrate", "fit a platform profile's costs to an experiment's measured figures "
+                                              "and write the profile file");
+  sub->add_option("experiment", a->file,
+                  "calibration experiment: its platform (the start), its points and validation.measurements")
+      ->required();
+  sub->add_option("--output,-o", a->output, "the profile file to write (at the end, whole)")->required();
+  sub->add_option("--fit", a->fit_lists,
+                  "costs to fit, COST[,COST...] (default: those the sensitivity analysis finds the rows identify)");
+  sub->add_option("--hold-out", a->opt.hold_out,
+                  "KEY=VALUE[,KEY=VALUE]: rows matching every pair are not fitted, reported apart (repeatable)");
+  sub->add_option("--folds", a->opt.folds, "K-fold cross-validation over the fit rows (0: none)")
+      ->capture_default_str();
+  sub->add_option("--name", a->opt.name, "the profile's name (default: the output file's stem)");
+  sub->add_option("--set", a->opt.sets, "override a key of the experiment: KEY=VALUE (repeatable)");
+  sub->add_option("--optimiser", a->opt.optimiser, "NLopt's bounded derivative-free optimiser")
+      ->check(CLI::IsMember(optimiser_names()))
+      ->capture_default_str();
+  sub->add_option("--max-evaluations", a->opt.max_evaluations,
+                  "the main search's budget of evaluations (default: 4 per cost + 4, at least 12)");
+  sub->add_option("--fold-evaluations", a->opt.fold_evaluations,
+                  "each fold's budget (default: a third of the main search's)");
+  sub->add_option("--max-costs", a->opt.max_costs, "the most costs the sensitivity analysis chooses")
+      ->check(CLI::Range(1u, 1000u))
+      ->capture_default_str();
+  sub->add_option("--search-iterations", a->opt.search_iterations,
+                  "iterations per point during the search (0: the experiment's own; the report always uses them)")
+      ->capture_default_str();
+  sub->add_option("--jobs", a->jobs, "simulations run at once (the profile is identical for any value)")
+      ->check(CLI::Range(1u, 1024u))
+      ->capture_default_str();
+  sub->add_flag("--quiet,-q", a->quiet, "no progress lines on stderr");
+  Command c{sub, [a] { return calibrate_command(*a); }};
+  c.handles_stop = [] { return true; };
+  return c;
+}
+
+} // namespace vsim::app::cli
