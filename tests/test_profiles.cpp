@@ -114,6 +114,27 @@ TEST_CASE("profiles: a written profile reads back equal, and writing is idempote
   }
 }
 
+TEST_CASE("profiles: a profile with a base is written with only the values it does not take from it", "[profiles]")
+{
+  const PlatformProfile& k18 = *find_profile("kvm-2018");
+  const PlatformProfile& k19 = *find_profile("kvm-2019");
+  const std::string text = write_profile(k18);
+  CHECK(text.find("base: \"kvm-2019\"") != std::string::npos);
+  std::size_t written = 0, from_base = 0;
+  for (const auto& [key, prov] : k18.provenance) {
+    INFO(key);
+    const bool listed = text.find("\n  " + key + ": {") != std::string::npos;
+    CHECK(listed == (prov.source != "base"));
+    written += listed;
+    from_base += !listed;
+  }
+  CHECK(written > 0);
+  CHECK(from_base > 0);
+  // Read back over the same base: every value, the base's included.
+  CHECK(parse_profile(text, "back.yaml", shipped_base).costs == k18.costs);
+  CHECK(k18.costs.at("virtio_guest_pkt") == k19.costs.at("virtio_guest_pkt"));
+}
+
 TEST_CASE("profiles: a value outside its plausible range needs a reason, and is then reported", "[profiles]")
 {
   const std::string text = "name: odd-host\ntransport: hv_sock\nbase: hyperv-2019\ncosts:\n"

@@ -127,10 +127,12 @@ TEST_CASE("virtio_vsock tiny runs are pinned to exact figures", "[virtio][determ
   // since wake-up IPIs and the December refit, 7 kicks; since the host's
   // iteration jitter scales its wake-up IPI too, 6; since halted vCPUs and
   // the refit with them, 2; since a kick that wakes vhost pays its IPI (the
-  // profile's virtio_host_wake_ipi, not set here), a longer run.
-  CHECK(metric(r[0], "elapsed_seconds") == 0.0003614016);
+  // profile's virtio_host_wake_ipi, not set here), a longer run; since
+  // kvm-2019 is calibrate's fit (six costs moved), 0.63 us longer and the
+  // writer's sys time 2 us less.
+  CHECK(metric(r[0], "elapsed_seconds") == 0.0003620296);
   CHECK(metric(r[0], "kicks_per_MB") == 2 / 0.524288); // 2 kicks in 512 KiB
-  CHECK(metric(r[0], "writer_sys_seconds") == 0.0001419008);
+  CHECK(metric(r[0], "writer_sys_seconds") == 0.0001399008);
 }
 
 // Every other metric of `a` equals b's (sim_*: the simulator's own costs).

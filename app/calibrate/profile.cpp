@@ -30,7 +30,13 @@ double throughput_mbps(const Measurement& m)
 
 std::string description(const CalibrationInput& in, const CalibrateOptions& opt, const CalibrationResult& r)
 {
-  const std::string& d = in.start->doc;
+  // A profile calibrated before says so once: the earlier sentence goes.
+  std::string d = in.start->doc;
+  if (const auto at = d.find("Calibrated by vsocksim calibrate"); at != std::string::npos) {
+    d.erase(at);
+    while (!d.empty() && d.back() == ' ')
+      d.pop_back();
+  }
   return fmt::format("{}{}Calibrated by vsocksim calibrate from {} on {} row(s) of {} ({} cost(s) fitted, mean "
                      "absolute error {:.1f}% -> {:.1f}%).",
                      d,
@@ -114,6 +120,7 @@ PlatformProfile calibrated_profile(const CalibrationInput& in, const CalibrateOp
   p.transport = in.study.ex.base.text("transport");
   p.doc = description(in, opt, r);
   p.hardware = in.start->hardware;
+  p.base = in.start->base; // what is not fitted still comes from it, and follows it when it is remade
   for (const auto& [key, start_value] : in.start->costs) {
     const std::string path = "costs." + key;
     const double value = in.study.ex.base.has(path) ? in.study.ex.base.number(path) : start_value;

@@ -441,6 +441,8 @@ void write_costs(std::string& out, const PlatformProfile& p)
     CostProvenance prov{"given", "", ""};
     if (auto pv = p.provenance.find(name); pv != p.provenance.end())
       prov = pv->second;
+    if (!p.base.empty() && prov.source == "base")
+      continue; // the reader takes it from the base profile
     out += fmt::format("  {}: {{value: {}, source: {}", name, number_text(it->second), prov.source);
     if (!prov.note.empty())
       out += ", note: " + quote(prov.note);
