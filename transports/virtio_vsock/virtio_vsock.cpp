@@ -50,6 +50,8 @@ Knobs detail::read_knobs(const Params& p)
   kn.event_idx = p.boolean("virtio_vsock.event_idx");
   kn.indirect = p.boolean("virtio_vsock.indirect_desc");
   kn.iperf3 = p.text("workload.app") == "iperf3";
+  kn.seqpacket = p.text("workload.socket_type") == "seqpacket";
+  kn.zerocopy = p.boolean("workload.zerocopy");
   kn.queue_size = static_cast<std::uint16_t>(u("virtio_vsock.queue_size"));
   kn.weight_packets = static_cast<std::uint32_t>(u("virtio_vsock.vhost_weight_packets"));
   kn.weight_bytes = u("virtio_vsock.vhost_weight_bytes");
