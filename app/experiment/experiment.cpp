@@ -452,8 +452,9 @@ private:
     const bool seqpacket = p.has("workload.socket_type") && p.text("workload.socket_type") == "seqpacket";
     const bool zerocopy = p.has("workload.zerocopy") && p.boolean("workload.zerocopy");
     if (transport != "virtio_vsock") {
-      // vsock_assign_transport(): ESOCKTNOSUPPORT without seqpacket_allow;
-      // SO_ZEROCOPY: EOPNOTSUPP without msgzerocopy_allow (af_vsock.c).
+      // af_vsock.c: vsock_assign_transport() refuses SOCK_SEQPACKET with
+      // ESOCKTNOSUPPORT without seqpacket_allow; vsock_connectible_sendmsg()
+      // refuses MSG_ZEROCOPY with EOPNOTSUPP without msgzerocopy_allow.
       if (seqpacket)
         fail(with_file(origin_of(given, "workload.socket_type")), "workload.socket_type",
              with_allowed(fmt::format("seqpacket: {} has no SOCK_SEQPACKET (its transport has no seqpacket_allow, "
@@ -463,7 +464,7 @@ private:
       if (zerocopy)
         fail(with_file(origin_of(given, "workload.zerocopy")), "workload.zerocopy",
              with_allowed(fmt::format("true: {} has no MSG_ZEROCOPY (its transport has no msgzerocopy_allow, so "
-                                      "setsockopt(SO_ZEROCOPY) fails with EOPNOTSUPP)",
+                                      "sendmsg(MSG_ZEROCOPY) fails with EOPNOTSUPP)",
                                       transport),
                           "false (leave it unset), or true with transport virtio_vsock"));
       return;
