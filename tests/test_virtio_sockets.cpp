@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/experiment/effective.hpp"
 #include "app/experiment/experiment.hpp"
 #include "app/experiment/registry.hpp"
 #include "app/run/runner.hpp"
@@ -225,6 +226,22 @@ TEST_CASE("zerocopy: the sender pins its pages instead of copying them, and ever
     CHECK(count(zc, "errqueue_reads_per_MB", total) > 0);
     CHECK(count(zc, "errqueue_reads_per_MB", total) <= count(zc, "zerocopy_completions_per_MB", total));
   }
+}
+
+TEST_CASE("zerocopy: the largest send() can_zcopy lets through is an effective value", "[virtio][zerocopy]")
+{
+  auto most = [](const std::vector<std::string>& sets) {
+    const Experiment ex = load_experiment_text(kBase, "t.yaml", sets, registry());
+    for (const Effective& e : effective_values(ex.points.at(0).params))
+      if (e.name == "zerocopy_max_send_bytes")
+        return e.value;
+    FAIL("no zerocopy_max_send_bytes");
+    return -1.0;
+  };
+  CHECK(most({"workload.zerocopy=true"}) == 262144);                                  // the credit: buf_alloc
+  CHECK(most({"workload.zerocopy=true", "virtio_vsock.queue_size=16"}) == 15 * 4096); // 15 pages + 1 header
+  CHECK(most({"workload.zerocopy=true", "virtio_vsock.queue_size=16", "direction=host_to_guest"}) == 262144);
+  CHECK(most({}) == 0);
 }
 
 TEST_CASE("zerocopy: virtio_transport_can_zcopy falls back to copying when the pages do not fit the guest's tx queue",
