@@ -16,7 +16,7 @@ const std::vector<CostField<SharedCosts>>& shared_costs()
                    "single-core turbo up to ~3.5-3.8 GHz; a 2020 desktop part (i7-10700KF, the 2024 series' host) "
                    "3.8 GHz base, 5.1 GHz single-core turbo; every cycle range below assumes 2.5 GHz and scales "
                    "with it.",
-          .sources = "[R26], [R27], [R51]",
+          .sources = "[R26], [R27], [R52]",
       },
       // The plain loop's (workload.app loop); iperf3's own is virtio_guest_iperf3_user_per_call.
       {

@@ -392,6 +392,7 @@ private:
     if (!find_transport(transport))
       fail(with_file(transport_at), "transport",
            with_allowed(transport + " is not implemented yet", join(transport_names())));
+    check_socket_keys(p, given, transport);
     // A key of another transport set for this point (e.g. hv_sock.sndbuf
     // with transport: virtio_vsock) would be silently meaningless.
     for (const auto& [path, g] : given) {
@@ -442,6 +443,52 @@ private:
          with_allowed(
              fmt::format("{} is calibrated for transport {}, not {}", profile->name, profile->transport, transport),
              "with " + transport + ": " + (compatible.empty() ? "none yet" : join(compatible))));
+  }
+
+  // workload.socket_type and workload.zerocopy: what the kernel refuses
+  // before the benchmark sends anything.
+  void check_socket_keys(const Params& p, const std::map<std::string, Given>& given, const std::string& transport) const
+  {
+    const bool seqpacket = p.has("workload.socket_type") && p.text("workload.socket_type") == "seqpacket";
+    const bool zerocopy = p.has("workload.zerocopy") && p.boolean("workload.zerocopy");
+    if (transport != "virtio_vsock") {
+      // af_vsock.c: vsock_assign_transport() refuses SOCK_SEQPACKET with
+      // ESOCKTNOSUPPORT without seqpacket_allow; vsock_connectible_sendmsg()
+      // refuses MSG_ZEROCOPY with EOPNOTSUPP without msgzerocopy_allow.
+      if (seqpacket)
+        fail(with_file(origin_of(given, "workload.socket_type")), "workload.socket_type",
+             with_allowed(fmt::format("seqpacket: {} has no SOCK_SEQPACKET (its transport has no seqpacket_allow, "
+                                      "so connect() fails with ESOCKTNOSUPPORT)",
+                                      transport),
+                          "stream (leave it unset), or seqpacket with transport virtio_vsock"));
+      if (zerocopy)
+        fail(with_file(origin_of(given, "workload.zerocopy")), "workload.zerocopy",
+             with_allowed(fmt::format("true: {} has no MSG_ZEROCOPY (its transport has no msgzerocopy_allow, so "
+                                      "sendmsg(MSG_ZEROCOPY) fails with EOPNOTSUPP)",
+                                      transport),
+                          "false (leave it unset), or true with transport virtio_vsock"));
+      return;
+    }
+    if (p.text("workload.app") == "iperf3" && (seqpacket || zerocopy)) {
+      const char* key = seqpacket ? "workload.socket_type" : "workload.zerocopy";
+      fail(with_file(origin_of(given, key)), key,
+           with_allowed(fmt::format("{}: the iperf3 model writes a SOCK_STREAM socket with plain write()s",
+                                    seqpacket ? "seqpacket" : "true"),
+                        "with workload.app iperf3: stream and false; otherwise workload.app loop"));
+    }
+    // virtio_transport_seqpacket_enqueue(): -EMSGSIZE for a message larger
+    // than the peer's buf_alloc.
+    if (seqpacket && p.integer("workload.message_size") > p.integer("virtio_vsock.buf_alloc")) {
+      const bool blame_buffer = given.count("virtio_vsock.buf_alloc") && !given.count("workload.message_size");
+      const char* key = blame_buffer ? "virtio_vsock.buf_alloc" : "workload.message_size";
+      fail(with_file(origin_of(given, key)), key,
+           with_allowed(fmt::format("a message of {} bytes is more than the peer's buffer, virtio_vsock.buf_alloc ({} "
+                                    "bytes): virtio_transport_seqpacket_enqueue refuses it with EMSGSIZE",
+                                    p.integer("workload.message_size"), p.integer("virtio_vsock.buf_alloc")),
+                        "with workload.socket_type seqpacket, workload.message_size at most virtio_vsock.buf_alloc"));
+    }
+    // needs packet_type sk_buff: MSG_ZEROCOPY (6.7) sends skbs with page
+    // fragments; the lead adds the virtio_vsock.packet_type condition here.
   }
 
   Origin with_file(Origin at) const

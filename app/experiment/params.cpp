@@ -94,6 +94,30 @@ void declare_experiment_params(ParamRegistry& reg)
                        "a whole block), `costs.virtio_guest_iperf3_user_per_call` (guest) or "
                        "`costs.virtio_host_iperf3_user_per_call` (host) per write() and per block received")
                   .scope("virtio_vsock"));
+  reg.declare(Param("workload.socket_type")
+                  .choice()
+                  .def("stream")
+                  .words({"stream", "seqpacket"})
+                  .doc("the benchmark's socket: `stream` (SOCK_STREAM); `seqpacket` (SOCK_SEQPACKET, Linux 5.14: "
+                       "53efbba12cc7, ced7b713711f, 9ac841f5e9f2, e4b1ef152f53; EOM/EOR split 5.15: 9af8f1061646): "
+                       "each send() is one message whose last packet carries EOM, each recv() waits for and takes "
+                       "one whole message, and the reader sends a CREDIT_UPDATE after every message; a message "
+                       "larger than virtio_vsock.buf_alloc is refused (-EMSGSIZE)")
+                  .kernel("net/vmw_vsock/virtio_transport_common.c: virtio_transport_seqpacket_enqueue, "
+                          "virtio_transport_seqpacket_do_dequeue")
+                  .scope("virtio_vsock"));
+  reg.declare(Param("workload.zerocopy")
+                  .boolean()
+                  .def("false")
+                  .doc("MSG_ZEROCOPY on every send() with SO_ZEROCOPY set (Linux 6.7: 0df7cd3c13e4, 64c99d2d6ada, "
+                       "4b0bf10eb077, 581512a6dc93): when the whole rest of the send() fits the credit "
+                       "(virtio_transport_can_zcopy; in the guest also its pages + 1 <= the tx queue's size) the "
+                       "user pages are pinned and sent as fragments instead of copied, and a completion reaches "
+                       "the error queue once the packet is freed; the benchmark reads it with "
+                       "recvmsg(MSG_ERRQUEUE) before its next send(); otherwise the send() falls back to copying")
+                  .kernel("net/vmw_vsock/virtio_transport_common.c: virtio_transport_can_zcopy, "
+                          "virtio_transport_init_zcopy_skb")
+                  .scope("virtio_vsock"));
   reg.declare(Param("guest.vcpus")
                   .integer()
                   .unit("vCPUs")

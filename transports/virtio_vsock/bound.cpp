@@ -9,6 +9,28 @@
 
 namespace vsim::virtio_vsock {
 
+namespace {
+
+// MSG_ZEROCOPY at best: every send() one enqueue call that pins its pages
+// (virtio_transport_can_zcopy: the whole message within the credit, so at
+// most buf_alloc; in the guest its pages + 1 within the tx queue), in
+// packets of at most `chunk`. Otherwise each send() copies and still pays
+// a notification. The error queue reads are left out: coalesced
+// notifications make them as rare as one per many send()s.
+struct ZerocopyPlan {
+  bool pinned;
+  std::uint64_t chunk;
+};
+ZerocopyPlan zerocopy_plan(const detail::Knobs& kn, bool guest)
+{
+  const std::uint32_t pages = std::min(detail::pages_of(kn.message_size), detail::kMaxSkbFrags);
+  const bool fits = kn.message_size <= kn.buf_alloc && (!guest || pages + 1 <= kn.queue_size);
+  const std::uint64_t max_pkt = guest ? kn.max_pkt_size : kn.host_pkt_size;
+  return {kn.zerocopy && fits, std::min<std::uint64_t>(max_pkt, detail::kMaxSkbFrags * detail::kPageSize)};
+}
+
+} // namespace
+
 PlatformPlan platform_plan(const Params& p)
 {
   // The simulation's own costs, knobs and pinning (transports/virtio_vsock/
@@ -39,9 +61,11 @@ PlatformPlan platform_plan(const Params& p)
   plan.connections = static_cast<int>(p.integer("workload.connections"));
   plan.clock_ghz = k.clock_ghz;
   const double msgs = 1e6 / static_cast<double>(m); // messages (and at least as many recv() calls) per MB
-  // CREDIT_UPDATE packets per MB: one per recv() (2018), else one per
-  // (buf_alloc - credit_threshold) bytes read.
-  const double credits = every_read ? msgs : 1e6 / std::max(window, 1.0);
+  // CREDIT_UPDATE packets per MB: one per recv() (2018) and one per
+  // message with SOCK_SEQPACKET, else one per (buf_alloc - credit_threshold)
+  // bytes read.
+  const double credits = every_read || kn.seqpacket ? msgs : 1e6 / std::max(window, 1.0);
+  const ZerocopyPlan zg = zerocopy_plan(kn, true), zh = zerocopy_plan(kn, false);
   // Interrupt entry (vCPU 0's interrupt context) and a work item run (its
   // kworker), spread over a full queue.
   const double irq_only = (k.virtio_guest_irq_exit + k.virtio_guest_isr) / chains;
@@ -56,10 +80,21 @@ PlatformPlan platform_plan(const Params& p)
     if (g2h) {
       // The guest writer (AppThread): send(), then per packet virtio_transport_send_pkt_info:
       // two allocations and the copy from user memory.
+      // MSG_ZEROCOPY: header-only packets of pinned pages, one notification
+      // (allocated at send, completed in the tx work with the unpinning).
       const Split sp =
-          split(m, max_pkt, [&](double n) { return k.virtio_guest_pkt + 2 * k.virtio_guest_alloc + guest_copy(n); });
+          zg.pinned ? split(m, zg.chunk,
+                            [&](double n) {
+                              return k.virtio_guest_pkt + k.virtio_guest_alloc +
+                                     detail::pages_of(static_cast<std::uint64_t>(n)) * k.virtio_guest_zcopy_pin_page;
+                            })
+                    : split(m, max_pkt,
+                            [&](double n) { return k.virtio_guest_pkt + 2 * k.virtio_guest_alloc + guest_copy(n); });
+      const double notify = kn.zerocopy ? msgs * k.virtio_guest_alloc : 0.0;
+      const double completion = (kn.zerocopy ? msgs * k.virtio_guest_zcopy_notify : 0.0) +
+                                (zg.pinned ? 1e6 / detail::kPageSize * k.virtio_guest_zcopy_unpin_page : 0.0);
       plan.loads.push_back({fmt::format("guest_writer{}", i), gcpu, "guest writer (send syscall, packets, copy)", i,
-                            msgs * (guest.user_per_call + k.virtio_guest_send_syscall + sp.sum),
+                            msgs * (guest.user_per_call + k.virtio_guest_send_syscall + sp.sum) + notify,
                             fmt::format("{:.0f} packets per MB", msgs * sp.packets)});
       // send_pkt_work after each syscall: one run, a tx entry per packet.
       plan.loads.push_back({kworker, gcpu, "guest kworker (send work onto the tx queue)", i,
@@ -85,7 +120,7 @@ PlatformPlan platform_plan(const Params& p)
                             fmt::format("{:.0f} recv() per MB", msgs)});
       // vCPU 0: tx completions (virtio_transport_tx_work frees every packet)
       // and the credit updates arriving in rx buffers (then refilled).
-      irq += msgs * sp.packets * (k.virtio_guest_tx_done + k.virtio_guest_free + irq_entry) +
+      irq += completion + msgs * sp.packets * (k.virtio_guest_tx_done + k.virtio_guest_free + irq_entry) +
              credits * (k.virtio_guest_rx_buf + k.virtio_guest_rx_pkt + k.virtio_guest_free + 2 * k.virtio_guest_alloc +
                         k.virtio_guest_vq_add + irq_entry);
       irq_what = "tx completions (free each packet), credit updates received, rx refill";
@@ -94,9 +129,18 @@ PlatformPlan platform_plan(const Params& p)
     } else {
       const std::uint64_t host_pkt = kn.host_pkt_size;
       const Split wp =
-          split(m, host_pkt, [&](double n) { return k.virtio_host_pkt + 2 * k.virtio_host_alloc + host_copy(n); });
+          zh.pinned ? split(m, zh.chunk,
+                            [&](double n) {
+                              return k.virtio_host_pkt + k.virtio_host_alloc +
+                                     detail::pages_of(static_cast<std::uint64_t>(n)) * k.virtio_host_zcopy_pin_page;
+                            })
+                    : split(m, host_pkt,
+                            [&](double n) { return k.virtio_host_pkt + 2 * k.virtio_host_alloc + host_copy(n); });
+      const double notify = kn.zerocopy ? msgs * k.virtio_host_alloc : 0.0;
+      const double completion = (kn.zerocopy ? msgs * k.virtio_host_zcopy_notify : 0.0) +
+                                (zh.pinned ? 1e6 / detail::kPageSize * k.virtio_host_zcopy_unpin_page : 0.0);
       plan.loads.push_back({fmt::format("host_writer{}", i), hcpu, "host writer (send syscall, packets, copy)", i,
-                            msgs * (host.user_per_call + k.virtio_host_send_syscall + wp.sum),
+                            msgs * (host.user_per_call + k.virtio_host_send_syscall + wp.sum) + notify,
                             fmt::format("{:.0f} packets per MB", msgs * wp.packets)});
       // vhost send_pkt_work: a guest rx buffer per rx_buf_size bytes, a
       // header in each (only the first with mergeable rx).
@@ -108,7 +152,7 @@ PlatformPlan platform_plan(const Params& p)
         const double headers = mergeable ? 1 : b;
         return b * k.virtio_host_rx_buf + vhost_copy(n + headers * kHeaderBytes) + k.virtio_host_free;
       });
-      vhost += msgs * vp.sum + msgs * buffers / chains * k.virtio_host_worker_run +
+      vhost += completion + msgs * vp.sum + msgs * buffers / chains * k.virtio_host_worker_run +
                credits * (k.virtio_host_tx_pkt + k.virtio_host_alloc);
       vhost_what = fmt::format("{:.0f} rx buffers per MB filled (copy out), {:.1f} credit updates per MB",
                                msgs * buffers * plan.connections, credits * plan.connections);

@@ -428,6 +428,108 @@ const std::vector<CostField<Costs>>& Costs::fields()
                    "plus C-state exit; ~20 us upper bound excludes deep C6.",
           .sources = "[R17], [R18], [R8], [R41]",
       },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_zcopy_pin_page),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "MSG_ZEROCOPY (guest sender, workload.zerocopy): pinning one user page and adding it as a packet "
+                 "fragment (__zerocopy_sg_from_iter: get_user_pages_fast, skb_fill_page_desc), instead of copying it",
+          .scope = "virtio_vsock",
+          .plausible = {30, 1000},
+          .basis = "(derived) A page-table walk of a recently touched buffer (cached, no fault) and an atomic page "
+                   "reference (tens of cycles uncontended, as the irq save/restore and SLUB fast paths [R20]); the "
+                   "kernel's own note says pinning replaces the per-byte copy with per-page accounting [R51].",
+          .sources = "[R51], [R20]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_zcopy_unpin_page),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "MSG_ZEROCOPY (guest): releasing one pinned page when its packet is freed (skb_release_data: put_page "
+                 "of each fragment), in the tx work after the device used the packet",
+          .scope = "virtio_vsock",
+          .plausible = {10, 500},
+          .basis = "(derived) One atomic decrement of the page's reference per fragment and the fragment walk; no free "
+                   "of the page (the user still maps it) [R51], [R20].",
+          .sources = "[R51], [R20]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_zcopy_notify),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "MSG_ZEROCOPY (guest): the completion of one enqueue call when its last packet is freed "
+                 "(msg_zerocopy_callback: the notification queued on the error queue or merged into its tail, "
+                 "sk_error_report, the pinned-memory accounting undone)",
+          .scope = "virtio_vsock",
+          .plausible = {200, 4000},
+          .basis = "(derived) A spinlock with irq save/restore (37 cycles [R20]), an skb queued or a range extended, a "
+                   "wake-up call that finds no poller, and the locked_vm accounting; the kernel calls this the "
+                   "notification overhead [R51].",
+          .sources = "[R51], [R20]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_errqueue_recv),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "MSG_ZEROCOPY (guest): the benchmark's recvmsg(MSG_ERRQUEUE) reading one notification (entry/exit, "
+                 "sock_recv_errqueue: dequeue, put_cmsg, free)",
+          .scope = "virtio_vsock",
+          .plausible = {500, 5000},
+          .basis = "(derived) A syscall's entry/exit as for recvmsg (190-240 ns with KPTI), one skb dequeued under the "
+                   "queue lock, a control message copied out and the skb freed.",
+          .sources = "[R1], [R2], [R3], [R51]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_zcopy_pin_page),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "MSG_ZEROCOPY (host sender, workload.zerocopy): pinning one user page and adding it as a packet "
+                 "fragment (__zerocopy_sg_from_iter: get_user_pages_fast, skb_fill_page_desc), instead of copying it",
+          .scope = "virtio_vsock",
+          .plausible = {30, 1000},
+          .basis = "(derived) A page-table walk of a recently touched buffer (cached, no fault) and an atomic page "
+                   "reference (tens of cycles uncontended, as the irq save/restore and SLUB fast paths [R20]); the "
+                   "kernel's own note says pinning replaces the per-byte copy with per-page accounting [R51].",
+          .sources = "[R51], [R20]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_zcopy_unpin_page),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "MSG_ZEROCOPY (host): releasing one pinned page when its packet is freed (skb_release_data: put_page "
+                 "of each fragment), in the vhost worker after it copied the packet into guest buffers",
+          .scope = "virtio_vsock",
+          .plausible = {10, 500},
+          .basis = "(derived) One atomic decrement of the page's reference per fragment and the fragment walk; no free "
+                   "of the page (the user still maps it) [R51], [R20].",
+          .sources = "[R51], [R20]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_zcopy_notify),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "MSG_ZEROCOPY (host): the completion of one enqueue call when its last packet is freed "
+                 "(msg_zerocopy_callback: the notification queued on the error queue or merged into its tail, "
+                 "sk_error_report, the pinned-memory accounting undone)",
+          .scope = "virtio_vsock",
+          .plausible = {200, 4000},
+          .basis = "(derived) A spinlock with irq save/restore (37 cycles [R20]), an skb queued or a range extended, a "
+                   "wake-up call that finds no poller, and the locked_vm accounting; the kernel calls this the "
+                   "notification overhead [R51].",
+          .sources = "[R51], [R20]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_errqueue_recv),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "MSG_ZEROCOPY (host): the benchmark's recvmsg(MSG_ERRQUEUE) reading one notification (entry/exit, "
+                 "sock_recv_errqueue: dequeue, put_cmsg, free)",
+          .scope = "virtio_vsock",
+          .plausible = {500, 5000},
+          .basis = "(derived) A syscall's entry/exit as for recvmsg (190-240 ns with KPTI), one skb dequeued under the "
+                   "queue lock, a control message copied out and the skb freed.",
+          .sources = "[R1], [R2], [R3], [R51]",
+      },
   };
   return t;
 }

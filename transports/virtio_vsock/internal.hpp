@@ -37,7 +37,9 @@ struct Knobs {
   std::uint64_t message_size, total_bytes;
   std::uint32_t rx_buf_size, max_pkt_size, host_pkt_size;
   bool mergeable_rx, host_split, credit_every_read, small_pkt_copy, batch_used, event_idx, indirect;
-  bool iperf3; // workload.app: iperf3's client and server instead of blocking loops
+  bool iperf3;    // workload.app: iperf3's client and server instead of blocking loops
+  bool seqpacket; // workload.socket_type: one message per send() and per recv()
+  bool zerocopy;  // workload.zerocopy: MSG_ZEROCOPY on every send()
   std::uint16_t queue_size;
   std::uint32_t weight_packets;
   std::uint64_t weight_bytes;
@@ -53,6 +55,10 @@ struct Counters {
   Count rx_interrupts, tx_interrupts, credit_updates, worker_wakeups, worker_runs;
   Count packets, rx_buffers, credit_stalls, reader_sleeps, small_pkt_copies;
   Count rx_buffer_stalls, guest_work_runs, polls, eagain_writes;
+  Count messages; // SOCK_SEQPACKET: whole messages a reader took
+  // MSG_ZEROCOPY: enqueue calls sent from pinned pages or copied, notifications
+  // queued on the error queue, recvmsg(MSG_ERRQUEUE) calls, pages pinned.
+  Count zerocopy_sends, zerocopy_fallbacks, zerocopy_completions, errqueue_reads, pages_pinned;
 };
 
 // The counter table: each count as the metric it is reported as (per MB
@@ -93,6 +99,21 @@ inline const std::vector<CounterMetric<Counters>>& counter_metrics()
        per_MB("eagain_writes", "virtio_vsock: non-blocking write()s that found no credit (EAGAIN), per MB")},
       {&Counters::guest_work_runs,
        per_MB("guest_work_runs", "virtio_vsock: guest workqueue item runs (send, rx, tx) per MB")},
+      {&Counters::messages,
+       per_MB("messages", "virtio_vsock: whole messages a reader took (workload.socket_type seqpacket) per MB")},
+      {&Counters::zerocopy_sends,
+       per_MB("zerocopy_sends", "virtio_vsock: enqueue calls (virtio_transport_send_pkt_info) that sent pinned user "
+                                "pages without a copy (workload.zerocopy) per MB")},
+      {&Counters::zerocopy_fallbacks,
+       per_MB("zerocopy_fallbacks", "virtio_vsock: enqueue calls with MSG_ZEROCOPY that copied instead "
+                                    "(virtio_transport_can_zcopy false) per MB")},
+      {&Counters::zerocopy_completions,
+       per_MB("zerocopy_completions", "virtio_vsock: MSG_ZEROCOPY notifications queued on the sender's error queue "
+                                      "(one per enqueue call, when its last packet is freed) per MB")},
+      {&Counters::errqueue_reads,
+       per_MB("errqueue_reads", "virtio_vsock: the benchmark's recvmsg(MSG_ERRQUEUE) calls per MB")},
+      {&Counters::pages_pinned,
+       per_MB("pages_pinned", "virtio_vsock: user pages pinned for MSG_ZEROCOPY packets per MB")},
   };
   return table;
 }
@@ -108,7 +129,24 @@ struct Pkt {
   std::uint32_t buf_alloc = 0;
   bool more = false; // mergeable rx: the packet continues in the next buffer
   bool cont = false; // mergeable rx: this buffer continues a packet (no header)
+  bool eom = false;  // SOCK_SEQPACKET: VIRTIO_VSOCK_SEQ_EOM, the last packet of a message
+  // MSG_ZEROCOPY: user pages referenced as fragments (0: the payload was
+  // copied), and whether the packet holds its enqueue call's notification
+  // (the ubuf_info of virtio_transport_init_zcopy_skb), with its id.
+  std::uint16_t frags = 0;
+  bool zc_notify = false;
+  std::uint64_t zc_id = 0;
 };
+
+// MSG_ZEROCOPY's chunk: min(VIRTIO_VSOCK_MAX_PKT_BUF_SIZE, MAX_SKB_FRAGS *
+// PAGE_SIZE) (virtio_transport_send_pkt_info), and the pages a packet of
+// `len` bytes of a page-aligned user buffer references.
+inline constexpr std::uint32_t kPageSize = 4096;
+inline constexpr std::uint32_t kMaxSkbFrags = 17;
+inline std::uint32_t pages_of(std::uint64_t len)
+{
+  return static_cast<std::uint32_t>((len + kPageSize - 1) / kPageSize);
+}
 
 // Storage for packets and rx buffers in flight; ids are virtqueue tokens.
 class Slab {
@@ -154,6 +192,7 @@ struct Sock {
     std::uint32_t len; // payload bytes
     std::uint32_t off = 0;
     bool merged = false; // small_pkt_copy: copied into the previous buffer
+    bool eom = false;    // SOCK_SEQPACKET: ends a message
   };
   std::deque<Entry> rxq;
   std::uint32_t tail_fill = 0; // bytes in the buffer of the last queued packet
@@ -166,6 +205,14 @@ struct Sock {
   SimThread* owner = nullptr;
   std::deque<SimThread*> lock_waiters;
   std::uint64_t lock_waits = 0; // lock_sock calls that found it held
+  std::uint32_t msg_count = 0;  // SOCK_SEQPACKET: whole messages queued (vvs->msg_count)
+  // MSG_ZEROCOPY (the sender): the next notification id (sk->sk_zckey), the
+  // next one to complete (they complete in order), the error queue's
+  // entries as id ranges [lo, hi] (__msg_zerocopy_callback extends the tail
+  // entry with the next id), and the pages pinned now.
+  std::uint64_t zc_next_id = 0, zc_done_id = 0;
+  std::deque<std::pair<std::uint64_t, std::uint64_t>> errqueue;
+  std::uint64_t pinned_pages = 0;
 
   // virtio_transport_space_update(): the peer's credit fields from a packet
   // it sent (taken before the socket lock, under tx_lock only).
@@ -372,8 +419,14 @@ Task<> sleep_until_woken(Waiter w);
 Task<> lock_sock(Waiter w, Sock& sk);
 // release_sock(): settle, drop the lock, wake one waiter.
 Task<> release_sock(SimThread& t, Sock& sk);
-// virtio_transport_send_pkt_info() for one packet (virtio_transport_common.cpp).
-void queue_pkt(std::deque<Queued>& list, Slab& slab, Sock& sock, int conn, Op op, std::uint32_t len);
+// virtio_transport_send_pkt_info() for one packet `p` (its op, length and
+// flags; virtio_transport_common.cpp).
+void queue_pkt(std::deque<Queued>& list, Slab& slab, Sock& sock, int conn, Pkt p);
+// The free of a sent packet holding MSG_ZEROCOPY state (skb_release_data):
+// its pinned pages released and, for the last packet of an enqueue call,
+// the notification queued on the sender's error queue
+// (virtio_transport_common.cpp). Returns what it costs at these prices.
+double zerocopy_free(Counters& n, const Pkt& p, Sock& sender, double unpin_page, double notify);
 // queue_work() of a guest work item (virtio_transport.cpp): a no-op while
 // it is pending; it runs on the kworker already running it (work items are
 // not reentrant), else on `local`, the kworker of the queueing vCPU.
@@ -464,7 +517,7 @@ private:
 // The costs of one end's socket layer.
 struct StackCosts {
   double user_per_call, send_syscall, recv_syscall, poll_syscall, alloc, free, pkt, dequeue_pkt, wakeup_latency,
-      context_switch, halted_wakeup;
+      context_switch, halted_wakeup, pin_page, errqueue_recv;
   double copy_fixed, copy_bpc;
   double copy(double bytes) const { return copy_fixed + std::ceil(bytes / copy_bpc); }
 
@@ -484,6 +537,8 @@ struct StackCosts {
             k.guest_wakeup_latency,
             k.guest_context_switch,
             k.virtio_guest_halted_wakeup,
+            k.virtio_guest_zcopy_pin_page,
+            k.virtio_guest_errqueue_recv,
             k.guest_copy_fixed,
             k.guest_copy_bytes_per_cycle};
   }
@@ -500,6 +555,8 @@ struct StackCosts {
             k.host_wakeup_latency,
             k.guest_context_switch,
             0,
+            k.virtio_host_zcopy_pin_page,
+            k.virtio_host_errqueue_recv,
             k.virtio_host_copy_fixed,
             k.virtio_host_copy_bytes_per_cycle};
   }
@@ -518,7 +575,7 @@ protected:
   }
 
   // How a packet this end built reaches the other side (called settled).
-  virtual void queue_packet(Op op, std::uint32_t len) = 0;
+  virtual void queue_packet(const Pkt& p) = 0;
   Waiter waiter() { return Waiter{*this, lat_, sc_.wakeup_latency, sc_.context_switch, sc_.halted_wakeup}; }
 
   Task<> body() override;
@@ -543,6 +600,20 @@ private:
   // copy from user memory. Blocking: sleeps for credit until all is sent;
   // non-blocking: returns what the credit allowed (0: EAGAIN).
   Task<std::uint64_t> send_call(std::uint64_t len, bool blocking);
+  // One packet's allocation and payload: copied, or pinned pages (zcopy);
+  // `notify`: it carries its enqueue call's MSG_ZEROCOPY notification.
+  Task<> fill_pkt(Pkt& p, bool zcopy, bool notify);
+  // virtio_transport_can_zcopy() for an enqueue call of `rest` bytes, the
+  // rest of the send(), with `credit` to send them.
+  bool can_zcopy(std::uint64_t rest, std::uint64_t credit, bool first) const;
+  // The benchmark's recvmsg(MSG_ERRQUEUE) before a send(): one per entry
+  // the error queue holds (workload.zerocopy).
+  Task<> read_errqueue();
+  // What a stream recv() takes (virtio_transport_stream_do_dequeue).
+  Task<std::uint64_t> dequeue_stream(std::uint64_t len);
+  // The whole message recv() takes with SOCK_SEQPACKET
+  // (virtio_transport_seqpacket_do_dequeue).
+  Task<std::uint64_t> dequeue_message(std::uint64_t len);
   // One blocking recv() of up to `len` bytes (vsock_stream_recvmsg,
   // virtio_transport_stream_do_dequeue, then the credit update policy),
   // with the application's own work per call or without it.
@@ -562,9 +633,9 @@ public:
   }
 
 protected:
-  void queue_packet(Op op, std::uint32_t len) override
+  void queue_packet(const Pkt& p) override
   {
-    queue_pkt(s_.guest_send, s_.slab, sk_, c_.index, op, len);
+    queue_pkt(s_.guest_send, s_.slab, sk_, c_.index, p);
     queue_work(s_, GuestWork::Send, kworker_, now());
   }
 
@@ -582,9 +653,9 @@ public:
   }
 
 protected:
-  void queue_packet(Op op, std::uint32_t len) override
+  void queue_packet(const Pkt& p) override
   {
-    queue_pkt(s_.host_send, s_.slab, sk_, c_.index, op, len);
+    queue_pkt(s_.host_send, s_.slab, sk_, c_.index, p);
     s_.vhost->ring(now(), kSend); // vhost_work_queue
   }
 };

@@ -63,7 +63,9 @@ Task<> Vhost::deliver_to_host(const Pkt& p)
     co_await release_sock(*this, sk);
     co_return;
   }
-  sk.rxq.push_back(Sock::Entry{p.len});
+  if (p.eom)
+    ++sk.msg_count; // virtio_transport_recv_enqueue: one more whole message (SOCK_SEQPACKET)
+  sk.rxq.push_back(Sock::Entry{.len = p.len, .eom = p.eom});
   if (sk.app->waiting())
     sk.app->wake_at(now());
   co_await release_sock(*this, sk);
@@ -147,6 +149,9 @@ Task<> Vhost::do_send_pkt()
     b.len = n;
     b.cont = !header;
     b.more = kn.mergeable_rx && q.off + n < p.len;
+    b.eom = p.eom && q.off + n == p.len; // vhost clears EOM on all but the last piece
+    b.frags = 0; // the guest's buffer holds a copy; the zerocopy state stays with the host's packet
+    b.zc_notify = false;
     s_.slab[a->token] = b;
     const std::uint32_t hdr = header ? (kn.mergeable_rx ? kMrgHeaderBytes : kHeaderBytes) : 0;
     co_await run(k.virtio_host_rx_buf + k.vhost_copy(n + hdr), Cat::Sys); // copy_to_iter
@@ -160,7 +165,14 @@ Task<> Vhost::do_send_pkt()
     q.off += n;
     bytes += n;
     if (q.off == p.len) {
-      co_await run(k.virtio_host_free, Cat::Sys);
+      // The packet freed: a MSG_ZEROCOPY one's pages unpinned and its
+      // notification queued on the host sender's error queue only now that
+      // vhost copied it (skb_copy_datagram_iter) into guest buffers.
+      const double zerocopy = p.frags > 0 || p.zc_notify
+                                  ? zerocopy_free(s_.n, p, s_.conns[static_cast<std::size_t>(p.conn)].host,
+                                                  k.virtio_host_zcopy_unpin_page, k.virtio_host_zcopy_notify)
+                                  : 0.0;
+      co_await run(k.virtio_host_free + zerocopy, Cat::Sys);
       s_.slab.release(q.id);
       s_.host_send.pop_front();
       ++pkts;

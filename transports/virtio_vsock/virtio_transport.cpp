@@ -66,8 +66,12 @@ Task<> Kworker::send_work()
   double cost = 0;
   while (!s_.guest_send.empty()) {
     const Queued q = s_.guest_send.front();
-    // Header and payload: two buffers (one descriptor with INDIRECT_DESC).
-    if (!s_.txq->add(now(), s_.slab[q.id].len > 0 ? 2 : 1, q.id))
+    // Header and payload: two buffers (one descriptor with INDIRECT_DESC);
+    // a MSG_ZEROCOPY packet: the header and one buffer per page
+    // (virtio_transport_send_skb, out_sgs[MAX_SKB_FRAGS + 1]).
+    const Pkt& p = s_.slab[q.id];
+    const auto buffers = static_cast<std::uint16_t>(p.frags > 0 ? 1 + p.frags : (p.len > 0 ? 2 : 1));
+    if (!s_.txq->add(now(), buffers, q.id))
       break; // the tx queue is full: tx work re-queues us when buffers come back
     s_.guest_send.pop_front();
     cost += k.virtio_guest_vq_add;
@@ -129,7 +133,7 @@ std::uint32_t add_rx_buffers(Shared& s, Time t)
 // a CREDIT_REQUEST on its own).
 std::string kernel_hang_reason(const Shared& s)
 {
-  if (!s.kn.credit_every_read && s.kn.credit_threshold == 0)
+  if (!s.kn.credit_every_read && !s.kn.seqpacket && s.kn.credit_threshold == 0)
     for (const Conn& c : s.conns)
       for (const Sock* sk : {&c.guest, &c.host})
         if (sk->tx_cnt > 0 && sk->credit_signed() <= 0)
@@ -243,6 +247,7 @@ Task<> Kworker::process_rx_buffer(std::uint32_t id)
   merging_len_ += p.len;
   if (!p.more) {
     in_merge_ = false;
+    merging_.eom = p.eom; // the packet's last buffer carries its EOM
     co_await deliver(merging_, merging_len_);
   }
 }
@@ -267,16 +272,21 @@ Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
     co_await release_sock(*this, sk);
     co_return;
   }
+  // virtio_transport_recv_enqueue(): with SOCK_SEQPACKET a packet ending a
+  // message counts one more whole message, and a small packet is never
+  // copied into a tail that ends one (VIRTIO_VSOCK_SEQ_EOM).
+  if (p.eom)
+    ++sk.msg_count;
   const bool small = kn.small_pkt_copy && len <= kn.small_pkt_max;
-  if (small && !sk.rxq.empty() && sk.tail_cap > 0 && len <= sk.tail_cap - sk.tail_fill) {
+  if (small && !sk.rxq.empty() && !sk.rxq.back().eom && sk.tail_cap > 0 && len <= sk.tail_cap - sk.tail_fill) {
     co_await run(k.guest_copy(len) + k.virtio_guest_free, Cat::Sys);
     s_.n.copies.add();
     s_.n.small_pkt_copies.add();
     s_.n.frees.add();
     sk.tail_fill += len;
-    sk.rxq.push_back(Sock::Entry{len, 0, true});
+    sk.rxq.push_back(Sock::Entry{len, 0, true, p.eom});
   } else {
-    sk.rxq.push_back(Sock::Entry{len, 0, false});
+    sk.rxq.push_back(Sock::Entry{len, 0, false, p.eom});
     sk.tail_fill = len;
     sk.tail_cap = kn.mergeable_rx ? len : kn.rx_buf_size;
   }
@@ -285,8 +295,10 @@ Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
   co_await release_sock(*this, sk);
 }
 
-// virtio_transport_tx_work(): free the packets vhost has consumed; if any,
-// queue the send work (the tx queue has room again).
+// virtio_transport_tx_work(): free the packets vhost has consumed (a
+// MSG_ZEROCOPY packet's pages unpinned, its notification queued on the
+// sender's error queue only now); if any, queue the send work (the tx
+// queue has room again).
 Task<> Kworker::tx_work()
 {
   const Costs& k = s_.k;
@@ -294,15 +306,21 @@ Task<> Kworker::tx_work()
   co_await settle();
   const Time t0 = now();
   std::uint32_t freed = 0;
+  double zerocopy = 0;
   do {
     vq.disable_cb();
     while (auto u = vq.get_buf(t0)) {
-      s_.slab.release(static_cast<std::uint32_t>(u->token));
+      const auto id = static_cast<std::uint32_t>(u->token);
+      const Pkt& p = s_.slab[id];
+      if (p.frags > 0 || p.zc_notify)
+        zerocopy += zerocopy_free(s_.n, p, s_.conns[static_cast<std::size_t>(p.conn)].guest,
+                                  k.virtio_guest_zcopy_unpin_page, k.virtio_guest_zcopy_notify);
+      s_.slab.release(id);
       ++freed;
     }
   } while (!vq.enable_cb());
   s_.n.frees.add(freed);
-  co_await run(freed * (k.virtio_guest_tx_done + k.virtio_guest_free), Cat::Sys);
+  co_await run(freed * (k.virtio_guest_tx_done + k.virtio_guest_free) + zerocopy, Cat::Sys);
   if (freed)
     queue_work(s_, GuestWork::Send, *this, now());
 }

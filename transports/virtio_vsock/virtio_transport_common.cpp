@@ -80,12 +80,9 @@ Task<> release_sock(SimThread& t, Sock& sk)
 
 // virtio_transport_send_pkt_info() for one packet: allocate, fill, queue.
 // The payload copy from user memory is charged by the caller.
-void queue_pkt(std::deque<Queued>& list, Slab& slab, Sock& sock, int conn, Op op, std::uint32_t len)
+void queue_pkt(std::deque<Queued>& list, Slab& slab, Sock& sock, int conn, Pkt p)
 {
-  Pkt p;
   p.conn = conn;
-  p.op = op;
-  p.len = len;
   p.fwd_cnt = sock.fwd_cnt; // virtio_transport_inc_tx_pkt(): piggyback fwd_cnt
   p.buf_alloc = sock.buf_alloc;
   sock.last_fwd_cnt = sock.fwd_cnt;
@@ -112,8 +109,11 @@ Task<> AppThread::send_all()
   const Knobs& kn = s_.kn;
   std::uint64_t left = kn.total_bytes;
   if (!kn.iperf3) {
-    while (left > 0)
+    while (left > 0) {
+      if (kn.zerocopy)
+        co_await read_errqueue();
       left -= co_await send_call(std::min(left, kn.message_size), true);
+    }
     co_return;
   }
   // iperf_run_client() with its streams non-blocking: select() for
@@ -132,6 +132,7 @@ Task<> AppThread::send_all()
 
 Task<std::uint64_t> AppThread::send_call(std::uint64_t len, bool blocking)
 {
+  const Knobs& kn = s_.kn;
   // The application's own work per call: the plain loop's, or iperf3's per
   // write() (StackCosts, by workload.app).
   charge(sc_.user_per_call, Cat::User);
@@ -139,6 +140,11 @@ Task<std::uint64_t> AppThread::send_call(std::uint64_t len, bool blocking)
   s_.n.syscalls.add();
   co_await lock_sock(waiter(), sk_); // held for the whole call, except while waiting
   std::uint64_t sent = 0;
+  // MSG_ZEROCOPY: the bytes left of the current enqueue call (since 6.7
+  // virtio_transport_send_pkt_info sends min(rest, credit) in packets) and
+  // whether it sends pinned pages.
+  std::uint64_t call_left = 0;
+  bool zcopy = false;
   while (sent < len) {
     co_await settle();
     const std::uint64_t credit = sk_.credit();
@@ -146,7 +152,8 @@ Task<std::uint64_t> AppThread::send_call(std::uint64_t len, bool blocking)
       if (!blocking)
         break; // -EAGAIN, or the bytes written so far
       // No credit: release the lock and sleep until a credit update
-      // arrives (what was queued so far goes out meanwhile).
+      // arrives (what was queued so far goes out meanwhile). A message
+      // (SOCK_SEQPACKET) cut here goes on with its next packet.
       s_.n.credit_stalls.add();
       mark("virtio_transport_get_credit: none, sleep");
       co_await release_sock(*this, sk_);
@@ -154,20 +161,168 @@ Task<std::uint64_t> AppThread::send_call(std::uint64_t len, bool blocking)
       co_await lock_sock(waiter(), sk_);
       continue;
     }
-    // virtio_transport_send_pkt_info(): kzalloc pkt, kmalloc buf, copy_from_iter
-    auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>({len - sent, max_pkt_, credit}));
-    co_await run(sc_.pkt + 2 * sc_.alloc + sc_.copy(n), Cat::Sys);
-    s_.n.allocations.add(2);
-    s_.n.copies.add();
+    if (kn.zerocopy && call_left == 0) {
+      call_left = std::min(len - sent, credit); // never more than the credit, which only grows meanwhile
+      zcopy = can_zcopy(len - sent, credit, sent == 0);
+      (zcopy ? s_.n.zerocopy_sends : s_.n.zerocopy_fallbacks).add();
+    }
+    const std::uint64_t chunk = zcopy ? std::min<std::uint64_t>(max_pkt_, kMaxSkbFrags * kPageSize) : max_pkt_;
+    const auto n =
+        static_cast<std::uint32_t>(std::min<std::uint64_t>({len - sent, chunk, kn.zerocopy ? call_left : credit}));
+    // virtio_transport_alloc_skb(): EOM on the packet that ends the message.
+    Pkt p{.len = n, .eom = kn.seqpacket && sent + n == len};
+    if (kn.zerocopy)
+      call_left -= n;
+    co_await fill_pkt(p, zcopy, kn.zerocopy && call_left == 0);
     sk_.tx_cnt += n;
     mark("virtio_transport_send_pkt_info", "bytes", n);
     trace_credit(*this, c_, sk_);
-    queue_packet(Op::Rw, n);
+    queue_packet(p);
     s_.n.packets.add();
     sent += n;
   }
   co_await release_sock(*this, sk_);
   co_return sent;
+}
+
+// virtio_transport_alloc_skb() and virtio_transport_fill_skb() for one
+// packet: the packet and its buffer allocated and the payload copied from
+// user memory, or (zerocopy) a header-only packet referencing the user's
+// pages, pinned (__zerocopy_sg_from_iter, get_user_pages_fast). The last
+// packet of an enqueue call with MSG_ZEROCOPY carries the call's
+// notification (virtio_transport_init_zcopy_skb: msg_zerocopy_realloc
+// allocates it), whether the call went zerocopy or not.
+Task<> AppThread::fill_pkt(Pkt& p, bool zcopy, bool notify)
+{
+  double cost = 0;
+  if (zcopy) {
+    p.frags = static_cast<std::uint16_t>(pages_of(p.len));
+    cost = sc_.pkt + sc_.alloc + p.frags * sc_.pin_page;
+    s_.n.allocations.add();
+    s_.n.pages_pinned.add(p.frags);
+    sk_.pinned_pages += p.frags;
+  } else {
+    cost = sc_.pkt + 2 * sc_.alloc + sc_.copy(p.len); // kzalloc pkt, kmalloc buf, copy_from_iter
+    s_.n.allocations.add(2);
+    s_.n.copies.add();
+  }
+  if (notify) {
+    cost += sc_.alloc;
+    s_.n.allocations.add();
+    p.zc_notify = true;
+    p.zc_id = sk_.zc_next_id++;
+  }
+  co_await run(cost, Cat::Sys);
+}
+
+// virtio_transport_can_zcopy(): only from the start of the user's buffer
+// (iov_offset 0: the send()'s first enqueue call), only if the whole rest
+// fits this call's credit, and in the guest only if its pages (at most
+// MAX_SKB_FRAGS) and the header fit the tx queue
+// (virtio_transport_can_msgzerocopy; vhost has no such check).
+bool AppThread::can_zcopy(std::uint64_t rest, std::uint64_t credit, bool first) const
+{
+  if (!first || rest > credit)
+    return false;
+  if (&sk_ == &c_.host)
+    return true;
+  const std::uint32_t pages = std::min(pages_of(rest), kMaxSkbFrags);
+  return pages + 1 <= s_.kn.queue_size;
+}
+
+// Before each send(), the benchmark reads the notifications queued so far:
+// one recvmsg(MSG_ERRQUEUE) per error queue entry (sock_recv_errqueue; as
+// after a poll() that reported POLLERR, whose cost is not charged). An
+// entry covers a range of notification ids (__msg_zerocopy_callback
+// extends the tail entry), so one read may complete many send()s.
+Task<> AppThread::read_errqueue()
+{
+  co_await settle();
+  while (!sk_.errqueue.empty()) {
+    sk_.errqueue.pop_front();
+    s_.n.errqueue_reads.add();
+    s_.n.syscalls.add();
+    co_await run(sc_.errqueue_recv, Cat::Sys);
+  }
+}
+
+double zerocopy_free(Counters& n, const Pkt& p, Sock& sender, double unpin_page, double notify)
+{
+  if (sender.pinned_pages < p.frags)
+    throw std::logic_error("invariant violated: MSG_ZEROCOPY unpins only pages it pinned");
+  sender.pinned_pages -= p.frags;
+  if (!p.zc_notify)
+    return p.frags * unpin_page;
+  if (p.zc_id != sender.zc_done_id)
+    throw std::logic_error("invariant violated: MSG_ZEROCOPY notifications complete in the order of the sends");
+  ++sender.zc_done_id;
+  if (!sender.errqueue.empty() && sender.errqueue.back().second + 1 == p.zc_id)
+    sender.errqueue.back().second = p.zc_id; // skb_zerocopy_notify_extend
+  else
+    sender.errqueue.emplace_back(p.zc_id, p.zc_id); // sock_queue_err_skb
+  n.zerocopy_completions.add();
+  return p.frags * unpin_page + notify;
+}
+
+// virtio_transport_stream_do_dequeue(): bytes from the queued packets, in
+// order, a packet freed once wholly read.
+Task<std::uint64_t> AppThread::dequeue_stream(std::uint64_t len)
+{
+  std::uint64_t got = 0;
+  for (;;) {
+    if (got >= len)
+      break;
+    co_await settle();
+    if (sk_.rxq.empty())
+      break;
+    Sock::Entry& e = sk_.rxq.front(); // stays put: nobody else touches the queue under the lock
+    auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(len - got, e.len - e.off));
+    co_await run((e.merged ? 0 : sc_.dequeue_pkt) + sc_.copy(n), Cat::Sys); // memcpy_to_msg
+    s_.n.copies.add();
+    e.off += n;
+    got += n;
+    if (e.off == e.len) {
+      // virtio_transport_dec_rx_pkt(): fwd_cnt counts a packet once it is
+      // wholly read, not the bytes read of it so far.
+      sk_.fwd_cnt += e.len;
+      bool merged = e.merged; // its buffer was freed when it was copied
+      sk_.rxq.pop_front();
+      if (!merged) {
+        charge(sc_.free, Cat::Sys); // virtio_transport_free_pkt: struct and buffer
+        s_.n.frees.add();
+      }
+    }
+  }
+  co_return got;
+}
+
+// virtio_transport_seqpacket_do_dequeue(): packets up to the one with EOM,
+// each copied as far as the user's buffer goes (the rest is dropped), freed
+// and counted in fwd_cnt; then one message fewer is queued.
+Task<std::uint64_t> AppThread::dequeue_message(std::uint64_t len)
+{
+  std::uint64_t got = 0;
+  for (bool eom = false; !eom;) {
+    co_await settle();
+    if (sk_.rxq.empty())
+      throw std::logic_error("invariant violated: a message counted in msg_count is queued up to its EOM");
+    const Sock::Entry e = sk_.rxq.front();
+    sk_.rxq.pop_front();
+    const std::uint64_t n = std::min<std::uint64_t>(len - got, e.len - e.off);
+    co_await run((e.merged ? 0 : sc_.dequeue_pkt) + (n > 0 ? sc_.copy(static_cast<double>(n)) : 0.0), Cat::Sys);
+    if (n > 0)
+      s_.n.copies.add();
+    got += n;
+    sk_.fwd_cnt += e.len;
+    if (!e.merged) {
+      charge(sc_.free, Cat::Sys);
+      s_.n.frees.add();
+    }
+    eom = e.eom;
+  }
+  --sk_.msg_count;
+  s_.n.messages.add();
+  co_return got;
 }
 
 Task<> AppThread::select_until(bool writable)
@@ -219,48 +374,31 @@ Task<std::uint64_t> AppThread::recv_call(std::uint64_t len, bool user_work)
   charge(sc_.recv_syscall, Cat::Sys);
   s_.n.syscalls.add();
   co_await lock_sock(waiter(), sk_); // the queue as of the work before
-  while (sk_.rxq.empty()) {
+  // vsock_connectible_wait_data(): data, or with SOCK_SEQPACKET a whole
+  // message (virtio_transport_seqpacket_has_data: msg_count).
+  while (kn.seqpacket ? sk_.msg_count == 0 : sk_.rxq.empty()) {
     s_.n.reader_sleeps.add();
     co_await release_sock(*this, sk_);
     co_await sleep_until_woken(waiter());
     co_await lock_sock(waiter(), sk_);
   }
   std::uint64_t got = 0;
-  for (;;) {
-    if (got >= len)
-      break;
-    co_await settle();
-    if (sk_.rxq.empty())
-      break;
-    Sock::Entry& e = sk_.rxq.front(); // stays put: nobody else touches the queue under the lock
-    auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(len - got, e.len - e.off));
-    co_await run((e.merged ? 0 : sc_.dequeue_pkt) + sc_.copy(n), Cat::Sys); // memcpy_to_msg
-    s_.n.copies.add();
-    e.off += n;
-    got += n;
-    if (e.off == e.len) {
-      // virtio_transport_dec_rx_pkt(): fwd_cnt counts a packet once it is
-      // wholly read, not the bytes read of it so far.
-      sk_.fwd_cnt += e.len;
-      bool merged = e.merged; // its buffer was freed when it was copied
-      sk_.rxq.pop_front();
-      if (!merged) {
-        charge(sc_.free, Cat::Sys); // virtio_transport_free_pkt: struct and buffer
-        s_.n.frees.add();
-      }
-    }
-  }
+  if (kn.seqpacket)
+    got = co_await dequeue_message(len);
+  else
+    got = co_await dequeue_stream(len);
   c_.delivered += got;
   if (s_.run_length)
     s_.run_length->delivered(c_.index, got, world().now());
   // virtio_transport_send_credit_update(): every read (2018) or when the
-  // free space the peer knows of is below the threshold (5.4).
-  if (kn.credit_every_read || sk_.buf_alloc - (sk_.fwd_cnt - sk_.last_fwd_cnt) < kn.credit_threshold) {
+  // free space the peer knows of is below the threshold (5.4); with
+  // SOCK_SEQPACKET after every message (virtio_transport_seqpacket_do_dequeue).
+  if (kn.seqpacket || kn.credit_every_read || sk_.buf_alloc - (sk_.fwd_cnt - sk_.last_fwd_cnt) < kn.credit_threshold) {
     co_await run(sc_.pkt + sc_.alloc, Cat::Sys);
     s_.n.allocations.add();
     s_.n.credit_updates.add();
     mark("virtio_transport_send_credit_update");
-    queue_packet(Op::CreditUpdate, 0);
+    queue_packet(Pkt{.op = Op::CreditUpdate});
   }
   co_await release_sock(*this, sk_);
   co_return got;

@@ -50,6 +50,8 @@ Knobs detail::read_knobs(const Params& p)
   kn.event_idx = p.boolean("virtio_vsock.event_idx");
   kn.indirect = p.boolean("virtio_vsock.indirect_desc");
   kn.iperf3 = p.text("workload.app") == "iperf3";
+  kn.seqpacket = p.text("workload.socket_type") == "seqpacket";
+  kn.zerocopy = p.boolean("workload.zerocopy");
   kn.queue_size = static_cast<std::uint16_t>(u("virtio_vsock.queue_size"));
   kn.weight_packets = static_cast<std::uint32_t>(u("virtio_vsock.vhost_weight_packets"));
   kn.weight_bytes = u("virtio_vsock.vhost_weight_bytes");
@@ -59,6 +61,23 @@ Knobs detail::read_knobs(const Params& p)
   kn.start_interval = connection_start_interval(p);
   return kn;
 }
+
+namespace {
+
+// workload.zerocopy: the largest send() virtio_transport_can_zcopy can let
+// through (the whole send() within the credit, at most buf_alloc; from the
+// guest also its pages, at most MAX_SKB_FRAGS, + 1 within the tx queue);
+// larger ones copy. Not a warning: a study of copy against zerocopy sweeps
+// sizes on both sides of it on purpose (experiments/vsock-zerocopy.yaml).
+Effective zerocopy_effective(const Knobs& kn, bool g2h)
+{
+  std::uint64_t most = kn.zerocopy ? kn.buf_alloc : 0;
+  if (kn.zerocopy && g2h && kn.queue_size <= kMaxSkbFrags)
+    most = std::min<std::uint64_t>(most, std::uint64_t{kn.queue_size - 1u} * kPageSize);
+  return {"zerocopy_max_send_bytes", static_cast<double>(most), "bytes", "workload.zerocopy", ""};
+}
+
+} // namespace
 
 std::vector<Effective> effective(const Params& p)
 {
@@ -100,6 +119,7 @@ std::vector<Effective> effective(const Params& p)
       {"credit_threshold_bytes", kn.credit_every_read ? 0.0 : d(kn.credit_threshold), "bytes",
        "virtio_vsock.credit_threshold", threshold_note},
       {"irq_vcpu", d(irq % vcpus), "", "virtio_vsock.irq_vcpu", irq_note},
+      zerocopy_effective(kn, p.text("direction") == "guest_to_host"),
   };
 }
 
