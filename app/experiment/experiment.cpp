@@ -428,6 +428,8 @@ private:
                                     "peer sees is always below it, so the threshold would change nothing",
                                     p.integer("virtio_vsock.credit_threshold"), p.integer("virtio_vsock.buf_alloc")),
                         "at most virtio_vsock.buf_alloc"));
+    if (transport == "virtio_vsock")
+      check_virtio_kernel(p, given);
     const PlatformProfile* profile = find_profile(p.text("platform"));
     if (profile->transport == transport)
       return;
@@ -442,6 +444,24 @@ private:
          with_allowed(
              fmt::format("{} is calibrated for transport {}, not {}", profile->name, profile->transport, transport),
              "with " + transport + ": " + (compatible.empty() ? "none yet" : join(compatible))));
+  }
+
+  // Knobs no kernel has together: the guest tx fast path (efcd71af38be,
+  // 6.12) sends sk_buffs; it came after the sk_buff conversion (71dc9ec9ac7d,
+  // 6.3). Blames the key the user set (the fast path when both were).
+  void check_virtio_kernel(const Params& p, const std::map<std::string, Given>& given) const
+  {
+    if (!p.boolean("virtio_vsock.tx_fast_path") || p.text("virtio_vsock.packet_type") != "virtio_vsock_pkt")
+      return;
+    if (given.count("virtio_vsock.tx_fast_path") || !given.count("virtio_vsock.packet_type"))
+      fail(with_file(origin_of(given, "virtio_vsock.tx_fast_path")), "virtio_vsock.tx_fast_path",
+           with_allowed("true needs virtio_vsock.packet_type sk_buff: the guest tx fast path (Linux 6.12) sends "
+                        "sk_buffs, and this point's packets are virtio_vsock_pkt (before Linux 6.3)",
+                        "false with packet_type virtio_vsock_pkt"));
+    fail(with_file(origin_of(given, "virtio_vsock.packet_type")), "virtio_vsock.packet_type",
+         with_allowed("virtio_vsock_pkt cannot go with tx_fast_path true: the guest tx fast path (Linux 6.12) sends "
+                      "sk_buffs (Linux 6.3)",
+                      "sk_buff while tx_fast_path is true"));
   }
 
   Origin with_file(Origin at) const

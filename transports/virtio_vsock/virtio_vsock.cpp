@@ -49,6 +49,8 @@ Knobs detail::read_knobs(const Params& p)
   kn.batch_used = p.boolean("virtio_vsock.batch_used");
   kn.event_idx = p.boolean("virtio_vsock.event_idx");
   kn.indirect = p.boolean("virtio_vsock.indirect_desc");
+  kn.skb = p.text("virtio_vsock.packet_type") == "sk_buff";
+  kn.tx_fast_path = p.boolean("virtio_vsock.tx_fast_path");
   kn.iperf3 = p.text("workload.app") == "iperf3";
   kn.queue_size = static_cast<std::uint16_t>(u("virtio_vsock.queue_size"));
   kn.weight_packets = static_cast<std::uint32_t>(u("virtio_vsock.vhost_weight_packets"));
@@ -82,8 +84,9 @@ std::vector<Effective> effective(const Params& p)
   if (irq >= vcpus)
     irq_note = fmt::format("virtio_vsock.irq_vcpu={}: the guest has {} vCPUs, the interrupts land on vCPU {}", irq,
                            vcpus, irq % vcpus);
-  // virtio_vsock_rx_fill(): rx buffers of a header and a payload buffer.
-  const std::uint32_t rx_buffers = kn.queue_size / Virtqueue::descriptors_for(2, kn.indirect);
+  // virtio_vsock_rx_fill(): rx buffers of a header and a payload buffer
+  // (one skb from 6.3).
+  const std::uint32_t rx_buffers = kn.queue_size / Virtqueue::descriptors_for(rx_buffer_sgs(kn), kn.indirect);
   std::string rx_note;
   if (rx_buffers < 2)
     rx_note = fmt::format("virtio_vsock.queue_size={}: the rx queue holds one rx buffer (no indirect descriptors), "
