@@ -23,6 +23,9 @@ PlatformPlan platform_plan(const Params& p)
   auto guest_copy = [&](double n) { return k.guest_copy(n); };
   auto host_copy = [&](double n) { return host.copy(n); };
   auto vhost_copy = [&](double n) { return k.vhost_copy(n); };
+  // A packet's allocations by size class (virtio_vsock_pkt or sk_buff).
+  auto guest_alloc = [&](double n) { return detail::guest_allocs(k, detail::pkt_allocs(kn.skb, std::uint32_t(n))); };
+  auto host_alloc = [&](double n) { return detail::host_allocs(k, detail::pkt_allocs(kn.skb, std::uint32_t(n))); };
   const double hcopy_fixed = k.virtio_host_copy_fixed, hbpc = k.virtio_host_copy_bytes_per_cycle;
 
   const std::uint64_t m = kn.message_size;
@@ -56,8 +59,7 @@ PlatformPlan platform_plan(const Params& p)
     if (g2h) {
       // The guest writer (AppThread): send(), then per packet virtio_transport_send_pkt_info:
       // two allocations and the copy from user memory.
-      const Split sp =
-          split(m, max_pkt, [&](double n) { return k.virtio_guest_pkt + 2 * k.virtio_guest_alloc + guest_copy(n); });
+      const Split sp = split(m, max_pkt, [&](double n) { return k.virtio_guest_pkt + guest_alloc(n) + guest_copy(n); });
       plan.loads.push_back({fmt::format("guest_writer{}", i), gcpu, "guest writer (send syscall, packets, copy)", i,
                             msgs * (guest.user_per_call + k.virtio_guest_send_syscall + sp.sum),
                             fmt::format("{:.0f} packets per MB", msgs * sp.packets)});
@@ -68,7 +70,7 @@ PlatformPlan platform_plan(const Params& p)
       // vhost handle_tx_kick: per packet vhost_vsock_alloc_pkt + copy in;
       // credit updates back through send_pkt_work: an rx buffer each.
       const Split vp =
-          split(m, max_pkt, [&](double n) { return k.virtio_host_tx_pkt + 2 * k.virtio_host_alloc + vhost_copy(n); });
+          split(m, max_pkt, [&](double n) { return k.virtio_host_tx_pkt + host_alloc(n) + vhost_copy(n); });
       vhost += msgs * vp.sum + msgs * vp.packets / chains * k.virtio_host_worker_run +
                credits * (k.virtio_host_rx_buf + vhost_copy(kHeaderBytes) + k.virtio_host_free);
       vhost_what = fmt::format("{:.0f} tx packets per MB (alloc, copy in), {:.1f} credit updates per MB",
@@ -81,20 +83,19 @@ PlatformPlan platform_plan(const Params& p)
       });
       plan.loads.push_back({fmt::format("host_reader{}", i), hcpu, "host reader (recv syscall, copy out)", i,
                             msgs * (host.user_per_call + k.virtio_host_recv_syscall + rp.sum) +
-                                credits * (k.virtio_host_pkt + k.virtio_host_alloc),
+                                credits * (k.virtio_host_pkt + host_alloc(0)),
                             fmt::format("{:.0f} recv() per MB", msgs)});
       // vCPU 0: tx completions (virtio_transport_tx_work frees every packet)
       // and the credit updates arriving in rx buffers (then refilled).
       irq += msgs * sp.packets * (k.virtio_guest_tx_done + k.virtio_guest_free + irq_entry) +
-             credits * (k.virtio_guest_rx_buf + k.virtio_guest_rx_pkt + k.virtio_guest_free + 2 * k.virtio_guest_alloc +
+             credits * (k.virtio_guest_rx_buf + k.virtio_guest_rx_pkt + k.virtio_guest_free + guest_alloc(rx_buf) +
                         k.virtio_guest_vq_add + irq_entry);
       irq_what = "tx completions (free each packet), credit updates received, rx refill";
       interrupts += (msgs * sp.packets + credits) * irq_only;
       plan.links.push_back({"vsock0.tx", i, fmt::format("guest_writer{}", i), fmt::format("host_reader{}", i)});
     } else {
       const std::uint64_t host_pkt = kn.host_pkt_size;
-      const Split wp =
-          split(m, host_pkt, [&](double n) { return k.virtio_host_pkt + 2 * k.virtio_host_alloc + host_copy(n); });
+      const Split wp = split(m, host_pkt, [&](double n) { return k.virtio_host_pkt + host_alloc(n) + host_copy(n); });
       plan.loads.push_back({fmt::format("host_writer{}", i), hcpu, "host writer (send syscall, packets, copy)", i,
                             msgs * (host.user_per_call + k.virtio_host_send_syscall + wp.sum),
                             fmt::format("{:.0f} packets per MB", msgs * wp.packets)});
@@ -109,12 +110,12 @@ PlatformPlan platform_plan(const Params& p)
         return b * k.virtio_host_rx_buf + vhost_copy(n + headers * kHeaderBytes) + k.virtio_host_free;
       });
       vhost += msgs * vp.sum + msgs * buffers / chains * k.virtio_host_worker_run +
-               credits * (k.virtio_host_tx_pkt + k.virtio_host_alloc);
+               credits * (k.virtio_host_tx_pkt + host_alloc(0));
       vhost_what = fmt::format("{:.0f} rx buffers per MB filled (copy out), {:.1f} credit updates per MB",
                                msgs * buffers * plan.connections, credits * plan.connections);
       // vCPU 0: rx work per buffer (take, deliver, refill), tx completions of
       // the credit updates.
-      irq += msgs * (buffers * (k.virtio_guest_rx_buf + 2 * k.virtio_guest_alloc + k.virtio_guest_vq_add + irq_entry) +
+      irq += msgs * (buffers * (k.virtio_guest_rx_buf + guest_alloc(rx_buf) + k.virtio_guest_vq_add + irq_entry) +
                      entries * k.virtio_guest_rx_pkt) +
              credits * (k.virtio_guest_tx_done + k.virtio_guest_free + irq_entry);
       irq_what = "rx work per buffer (deliver, refill), credit update completions";
@@ -125,7 +126,7 @@ PlatformPlan platform_plan(const Params& p)
           k.virtio_guest_dequeue_pkt + guest_copy(std::min(entry_bytes, static_cast<double>(m))) + k.virtio_guest_free;
       plan.loads.push_back({fmt::format("guest_reader{}", i), gcpu, "guest reader (recv syscall, copy out)", i,
                             msgs * (guest.user_per_call + k.virtio_guest_recv_syscall + entries * per_entry) +
-                                credits * (k.virtio_guest_pkt + k.virtio_guest_alloc),
+                                credits * (k.virtio_guest_pkt + guest_alloc(0)),
                             fmt::format("{:.0f} recv() per MB", msgs)});
       plan.loads.push_back({kworker, gcpu, "guest kworker (credit updates onto the tx queue)", i,
                             credits * (k.virtio_guest_work_run + k.virtio_guest_vq_add),
