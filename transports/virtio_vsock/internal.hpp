@@ -37,9 +37,10 @@ struct Knobs {
   std::uint64_t message_size, total_bytes;
   std::uint32_t rx_buf_size, max_pkt_size, host_pkt_size;
   bool mergeable_rx, host_split, credit_every_read, small_pkt_copy, batch_used, event_idx, indirect;
-  bool skb;          // packet_type sk_buff (6.3) instead of struct virtio_vsock_pkt
-  bool tx_fast_path; // virtio_transport_send_pkt's fast path (6.12)
-  bool iperf3;       // workload.app: iperf3's client and server instead of blocking loops
+  bool credit_rcvlowat; // credit_update threshold_rcvlowat (6.8)
+  bool skb;             // packet_type sk_buff (6.3) instead of struct virtio_vsock_pkt
+  bool tx_fast_path;    // virtio_transport_send_pkt's fast path (6.12)
+  bool iperf3;          // workload.app: iperf3's client and server instead of blocking loops
   std::uint16_t queue_size;
   std::uint32_t weight_packets;
   std::uint64_t weight_bytes;
@@ -650,6 +651,9 @@ private:
   Task<std::uint64_t> recv_call(std::uint64_t len, bool user_work);
   // select() on the socket until `ready` holds (vsock_poll under the lock).
   Task<> select_until(bool writable);
+  // Whether this recv() ends with a CREDIT_UPDATE (called settled, under
+  // the socket lock).
+  bool credit_update_due() const;
 };
 
 // A guest application thread. virtio_transport_send_pkt() queues each packet

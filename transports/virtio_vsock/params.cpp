@@ -9,7 +9,8 @@ namespace {
 
 // A kernel after the 2019 throughput series (5.4 onwards): its knobs are
 // 5.4's but for the packet representation and the guest tx fast path.
-Preset since_5_4(std::string name, std::string doc, std::string packet_type, bool tx_fast_path)
+Preset since_5_4(std::string name, std::string doc, std::string credit_update, std::string packet_type,
+                 bool tx_fast_path)
 {
   return {std::move(name),
           std::move(doc),
@@ -17,7 +18,7 @@ Preset since_5_4(std::string name, std::string doc, std::string packet_type, boo
            {"virtio_vsock.max_pkt_size", "64KiB"},
            {"virtio_vsock.mergeable_rx", "false"},
            {"virtio_vsock.host_split", "true"},
-           {"virtio_vsock.credit_update", "threshold"},
+           {"virtio_vsock.credit_update", std::move(credit_update)},
            {"virtio_vsock.small_pkt_copy", "true"},
            {"virtio_vsock.batch_used", "true"},
            {"virtio_vsock.queue_size", "128"},
@@ -59,18 +60,24 @@ const std::vector<Preset>& presets()
         {"virtio_vsock.vhost_weight_bytes", "0"},
         {"virtio_vsock.packet_type", "virtio_vsock_pkt"},
         {"virtio_vsock.tx_fast_path", "false"}}},
-      since_5_4("linux-5.4", "Linux 5.4 guest and vhost, after the 2019 throughput series", "virtio_vsock_pkt", false),
+      since_5_4("linux-5.4", "Linux 5.4 guest and vhost, after the 2019 throughput series", "threshold",
+                "virtio_vsock_pkt", false),
       since_5_4("linux-6.1",
                 "Linux 6.1.0 guest and vhost (struct virtio_vsock_pkt; 6.1.63 backported the sk_buff conversion)",
-                "virtio_vsock_pkt", false),
+                "threshold", "virtio_vsock_pkt", false),
       since_5_4("linux-6.2", "Linux 6.2-rc3, the baseline of the 2023 sk_buff series (struct virtio_vsock_pkt)",
-                "virtio_vsock_pkt", false),
-      since_5_4("linux-6.6", "Linux 6.6 guest and vhost: sk_buff packets (6.3), no tx fast path", "sk_buff", false),
+                "threshold", "virtio_vsock_pkt", false),
+      since_5_4("linux-6.6",
+                "Linux 6.6.0 guest and vhost: sk_buff packets (6.3), no tx fast path (6.6.y later took the 6.8 "
+                "credit rule)",
+                "threshold", "sk_buff", false),
       since_5_4("linux-6.9",
-                "Linux 6.9.8, the baseline of the 2024 tx fast-path series: sk_buff packets, no tx fast path",
-                "sk_buff", false),
-      since_5_4("linux-6.12", "Linux 6.12 guest and vhost: sk_buff packets and the guest tx fast path", "sk_buff",
-                true),
+                "Linux 6.9.8, the baseline of the 2024 tx fast-path series: sk_buff packets, the 6.8 credit rule, no "
+                "tx fast path",
+                "threshold_rcvlowat", "sk_buff", false),
+      since_5_4("linux-6.12",
+                "Linux 6.12 guest and vhost: sk_buff packets, the 6.8 credit rule, the guest tx fast path",
+                "threshold_rcvlowat", "sk_buff", true),
   };
   return list;
 }
@@ -141,9 +148,11 @@ void declare_params(ParamRegistry& reg)
               .kernel("drivers/vhost/vsock.c: vhost_transport_do_send_pkt"));
   declare(knob("virtio_vsock.credit_update")
               .choice()
-              .words({"every_read", "threshold"})
+              .words({"every_read", "threshold", "threshold_rcvlowat"})
               .doc("`every_read`: a CREDIT_UPDATE after every recv() that returned data; `threshold`: only when "
-                   "the free space the peer can see drops below credit_threshold")
+                   "the free space the peer can see drops below credit_threshold (5.4); `threshold_rcvlowat` "
+                   "(commits 93b808876682, 0fe179896811, Linux 6.8): when fwd_cnt moved and either the free space "
+                   "is below credit_threshold or fewer bytes than SO_RCVLOWAT (1, its default) remain queued")
               .kernel("net/vmw_vsock/virtio_transport_common.c: virtio_transport_stream_do_dequeue"));
   declare(knob("virtio_vsock.small_pkt_copy")
               .boolean()
@@ -221,7 +230,8 @@ void declare_params(ParamRegistry& reg)
               .unit("bytes")
               .def("64KiB")
               .range(0, 1 << 30)
-              .doc("with credit_update=threshold: send a credit update when the free space the peer knows of is "
+              .doc("with credit_update=threshold or threshold_rcvlowat: send a credit update when the free space "
+                   "the peer knows of is "
                    "below this (VIRTIO_VSOCK_MAX_PKT_BUF_SIZE)")
               .kernel("include/linux/virtio_vsock.h: VIRTIO_VSOCK_MAX_PKT_BUF_SIZE")
               .scope("virtio_vsock"));

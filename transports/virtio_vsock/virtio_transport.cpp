@@ -184,7 +184,7 @@ std::uint32_t add_rx_buffers(Shared& s, Time t)
 // a CREDIT_REQUEST on its own).
 std::string kernel_hang_reason(const Shared& s)
 {
-  if (!s.kn.credit_every_read && s.kn.credit_threshold == 0)
+  if (!s.kn.credit_every_read && !s.kn.credit_rcvlowat && s.kn.credit_threshold == 0)
     for (const Conn& c : s.conns)
       for (const Sock* sk : {&c.guest, &c.host})
         if (sk->tx_cnt > 0 && sk->credit_signed() <= 0)

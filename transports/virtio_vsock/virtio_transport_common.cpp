@@ -299,6 +299,23 @@ Task<> AppThread::receive_all()
   c_.done_at = now();
 }
 
+// virtio_transport_stream_do_dequeue()'s test for
+// virtio_transport_send_credit_update(): every read (2018); when the free
+// space the peer knows of is below the threshold (5.4); from 6.8 only if
+// fwd_cnt moved, and then also when fewer than SO_RCVLOWAT bytes (1: none)
+// remain queued (low_rx_bytes).
+bool AppThread::credit_update_due() const
+{
+  const Knobs& kn = s_.kn;
+  const std::uint64_t delta = sk_.fwd_cnt - sk_.last_fwd_cnt;
+  const bool low_space = sk_.buf_alloc - delta < kn.credit_threshold;
+  if (kn.credit_every_read)
+    return true;
+  if (kn.credit_rcvlowat)
+    return delta > 0 && (low_space || sk_.rxq.empty());
+  return low_space;
+}
+
 Task<std::uint64_t> AppThread::recv_call(std::uint64_t len, bool user_work)
 {
   const Knobs& kn = s_.kn;
@@ -341,9 +358,7 @@ Task<std::uint64_t> AppThread::recv_call(std::uint64_t len, bool user_work)
   c_.delivered += got;
   if (s_.run_length)
     s_.run_length->delivered(c_.index, got, world().now());
-  // virtio_transport_send_credit_update(): every read (2018) or when the
-  // free space the peer knows of is below the threshold (5.4).
-  if (kn.credit_every_read || sk_.buf_alloc - (sk_.fwd_cnt - sk_.last_fwd_cnt) < kn.credit_threshold) {
+  if (credit_update_due()) {
     const PktAllocs a = pkt_allocs(kn.skb, 0);
     co_await run(sc_.pkt + sc_.allocs(a), Cat::Sys);
     count_allocs(s_.n, a);

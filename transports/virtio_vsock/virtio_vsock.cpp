@@ -45,6 +45,7 @@ Knobs detail::read_knobs(const Params& p)
   // packets must fit one (virtio_transport_send_pkt_info caps them).
   kn.host_pkt_size = (kn.mergeable_rx || kn.host_split) ? kn.max_pkt_size : std::min(kn.max_pkt_size, kn.rx_buf_size);
   kn.credit_every_read = p.text("virtio_vsock.credit_update") == "every_read";
+  kn.credit_rcvlowat = p.text("virtio_vsock.credit_update") == "threshold_rcvlowat";
   kn.small_pkt_copy = p.boolean("virtio_vsock.small_pkt_copy");
   kn.batch_used = p.boolean("virtio_vsock.batch_used");
   kn.event_idx = p.boolean("virtio_vsock.event_idx");
@@ -77,7 +78,7 @@ std::vector<Effective> effective(const Params& p)
   if (kn.credit_every_read && p.has("virtio_vsock.credit_threshold"))
     threshold_note =
         fmt::format("virtio_vsock.credit_threshold={} is ignored: credit_update is every_read", kn.credit_threshold);
-  else if (!kn.credit_every_read && kn.credit_threshold == 0)
+  else if (!kn.credit_every_read && !kn.credit_rcvlowat && kn.credit_threshold == 0)
     threshold_note = "virtio_vsock.credit_threshold=0: no free space is below it, so the receiver never sends a "
                      "credit update and the run hangs once a writer has sent buf_alloc bytes";
   std::string irq_note;
