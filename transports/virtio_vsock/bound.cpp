@@ -60,13 +60,17 @@ PlatformPlan platform_plan(const Params& p)
       // The guest writer (AppThread): send(), then per packet virtio_transport_send_pkt_info:
       // two allocations and the copy from user memory.
       const Split sp = split(m, max_pkt, [&](double n) { return k.virtio_guest_pkt + guest_alloc(n) + guest_copy(n); });
+      // With the 6.12 fast path the writer adds its packets itself (at best
+      // every one: no send work).
+      const double fast_adds = kn.tx_fast_path ? sp.packets * k.virtio_guest_vq_add : 0;
       plan.loads.push_back({fmt::format("guest_writer{}", i), gcpu, "guest writer (send syscall, packets, copy)", i,
-                            msgs * (guest.user_per_call + k.virtio_guest_send_syscall + sp.sum),
+                            msgs * (guest.user_per_call + k.virtio_guest_send_syscall + sp.sum + fast_adds),
                             fmt::format("{:.0f} packets per MB", msgs * sp.packets)});
       // send_pkt_work after each syscall: one run, a tx entry per packet.
-      plan.loads.push_back({kworker, gcpu, "guest kworker (send work onto the tx queue)", i,
-                            msgs * (k.virtio_guest_work_run + sp.packets * k.virtio_guest_vq_add),
-                            "a send work run per send(), a tx entry per packet"});
+      if (!kn.tx_fast_path)
+        plan.loads.push_back({kworker, gcpu, "guest kworker (send work onto the tx queue)", i,
+                              msgs * (k.virtio_guest_work_run + sp.packets * k.virtio_guest_vq_add),
+                              "a send work run per send(), a tx entry per packet"});
       // vhost handle_tx_kick: per packet vhost_vsock_alloc_pkt + copy in;
       // credit updates back through send_pkt_work: an rx buffer each.
       const Split vp =
@@ -124,13 +128,16 @@ PlatformPlan platform_plan(const Params& p)
       const double entry_bytes = static_cast<double>(m) / entries;
       const double per_entry =
           k.virtio_guest_dequeue_pkt + guest_copy(std::min(entry_bytes, static_cast<double>(m))) + k.virtio_guest_free;
-      plan.loads.push_back({fmt::format("guest_reader{}", i), gcpu, "guest reader (recv syscall, copy out)", i,
-                            msgs * (guest.user_per_call + k.virtio_guest_recv_syscall + entries * per_entry) +
-                                credits * (k.virtio_guest_pkt + guest_alloc(0)),
-                            fmt::format("{:.0f} recv() per MB", msgs)});
-      plan.loads.push_back({kworker, gcpu, "guest kworker (credit updates onto the tx queue)", i,
-                            credits * (k.virtio_guest_work_run + k.virtio_guest_vq_add),
-                            "a send work run per credit update"});
+      // Credit updates: the 6.12 fast path adds them from the reader.
+      plan.loads.push_back(
+          {fmt::format("guest_reader{}", i), gcpu, "guest reader (recv syscall, copy out)", i,
+           msgs * (guest.user_per_call + k.virtio_guest_recv_syscall + entries * per_entry) +
+               credits * (k.virtio_guest_pkt + guest_alloc(0) + (kn.tx_fast_path ? k.virtio_guest_vq_add : 0)),
+           fmt::format("{:.0f} recv() per MB", msgs)});
+      if (!kn.tx_fast_path)
+        plan.loads.push_back({kworker, gcpu, "guest kworker (credit updates onto the tx queue)", i,
+                              credits * (k.virtio_guest_work_run + k.virtio_guest_vq_add),
+                              "a send work run per credit update"});
       plan.links.push_back({"vsock0.rx", i, fmt::format("host_writer{}", i), fmt::format("guest_reader{}", i)});
     }
   }
