@@ -39,11 +39,16 @@ int main(int argc, char** argv)
       {"128 B h2g, linux-4.19", "128", "host_to_guest", "linux-4.19", small_bytes},
       {"128 B g2h, linux-5.4", "128", "guest_to_host", "linux-5.4", small_bytes},
       {"128 B h2g, linux-5.4", "128", "host_to_guest", "linux-5.4", small_bytes},
+      {"128 B g2h, linux-6.6", "128", "guest_to_host", "linux-6.6", small_bytes},
+      {"128 B g2h, linux-6.12", "128", "guest_to_host", "linux-6.12", small_bytes},
+      {"128 B h2g, linux-6.12", "128", "host_to_guest", "linux-6.12", small_bytes},
       {"64 KiB g2h, linux-4.19", "64KiB", "guest_to_host", "linux-4.19", big_bytes},
       {"64 KiB g2h, linux-4.19, 1/10 bytes", "64KiB", "guest_to_host", "linux-4.19", big_bytes / 10},
       {"64 KiB h2g, linux-4.19", "64KiB", "host_to_guest", "linux-4.19", big_bytes},
       {"64 KiB g2h, linux-5.4", "64KiB", "guest_to_host", "linux-5.4", big_bytes},
       {"64 KiB h2g, linux-5.4", "64KiB", "host_to_guest", "linux-5.4", big_bytes},
+      {"64 KiB g2h, linux-6.12", "64KiB", "guest_to_host", "linux-6.12", big_bytes},
+      {"64 KiB h2g, linux-6.12", "64KiB", "host_to_guest", "linux-6.12", big_bytes},
   };
   for (const Case& c : cases) {
     char total[64];

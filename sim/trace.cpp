@@ -156,14 +156,17 @@ nlohmann::ordered_json Trace::to_json(const nlohmann::ordered_json& metadata) co
                       {"ts", us(start_)},
                       {"args", {{level.first, level.second}}}});
 
-  // Flows whose end falls past the cut go, with their start.
+  // What starts at or after the window's end once written in whole
+  // nanoseconds (the end rounds as they do) is outside it; flows whose end
+  // falls past the cut go, with their start.
+  auto inside = [&](Time t) { return t < last && ns(t) < ns(last); };
   std::set<std::uint64_t> dropped;
   for (const Event& e : events_)
-    if (e.ph == 'f' && e.ts >= last)
+    if (e.ph == 'f' && !inside(e.ts))
       dropped.insert(e.id);
   std::vector<const Event*> order;
   for (const Event& e : events_)
-    if (e.ph == 'X' || (e.ts < last && !dropped.count(e.id)))
+    if (e.ph == 'X' ? inside(std::max(e.ts, start_)) : (inside(e.ts) && !dropped.count(e.id)))
       order.push_back(&e);
   std::stable_sort(order.begin(), order.end(), [&](const Event* a, const Event* b) {
     const Time sa = std::max(a->ts, start_), sb = std::max(b->ts, start_);

@@ -150,7 +150,7 @@ void check_same_figures(const PointResult& a, const PointResult& b)
 TEST_CASE("virtio_vsock: steps taken directly give the figures of stepping every event through a SimGrid timer",
           "[virtio][engine]")
 {
-  for (const char* preset : {"linux-4.19", "linux-5.4"})
+  for (const char* preset : {"linux-4.19", "linux-5.4", "linux-6.12"})
     for (const char* dir : {"guest_to_host", "host_to_guest"})
       for (const char* extra : {"workload.message_size=128", "workload.message_size=64KiB", "guest.vcpus=1"}) {
         INFO(preset << " " << dir << " " << extra);

@@ -422,13 +422,15 @@ private:
     // a buffer shrunk with SO_VM_SOCKETS_BUFFER_SIZE is real behaviour:
     // a credit update on every read).
     if (transport == "virtio_vsock" && given.count("virtio_vsock.credit_threshold") &&
-        p.text("virtio_vsock.credit_update") == "threshold" &&
+        p.text("virtio_vsock.credit_update") != "every_read" &&
         p.integer("virtio_vsock.credit_threshold") > p.integer("virtio_vsock.buf_alloc"))
       fail(with_file(origin_of(given, "virtio_vsock.credit_threshold")), "virtio_vsock.credit_threshold",
            with_allowed(fmt::format("{} bytes is more than virtio_vsock.buf_alloc ({} bytes): the free space the "
                                     "peer sees is always below it, so the threshold would change nothing",
                                     p.integer("virtio_vsock.credit_threshold"), p.integer("virtio_vsock.buf_alloc")),
                         "at most virtio_vsock.buf_alloc"));
+    if (transport == "virtio_vsock")
+      check_virtio_kernel(p, given);
     const PlatformProfile* profile = find_profile(p.text("platform"));
     if (profile->transport == transport)
       return;
@@ -487,8 +489,39 @@ private:
                                     p.integer("workload.message_size"), p.integer("virtio_vsock.buf_alloc")),
                         "with workload.socket_type seqpacket, workload.message_size at most virtio_vsock.buf_alloc"));
     }
-    // needs packet_type sk_buff: MSG_ZEROCOPY (6.7) sends skbs with page
-    // fragments; the lead adds the virtio_vsock.packet_type condition here.
+    // MSG_ZEROCOPY (6.7) sends skbs whose data are the pinned pages as
+    // fragments: no kernel has it with struct virtio_vsock_pkt (before 6.3).
+    if (zerocopy && p.text("virtio_vsock.packet_type") != "sk_buff") {
+      const bool blame_type = given.count("virtio_vsock.packet_type") && !given.count("workload.zerocopy");
+      if (blame_type)
+        fail(with_file(origin_of(given, "virtio_vsock.packet_type")), "virtio_vsock.packet_type",
+             with_allowed("virtio_vsock_pkt cannot go with workload.zerocopy true: MSG_ZEROCOPY (Linux 6.7) sends "
+                          "sk_buffs with the pinned pages as fragments (Linux 6.3)",
+                          "sk_buff while workload.zerocopy is true"));
+      fail(with_file(origin_of(given, "workload.zerocopy")), "workload.zerocopy",
+           with_allowed("true needs virtio_vsock.packet_type sk_buff: MSG_ZEROCOPY (Linux 6.7) sends sk_buffs with "
+                        "the pinned pages as fragments, and this point's packets are virtio_vsock_pkt (before Linux "
+                        "6.3)",
+                        "false, or true with a preset from linux-6.6 on (or packet_type sk_buff)"));
+    }
+  }
+
+  // Knobs no kernel has together: the guest tx fast path (efcd71af38be,
+  // 6.12) sends sk_buffs; it came after the sk_buff conversion (71dc9ec9ac7d,
+  // 6.3). Blames the key the user set (the fast path when both were).
+  void check_virtio_kernel(const Params& p, const std::map<std::string, Given>& given) const
+  {
+    if (!p.boolean("virtio_vsock.tx_fast_path") || p.text("virtio_vsock.packet_type") != "virtio_vsock_pkt")
+      return;
+    if (given.count("virtio_vsock.tx_fast_path") || !given.count("virtio_vsock.packet_type"))
+      fail(with_file(origin_of(given, "virtio_vsock.tx_fast_path")), "virtio_vsock.tx_fast_path",
+           with_allowed("true needs virtio_vsock.packet_type sk_buff: the guest tx fast path (Linux 6.12) sends "
+                        "sk_buffs, and this point's packets are virtio_vsock_pkt (before Linux 6.3)",
+                        "false with packet_type virtio_vsock_pkt"));
+    fail(with_file(origin_of(given, "virtio_vsock.packet_type")), "virtio_vsock.packet_type",
+         with_allowed("virtio_vsock_pkt cannot go with tx_fast_path true: the guest tx fast path (Linux 6.12) sends "
+                      "sk_buffs (Linux 6.3)",
+                      "sk_buff while tx_fast_path is true"));
   }
 
   Origin with_file(Origin at) const

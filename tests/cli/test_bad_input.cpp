@@ -113,6 +113,13 @@ TEST_CASE("cli: bad experiment files exit 2 naming FILE:LINE:COL, the key path a
        0,
        "direction",
        {"'sideways' is not one of the choices (allowed: guest_to_host, host_to_guest)"}},
+      {"virtio knobs no kernel has together",
+       "transport: virtio_vsock\nplatform: kvm-2019\nvirtio_vsock:\n  packet_type: virtio_vsock_pkt\n  "
+       "tx_fast_path: true\n",
+       "true",
+       0,
+       "virtio_vsock.tx_fast_path",
+       {"needs virtio_vsock.packet_type sk_buff", "(allowed: false with packet_type virtio_vsock_pkt)"}},
       {"platform not allowed",
        "platform: hyperv-2025\n",
        "hyperv-2025",

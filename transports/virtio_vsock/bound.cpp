@@ -45,6 +45,9 @@ PlatformPlan platform_plan(const Params& p)
   auto guest_copy = [&](double n) { return k.guest_copy(n); };
   auto host_copy = [&](double n) { return host.copy(n); };
   auto vhost_copy = [&](double n) { return k.vhost_copy(n); };
+  // A packet's allocations by size class (virtio_vsock_pkt or sk_buff).
+  auto guest_alloc = [&](double n) { return detail::guest_allocs(k, detail::pkt_allocs(kn.skb, std::uint32_t(n))); };
+  auto host_alloc = [&](double n) { return detail::host_allocs(k, detail::pkt_allocs(kn.skb, std::uint32_t(n))); };
   const double hcopy_fixed = k.virtio_host_copy_fixed, hbpc = k.virtio_host_copy_bytes_per_cycle;
 
   const std::uint64_t m = kn.message_size;
@@ -85,25 +88,28 @@ PlatformPlan platform_plan(const Params& p)
       const Split sp =
           zg.pinned ? split(m, zg.chunk,
                             [&](double n) {
-                              return k.virtio_guest_pkt + k.virtio_guest_alloc +
+                              return k.virtio_guest_pkt + guest_alloc(0) +
                                      detail::pages_of(static_cast<std::uint64_t>(n)) * k.virtio_guest_zcopy_pin_page;
                             })
-                    : split(m, max_pkt,
-                            [&](double n) { return k.virtio_guest_pkt + 2 * k.virtio_guest_alloc + guest_copy(n); });
+                    : split(m, max_pkt, [&](double n) { return k.virtio_guest_pkt + guest_alloc(n) + guest_copy(n); });
       const double notify = kn.zerocopy ? msgs * k.virtio_guest_alloc : 0.0;
       const double completion = (kn.zerocopy ? msgs * k.virtio_guest_zcopy_notify : 0.0) +
                                 (zg.pinned ? 1e6 / detail::kPageSize * k.virtio_guest_zcopy_unpin_page : 0.0);
+      // With the 6.12 fast path the writer adds its packets itself (at best
+      // every one: no send work).
+      const double fast_adds = kn.tx_fast_path ? sp.packets * k.virtio_guest_vq_add : 0;
       plan.loads.push_back({fmt::format("guest_writer{}", i), gcpu, "guest writer (send syscall, packets, copy)", i,
-                            msgs * (guest.user_per_call + k.virtio_guest_send_syscall + sp.sum) + notify,
+                            msgs * (guest.user_per_call + k.virtio_guest_send_syscall + sp.sum + fast_adds) + notify,
                             fmt::format("{:.0f} packets per MB", msgs * sp.packets)});
       // send_pkt_work after each syscall: one run, a tx entry per packet.
-      plan.loads.push_back({kworker, gcpu, "guest kworker (send work onto the tx queue)", i,
-                            msgs * (k.virtio_guest_work_run + sp.packets * k.virtio_guest_vq_add),
-                            "a send work run per send(), a tx entry per packet"});
+      if (!kn.tx_fast_path)
+        plan.loads.push_back({kworker, gcpu, "guest kworker (send work onto the tx queue)", i,
+                              msgs * (k.virtio_guest_work_run + sp.packets * k.virtio_guest_vq_add),
+                              "a send work run per send(), a tx entry per packet"});
       // vhost handle_tx_kick: per packet vhost_vsock_alloc_pkt + copy in;
       // credit updates back through send_pkt_work: an rx buffer each.
       const Split vp =
-          split(m, max_pkt, [&](double n) { return k.virtio_host_tx_pkt + 2 * k.virtio_host_alloc + vhost_copy(n); });
+          split(m, max_pkt, [&](double n) { return k.virtio_host_tx_pkt + host_alloc(n) + vhost_copy(n); });
       vhost += msgs * vp.sum + msgs * vp.packets / chains * k.virtio_host_worker_run +
                credits * (k.virtio_host_rx_buf + vhost_copy(kHeaderBytes) + k.virtio_host_free);
       vhost_what = fmt::format("{:.0f} tx packets per MB (alloc, copy in), {:.1f} credit updates per MB",
@@ -116,12 +122,12 @@ PlatformPlan platform_plan(const Params& p)
       });
       plan.loads.push_back({fmt::format("host_reader{}", i), hcpu, "host reader (recv syscall, copy out)", i,
                             msgs * (host.user_per_call + k.virtio_host_recv_syscall + rp.sum) +
-                                credits * (k.virtio_host_pkt + k.virtio_host_alloc),
+                                credits * (k.virtio_host_pkt + host_alloc(0)),
                             fmt::format("{:.0f} recv() per MB", msgs)});
       // vCPU 0: tx completions (virtio_transport_tx_work frees every packet)
       // and the credit updates arriving in rx buffers (then refilled).
       irq += completion + msgs * sp.packets * (k.virtio_guest_tx_done + k.virtio_guest_free + irq_entry) +
-             credits * (k.virtio_guest_rx_buf + k.virtio_guest_rx_pkt + k.virtio_guest_free + 2 * k.virtio_guest_alloc +
+             credits * (k.virtio_guest_rx_buf + k.virtio_guest_rx_pkt + k.virtio_guest_free + guest_alloc(rx_buf) +
                         k.virtio_guest_vq_add + irq_entry);
       irq_what = "tx completions (free each packet), credit updates received, rx refill";
       interrupts += (msgs * sp.packets + credits) * irq_only;
@@ -131,11 +137,10 @@ PlatformPlan platform_plan(const Params& p)
       const Split wp =
           zh.pinned ? split(m, zh.chunk,
                             [&](double n) {
-                              return k.virtio_host_pkt + k.virtio_host_alloc +
+                              return k.virtio_host_pkt + host_alloc(0) +
                                      detail::pages_of(static_cast<std::uint64_t>(n)) * k.virtio_host_zcopy_pin_page;
                             })
-                    : split(m, host_pkt,
-                            [&](double n) { return k.virtio_host_pkt + 2 * k.virtio_host_alloc + host_copy(n); });
+                    : split(m, host_pkt, [&](double n) { return k.virtio_host_pkt + host_alloc(n) + host_copy(n); });
       const double notify = kn.zerocopy ? msgs * k.virtio_host_alloc : 0.0;
       const double completion = (kn.zerocopy ? msgs * k.virtio_host_zcopy_notify : 0.0) +
                                 (zh.pinned ? 1e6 / detail::kPageSize * k.virtio_host_zcopy_unpin_page : 0.0);
@@ -153,12 +158,12 @@ PlatformPlan platform_plan(const Params& p)
         return b * k.virtio_host_rx_buf + vhost_copy(n + headers * kHeaderBytes) + k.virtio_host_free;
       });
       vhost += completion + msgs * vp.sum + msgs * buffers / chains * k.virtio_host_worker_run +
-               credits * (k.virtio_host_tx_pkt + k.virtio_host_alloc);
+               credits * (k.virtio_host_tx_pkt + host_alloc(0));
       vhost_what = fmt::format("{:.0f} rx buffers per MB filled (copy out), {:.1f} credit updates per MB",
                                msgs * buffers * plan.connections, credits * plan.connections);
       // vCPU 0: rx work per buffer (take, deliver, refill), tx completions of
       // the credit updates.
-      irq += msgs * (buffers * (k.virtio_guest_rx_buf + 2 * k.virtio_guest_alloc + k.virtio_guest_vq_add + irq_entry) +
+      irq += msgs * (buffers * (k.virtio_guest_rx_buf + guest_alloc(rx_buf) + k.virtio_guest_vq_add + irq_entry) +
                      entries * k.virtio_guest_rx_pkt) +
              credits * (k.virtio_guest_tx_done + k.virtio_guest_free + irq_entry);
       irq_what = "rx work per buffer (deliver, refill), credit update completions";
@@ -167,13 +172,16 @@ PlatformPlan platform_plan(const Params& p)
       const double entry_bytes = static_cast<double>(m) / entries;
       const double per_entry =
           k.virtio_guest_dequeue_pkt + guest_copy(std::min(entry_bytes, static_cast<double>(m))) + k.virtio_guest_free;
-      plan.loads.push_back({fmt::format("guest_reader{}", i), gcpu, "guest reader (recv syscall, copy out)", i,
-                            msgs * (guest.user_per_call + k.virtio_guest_recv_syscall + entries * per_entry) +
-                                credits * (k.virtio_guest_pkt + k.virtio_guest_alloc),
-                            fmt::format("{:.0f} recv() per MB", msgs)});
-      plan.loads.push_back({kworker, gcpu, "guest kworker (credit updates onto the tx queue)", i,
-                            credits * (k.virtio_guest_work_run + k.virtio_guest_vq_add),
-                            "a send work run per credit update"});
+      // Credit updates: the 6.12 fast path adds them from the reader.
+      plan.loads.push_back(
+          {fmt::format("guest_reader{}", i), gcpu, "guest reader (recv syscall, copy out)", i,
+           msgs * (guest.user_per_call + k.virtio_guest_recv_syscall + entries * per_entry) +
+               credits * (k.virtio_guest_pkt + guest_alloc(0) + (kn.tx_fast_path ? k.virtio_guest_vq_add : 0)),
+           fmt::format("{:.0f} recv() per MB", msgs)});
+      if (!kn.tx_fast_path)
+        plan.loads.push_back({kworker, gcpu, "guest kworker (credit updates onto the tx queue)", i,
+                              credits * (k.virtio_guest_work_run + k.virtio_guest_vq_add),
+                              "a send work run per credit update"});
       plan.links.push_back({"vsock0.rx", i, fmt::format("host_writer{}", i), fmt::format("guest_reader{}", i)});
     }
   }

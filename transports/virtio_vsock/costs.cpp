@@ -59,13 +59,30 @@ const std::vector<CostField<Costs>>& Costs::fields()
           VSIM_COST_NAME(Costs, virtio_guest_alloc),
           .unit = "cycles",
           .range = {0, 1e7},
-          .doc = "one kernel allocation (kzalloc of a packet, kmalloc of its buffer)",
+          .doc = "one kernel allocation from a slab cache (kzalloc of a packet struct or an sk_buff, kmalloc of a "
+                 "buffer or skb head up to KMALLOC_MAX_CACHE_SIZE, 8 KiB); larger ones are "
+                 "virtio_guest_page_alloc",
           .scope = "virtio_vsock",
           .plausible = {20, 3000},
           .basis = "A SLUB fast-path allocation is ~20-25 cycles (42-47 for alloc+free) plus zeroing of a small "
-                   "struct; a 64 KiB kmalloc (5.4 tx packets) is an order-4 buddy allocation that before 5.13 takes "
-                   "the zone lock with no per-CPU cache (no cycle figure found; upper bound ~1 us derived).",
-          .sources = "[R20], [R23], [R24], [R22]",
+                   "struct; the range's top allows for a slow path refilling the per-CPU slab.",
+          .sources = "[R20], [R22]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_guest_page_alloc),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "one kmalloc above KMALLOC_MAX_CACHE_SIZE (8 KiB), which SLUB passes to the page allocator "
+                 "(kmalloc_large, order get_order(size)): a 64 KiB packet buffer (order 4), a 64 KiB packet's skb "
+                 "head (order 5)",
+          .scope = "virtio_vsock",
+          .plausible = {200, 5000},
+          .basis = "(derived) A buddy allocation of order 2-5: before 5.13 every allocation above order 0 takes "
+                   "zone->lock with interrupts off (irq save/restore 37 cycles) and, from 5.13, those above "
+                   "PAGE_ALLOC_COSTLY_ORDER (3) still do; the time under the lock is dominated by cache misses on "
+                   "struct page (free-list removal, splitting, compound-page set-up of 16-32 pages); no cycle "
+                   "figure found, ~2 us taken as the top.",
+          .sources = "[R23], [R24], [R20]",
       },
       {
           VSIM_COST_NAME(Costs, virtio_guest_free),
@@ -249,11 +266,23 @@ const std::vector<CostField<Costs>>& Costs::fields()
           VSIM_COST_NAME(Costs, virtio_host_alloc),
           .unit = "cycles",
           .range = {0, 1e7},
-          .doc = "one host kernel allocation (packet struct or buffer)",
+          .doc = "one host kernel allocation from a slab cache (packet struct or sk_buff, buffer or skb head up to "
+                 "8 KiB); larger ones are virtio_host_page_alloc",
           .scope = "virtio_vsock",
           .plausible = {20, 3000},
           .basis = "Same as virtio_guest_alloc.",
-          .sources = "[R20], [R23], [R24]",
+          .sources = "[R20], [R22]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_page_alloc),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "one host kmalloc above 8 KiB, from the page allocator (a 64 KiB packet's buffer or skb head, in "
+                 "the host's send path and vhost's tx kick)",
+          .scope = "virtio_vsock",
+          .plausible = {200, 5000},
+          .basis = "Same as virtio_guest_page_alloc.",
+          .sources = "[R23], [R24], [R20]",
       },
       {
           VSIM_COST_NAME(Costs, virtio_host_free),

@@ -37,9 +37,12 @@ struct Knobs {
   std::uint64_t message_size, total_bytes;
   std::uint32_t rx_buf_size, max_pkt_size, host_pkt_size;
   bool mergeable_rx, host_split, credit_every_read, small_pkt_copy, batch_used, event_idx, indirect;
-  bool iperf3;    // workload.app: iperf3's client and server instead of blocking loops
-  bool seqpacket; // workload.socket_type: one message per send() and per recv()
-  bool zerocopy;  // workload.zerocopy: MSG_ZEROCOPY on every send()
+  bool credit_rcvlowat; // credit_update threshold_rcvlowat (6.8)
+  bool skb;             // packet_type sk_buff (6.3) instead of struct virtio_vsock_pkt
+  bool tx_fast_path;    // virtio_transport_send_pkt's fast path (6.12)
+  bool iperf3;          // workload.app: iperf3's client and server instead of blocking loops
+  bool seqpacket;       // workload.socket_type: one message per send() and per recv()
+  bool zerocopy;        // workload.zerocopy: MSG_ZEROCOPY on every send()
   std::uint16_t queue_size;
   std::uint32_t weight_packets;
   std::uint64_t weight_bytes;
@@ -59,6 +62,8 @@ struct Counters {
   // MSG_ZEROCOPY: enqueue calls sent from pinned pages or copied, notifications
   // queued on the error queue, recvmsg(MSG_ERRQUEUE) calls, pages pinned.
   Count zerocopy_sends, zerocopy_fallbacks, zerocopy_completions, errqueue_reads, pages_pinned;
+  Count page_allocs; // allocations kmalloc passed to the page allocator (above KMALLOC_MAX_CACHE_SIZE)
+  Count tx_fast_path_sends, tx_fast_path_fallbacks, tx_lock_contended;
 };
 
 // The counter table: each count as the metric it is reported as (per MB
@@ -114,6 +119,19 @@ inline const std::vector<CounterMetric<Counters>>& counter_metrics()
        per_MB("errqueue_reads", "virtio_vsock: the benchmark's recvmsg(MSG_ERRQUEUE) calls per MB")},
       {&Counters::pages_pinned,
        per_MB("pages_pinned", "virtio_vsock: user pages pinned for MSG_ZEROCOPY packets per MB")},
+      {&Counters::page_allocs,
+       per_MB("page_allocations", "virtio_vsock: allocations above KMALLOC_MAX_CACHE_SIZE (8 KiB), which kmalloc "
+                                  "passes to the page allocator (kmalloc_large), both ends, per MB")},
+      {&Counters::tx_fast_path_sends,
+       per_MB("tx_fast_path_sends", "virtio_vsock: guest packets the sender added to the tx queue itself "
+                                    "(virtio_transport_send_skb_fast_path, tx_fast_path) per MB")},
+      {&Counters::tx_fast_path_fallbacks,
+       per_MB("tx_fast_path_fallbacks", "virtio_vsock: guest packets that with tx_fast_path still went through "
+                                        "send_pkt_queue and the send work (queue not empty, tx_lock held or tx "
+                                        "queue full) per MB")},
+      {&Counters::tx_lock_contended,
+       per_MB("tx_lock_contended", "virtio_vsock: times the guest's tx_lock was found held (a fast path's "
+                                   "mutex_trylock failing, or a work item sleeping in mutex_lock) per MB")},
   };
   return table;
 }
@@ -127,9 +145,10 @@ struct Pkt {
   std::uint32_t len = 0;     // payload bytes
   std::uint64_t fwd_cnt = 0; // piggybacked credit fields of the sender
   std::uint32_t buf_alloc = 0;
-  bool more = false; // mergeable rx: the packet continues in the next buffer
-  bool cont = false; // mergeable rx: this buffer continues a packet (no header)
-  bool eom = false;  // SOCK_SEQPACKET: VIRTIO_VSOCK_SEQ_EOM, the last packet of a message
+  std::uint64_t stream_end = 0; // the sender's tx_cnt once this payload was counted (in-order check)
+  bool more = false;            // mergeable rx: the packet continues in the next buffer
+  bool cont = false;            // mergeable rx: this buffer continues a packet (no header)
+  bool eom = false;             // SOCK_SEQPACKET: VIRTIO_VSOCK_SEQ_EOM, the last packet of a message
   // MSG_ZEROCOPY: user pages referenced as fragments (0: the payload was
   // copied), and whether the packet holds its enqueue call's notification
   // (the ubuf_info of virtio_transport_init_zcopy_skb), with its id.
@@ -178,9 +197,20 @@ struct Queued {
   std::uint32_t off = 0; // bytes already copied out (host_split, mergeable_rx)
 };
 
+// A sleeping lock: the socket lock (lock_sock/release_sock, net/core/sock.c)
+// or a mutex (kernel/locking/mutex.c, without its optimistic spinning);
+// waiters sleep and one is woken per release.
+struct SleepLock {
+  SimThread* owner = nullptr;
+  std::deque<SimThread*> lock_waiters;
+  std::uint64_t lock_waits = 0; // lock calls that found it held
+};
+
 // One end of a connection (struct virtio_vsock_sock): what it sent, what it
 // received, and its view of the peer's credit (virtio_transport_has_space).
-struct Sock {
+// It is its own socket lock: held by sendmsg/recvmsg for the whole call
+// except while they wait, and by virtio_transport_recv_pkt for each packet.
+struct Sock : SleepLock {
   // sender
   std::uint64_t tx_cnt = 0;
   std::uint64_t peer_fwd_cnt = 0; // from the peer's packet headers
@@ -197,15 +227,9 @@ struct Sock {
   std::deque<Entry> rxq;
   std::uint32_t tail_fill = 0; // bytes in the buffer of the last queued packet
   std::uint32_t tail_cap = 0;  // its capacity
+  std::uint64_t received = 0;  // payload bytes that reached this socket, in stream order
   SimThread* app = nullptr;    // the thread using this socket
-  // The socket lock (lock_sock/release_sock, net/core/sock.c): held by
-  // sendmsg/recvmsg for the whole call except while they wait, and by
-  // virtio_transport_recv_pkt for each packet; waiters sleep (exclusive
-  // wait, one woken per release).
-  SimThread* owner = nullptr;
-  std::deque<SimThread*> lock_waiters;
-  std::uint64_t lock_waits = 0; // lock_sock calls that found it held
-  std::uint32_t msg_count = 0;  // SOCK_SEQPACKET: whole messages queued (vvs->msg_count)
+  std::uint32_t msg_count = 0; // SOCK_SEQPACKET: whole messages queued (vvs->msg_count)
   // MSG_ZEROCOPY (the sender): the next notification id (sk->sk_zckey), the
   // next one to complete (they complete in order), the error queue's
   // entries as id ranges [lo, hi] (__msg_zerocopy_callback extends the tail
@@ -285,7 +309,8 @@ struct Shared {
   std::uint32_t iteration;
   std::unique_ptr<Virtqueue> rxq, txq;
   Slab slab;
-  std::deque<Queued> guest_send; // virtio_vsock.send_pkt_list
+  std::deque<Queued> guest_send; // virtio_vsock.send_pkt_list (6.3: send_pkt_queue)
+  SleepLock tx_lock;             // virtio_vsock.tx_lock: send work, tx work, the 6.12 fast path
   std::deque<Queued> host_send;  // vhost_vsock.send_pkt_list
   std::uint32_t rx_buf_nr = 0, rx_buf_max_nr = 0;
   std::deque<Conn> conns;
@@ -419,14 +444,88 @@ Task<> sleep_until_woken(Waiter w);
 Task<> lock_sock(Waiter w, Sock& sk);
 // release_sock(): settle, drop the lock, wake one waiter.
 Task<> release_sock(SimThread& t, Sock& sk);
+// mutex_lock() and mutex_unlock() of a SleepLock, the same way, except
+// that a waiter resumes as the owner releases it, with no wake-up latency
+// or context switch: mutex_optimistic_spin() spins while the owner runs on
+// another CPU (the spinning's CPU time is not charged).
+Task<> mutex_lock(SimThread& t, Latency& lat, SleepLock& m);
+Task<> mutex_unlock(SimThread& t, SleepLock& m);
+// mutex_trylock() (called settled): takes the lock if it is free.
+bool mutex_trylock(SimThread& t, SleepLock& m);
 // virtio_transport_send_pkt_info() for one packet `p` (its op, length and
-// flags; virtio_transport_common.cpp).
+// flags): the packet, with the
+// sender's credit fields (virtio_transport_common.cpp); queue_pkt also puts
+// it on `list`.
+std::uint32_t new_pkt(Slab& slab, Sock& sock, int conn, Pkt p);
 void queue_pkt(std::deque<Queued>& list, Slab& slab, Sock& sock, int conn, Pkt p);
 // The free of a sent packet holding MSG_ZEROCOPY state (skb_release_data):
 // its pinned pages released and, for the last packet of an enqueue call,
 // the notification queued on the sender's error queue
 // (virtio_transport_common.cpp). Returns what it costs at these prices.
 double zerocopy_free(Counters& n, const Pkt& p, Sock& sender, double unpin_page, double notify);
+
+// kmalloc() (mm/slub.c): sizes up to KMALLOC_MAX_CACHE_SIZE (two 4 KiB
+// pages) come from SLUB's kmalloc caches, larger ones from the page
+// allocator (kmalloc_large, order get_order(size)); 4.19 through 6.x.
+inline constexpr std::uint64_t kKmallocMaxCacheSize = 8192;
+// SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) on x86-64, at the end of
+// every skb head.
+inline constexpr std::uint64_t kSkbSharedInfoBytes = 320;
+// kmalloc_size_roundup(): the size of the object kmalloc returns.
+std::uint64_t kmalloc_size_roundup(std::uint64_t bytes);
+// What a packet of `len` payload bytes asks kmalloc for: struct
+// virtio_vsock_pkt's buffer, kmalloc(len) (none for 0), or the sk_buff's
+// head (__alloc_skb: SKB_DATA_ALIGN(header + len) + skb_shared_info).
+std::uint64_t pkt_kmalloc_bytes(bool skb, std::uint32_t len);
+// A packet's allocations by class: the struct (kzalloc'd virtio_vsock_pkt,
+// or the sk_buff from skbuff_head_cache) is a slab object; the buffer or
+// head is one or goes to the page allocator, by its size.
+struct PktAllocs {
+  unsigned slab = 0, page = 0;
+};
+PktAllocs pkt_allocs(bool skb, std::uint32_t len);
+inline void count_allocs(Counters& n, PktAllocs a, std::uint64_t times = 1)
+{
+  n.allocations.add(times * (a.slab + a.page));
+  n.page_allocs.add(times * a.page);
+}
+// Their cost on either side: virtio_*_alloc per slab object,
+// virtio_*_page_alloc per page-allocator block.
+inline double guest_allocs(const Costs& k, PktAllocs a)
+{
+  return a.slab * k.virtio_guest_alloc + a.page * k.virtio_guest_page_alloc;
+}
+inline double host_allocs(const Costs& k, PktAllocs a)
+{
+  return a.slab * k.virtio_host_alloc + a.page * k.virtio_host_page_alloc;
+}
+// The payload a guest rx buffer holds (rx_buf_size), and with sk_buff the
+// room its skb has once kmalloc rounded the head up: the tailroom
+// virtio_transport_recv_enqueue copies small packets into.
+std::uint32_t rx_buffer_room(const Knobs& kn);
+// Scatter-gather entries of a guest rx buffer (virtio_vsock_rx_fill): a
+// header and a payload buffer; one skb from 6.3.
+inline std::uint16_t rx_buffer_sgs(const Knobs& kn)
+{
+  return kn.skb ? 1 : 2;
+}
+
+// virtqueue_notify() of a kick virtqueue_kick_prepare() asked for, by
+// thread `t` (a kworker, or a sender on the 6.12 fast path)
+// (virtio_transport.cpp).
+Task<> notify_vhost(SimThread& t, Shared& s, Latency& lat, VqKind vq);
+// virtio_transport_send_skb(): one packet's chain (header, payload) onto
+// the tx queue at t; false when the queue is full.
+bool tx_add(Shared& s, Time t, std::uint32_t id);
+// virtio_transport_send_skb_fast_path() (6.12), called settled: with
+// tx_lock taken by mutex_trylock, add packet `id` to the tx queue and kick
+// if vhost wants it, all charged to `t`; false (nothing done) when tx_lock
+// is held or the queue is full.
+Task<bool> send_fast_path(SimThread& t, Shared& s, Latency& lat, std::uint32_t id);
+// virtio_transport_send_pkt() of packet `id` by `t`, called settled: the
+// fast path if tx_fast_path, else send_pkt_queue and the send work on
+// `local`, the kworker of t's vCPU.
+Task<> guest_send_pkt(SimThread& t, Shared& s, Latency& lat, Kworker& local, std::uint32_t id);
 // queue_work() of a guest work item (virtio_transport.cpp): a no-op while
 // it is pending; it runs on the kworker already running it (work items are
 // not reentrant), else on `local`, the kworker of the queueing vCPU.
@@ -496,8 +595,8 @@ private:
   Task<> process_rx_buffer(std::uint32_t id);
   Task<> tx_work();
   Task<> rx_fill();
-  Task<> kick(VqKind vq);
   Task<> deliver(const Pkt& p, std::uint32_t len);
+  Waiter waiter();
 
   Shared& s_;
   Latency lat_;
@@ -516,10 +615,11 @@ private:
 
 // The costs of one end's socket layer.
 struct StackCosts {
-  double user_per_call, send_syscall, recv_syscall, poll_syscall, alloc, free, pkt, dequeue_pkt, wakeup_latency,
-      context_switch, halted_wakeup, pin_page, errqueue_recv;
+  double user_per_call, send_syscall, recv_syscall, poll_syscall, alloc, page_alloc, free, pkt, dequeue_pkt,
+      wakeup_latency, context_switch, halted_wakeup, pin_page, errqueue_recv;
   double copy_fixed, copy_bpc;
   double copy(double bytes) const { return copy_fixed + std::ceil(bytes / copy_bpc); }
+  double allocs(PktAllocs a) const { return a.slab * alloc + a.page * page_alloc; }
 
   // user_per_call: the application's own user time per call, as its model
   // (workload.app) charges it: the plain loop's per send()/recv(), or
@@ -531,6 +631,7 @@ struct StackCosts {
             k.virtio_guest_recv_syscall,
             k.virtio_guest_poll_syscall,
             k.virtio_guest_alloc,
+            k.virtio_guest_page_alloc,
             k.virtio_guest_free,
             k.virtio_guest_pkt,
             k.virtio_guest_dequeue_pkt,
@@ -549,6 +650,7 @@ struct StackCosts {
             k.virtio_host_recv_syscall,
             k.virtio_host_poll_syscall,
             k.virtio_host_alloc,
+            k.virtio_host_page_alloc,
             k.virtio_host_free,
             k.virtio_host_pkt,
             k.virtio_host_dequeue_pkt,
@@ -575,7 +677,7 @@ protected:
   }
 
   // How a packet this end built reaches the other side (called settled).
-  virtual void queue_packet(const Pkt& p) = 0;
+  virtual Task<> queue_packet(const Pkt& p) = 0;
   Waiter waiter() { return Waiter{*this, lat_, sc_.wakeup_latency, sc_.context_switch, sc_.halted_wakeup}; }
 
   Task<> body() override;
@@ -620,10 +722,14 @@ private:
   Task<std::uint64_t> recv_call(std::uint64_t len, bool user_work);
   // select() on the socket until `ready` holds (vsock_poll under the lock).
   Task<> select_until(bool writable);
+  // Whether this recv() ends with a CREDIT_UPDATE (called settled, under
+  // the socket lock).
+  bool credit_update_due() const;
 };
 
 // A guest application thread. virtio_transport_send_pkt() queues each packet
-// on the driver's send list and queues the send work on this vCPU's kworker.
+// on the driver's send list and queues the send work on this vCPU's kworker;
+// with the 6.12 fast path it first tries to add the packet itself.
 class GuestApp : public AppThread {
 public:
   GuestApp(World& w, Cpu& cpu, Shared& s, Conn& c, bool writer, Kworker& kworker)
@@ -633,11 +739,7 @@ public:
   }
 
 protected:
-  void queue_packet(const Pkt& p) override
-  {
-    queue_pkt(s_.guest_send, s_.slab, sk_, c_.index, p);
-    queue_work(s_, GuestWork::Send, kworker_, now());
-  }
+  Task<> queue_packet(const Pkt& p) override;
 
 private:
   Kworker& kworker_;
@@ -653,10 +755,11 @@ public:
   }
 
 protected:
-  void queue_packet(const Pkt& p) override
+  Task<> queue_packet(const Pkt& p) override
   {
     queue_pkt(s_.host_send, s_.slab, sk_, c_.index, p);
     s_.vhost->ring(now(), kSend); // vhost_work_queue
+    co_return;
   }
 };
 

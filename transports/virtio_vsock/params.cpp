@@ -1,8 +1,35 @@
 #include "transports/virtio_vsock/params.hpp"
 
 #include <string>
+#include <utility>
 
 namespace vsim::virtio_vsock {
+
+namespace {
+
+// A kernel after the 2019 throughput series (5.4 onwards): its knobs are
+// 5.4's but for the packet representation and the guest tx fast path.
+Preset since_5_4(std::string name, std::string doc, std::string credit_update, std::string packet_type,
+                 bool tx_fast_path)
+{
+  return {std::move(name),
+          std::move(doc),
+          {{"virtio_vsock.rx_buf_size", "4KiB"},
+           {"virtio_vsock.max_pkt_size", "64KiB"},
+           {"virtio_vsock.mergeable_rx", "false"},
+           {"virtio_vsock.host_split", "true"},
+           {"virtio_vsock.credit_update", std::move(credit_update)},
+           {"virtio_vsock.small_pkt_copy", "true"},
+           {"virtio_vsock.batch_used", "true"},
+           {"virtio_vsock.queue_size", "128"},
+           {"virtio_vsock.event_idx", "true"},
+           {"virtio_vsock.vhost_weight_packets", "256"},
+           {"virtio_vsock.vhost_weight_bytes", "512KiB"},
+           {"virtio_vsock.packet_type", std::move(packet_type)},
+           {"virtio_vsock.tx_fast_path", tx_fast_path ? "true" : "false"}}};
+}
+
+} // namespace
 
 const std::vector<Preset>& presets()
 {
@@ -12,6 +39,11 @@ const std::vector<Preset>& presets()
   // ("limit the memory used per-socket"), credit updates only below the
   // threshold ("reduce credit update messages"), the host splitting packets
   // over several rx buffers, 64 KiB packets; and vhost's weights (5.2).
+  // The 6.x presets keep 5.4's knobs (unchanged to 6.12: buffer sizes,
+  // weights, the credit threshold) and add the packet representation
+  // (sk_buff: 71dc9ec9ac7d, 6.3) and the guest tx fast path (efcd71af38be,
+  // 6.12). linux-6.2 and linux-6.9 are the kernels the 2023 sk_buff and the
+  // 2024 fast-path series measured their baselines on.
   static const std::vector<Preset> list = {
       {"linux-4.19",
        "Linux 4.14-4.19 guest and vhost (2018)",
@@ -25,20 +57,27 @@ const std::vector<Preset>& presets()
         {"virtio_vsock.queue_size", "128"},
         {"virtio_vsock.event_idx", "true"},
         {"virtio_vsock.vhost_weight_packets", "0"},
-        {"virtio_vsock.vhost_weight_bytes", "0"}}},
-      {"linux-5.4",
-       "Linux 5.4 guest and vhost, after the 2019 throughput series",
-       {{"virtio_vsock.rx_buf_size", "4KiB"},
-        {"virtio_vsock.max_pkt_size", "64KiB"},
-        {"virtio_vsock.mergeable_rx", "false"},
-        {"virtio_vsock.host_split", "true"},
-        {"virtio_vsock.credit_update", "threshold"},
-        {"virtio_vsock.small_pkt_copy", "true"},
-        {"virtio_vsock.batch_used", "true"},
-        {"virtio_vsock.queue_size", "128"},
-        {"virtio_vsock.event_idx", "true"},
-        {"virtio_vsock.vhost_weight_packets", "256"},
-        {"virtio_vsock.vhost_weight_bytes", "512KiB"}}},
+        {"virtio_vsock.vhost_weight_bytes", "0"},
+        {"virtio_vsock.packet_type", "virtio_vsock_pkt"},
+        {"virtio_vsock.tx_fast_path", "false"}}},
+      since_5_4("linux-5.4", "Linux 5.4 guest and vhost, after the 2019 throughput series", "threshold",
+                "virtio_vsock_pkt", false),
+      since_5_4("linux-6.1",
+                "Linux 6.1.0 guest and vhost (struct virtio_vsock_pkt; 6.1.63 backported the sk_buff conversion)",
+                "threshold", "virtio_vsock_pkt", false),
+      since_5_4("linux-6.2", "Linux 6.2-rc3, the baseline of the 2023 sk_buff series (struct virtio_vsock_pkt)",
+                "threshold", "virtio_vsock_pkt", false),
+      since_5_4("linux-6.6",
+                "Linux 6.6.0 guest and vhost: sk_buff packets (6.3), no tx fast path (6.6.y later took the 6.8 "
+                "credit rule)",
+                "threshold", "sk_buff", false),
+      since_5_4("linux-6.9",
+                "Linux 6.9.8, the baseline of the 2024 tx fast-path series: sk_buff packets, the 6.8 credit rule, no "
+                "tx fast path",
+                "threshold_rcvlowat", "sk_buff", false),
+      since_5_4("linux-6.12",
+                "Linux 6.12 guest and vhost: sk_buff packets, the 6.8 credit rule, the guest tx fast path",
+                "threshold_rcvlowat", "sk_buff", true),
   };
   return list;
 }
@@ -109,9 +148,11 @@ void declare_params(ParamRegistry& reg)
               .kernel("drivers/vhost/vsock.c: vhost_transport_do_send_pkt"));
   declare(knob("virtio_vsock.credit_update")
               .choice()
-              .words({"every_read", "threshold"})
+              .words({"every_read", "threshold", "threshold_rcvlowat"})
               .doc("`every_read`: a CREDIT_UPDATE after every recv() that returned data; `threshold`: only when "
-                   "the free space the peer can see drops below credit_threshold")
+                   "the free space the peer can see drops below credit_threshold (5.4); `threshold_rcvlowat` "
+                   "(commits 93b808876682, 0fe179896811, Linux 6.8): when fwd_cnt moved and either the free space "
+                   "is below credit_threshold or fewer bytes than SO_RCVLOWAT (1, its default) remain queued")
               .kernel("net/vmw_vsock/virtio_transport_common.c: virtio_transport_stream_do_dequeue"));
   declare(knob("virtio_vsock.small_pkt_copy")
               .boolean()
@@ -149,6 +190,22 @@ void declare_params(ParamRegistry& reg)
               .range(0, 1 << 30)
               .doc("vhost yields its worker after this many payload bytes in one run (0: no limit)")
               .kernel("drivers/vhost/vhost.c: vhost_exceeds_weight"));
+  declare(knob("virtio_vsock.packet_type")
+              .choice()
+              .words({"virtio_vsock_pkt", "sk_buff"})
+              .doc("how a packet is held: `virtio_vsock_pkt`, a kzalloc'd struct and a kmalloc'd payload buffer, "
+                   "guest rx buffers of two scatter-gather entries (header, payload); `sk_buff` (commit "
+                   "71dc9ec9ac7d, Linux 6.3), a linear skb whose one kmalloc'd head holds the 44-byte header, the "
+                   "payload and skb_shared_info, guest rx buffers of one entry")
+              .kernel("include/linux/virtio_vsock.h: virtio_vsock_alloc_skb; net/vmw_vsock/virtio_transport.c: "
+                      "virtio_vsock_rx_fill"));
+  declare(knob("virtio_vsock.tx_fast_path")
+              .boolean()
+              .doc("guest tx fast path (commit efcd71af38be, Linux 6.12): a sender that finds send_pkt_queue empty "
+                   "and takes tx_lock with mutex_trylock adds its packet to the tx queue and kicks itself, instead "
+                   "of queueing the send work; needs packet_type sk_buff")
+              .kernel("net/vmw_vsock/virtio_transport.c: virtio_transport_send_pkt, "
+                      "virtio_transport_send_skb_fast_path"));
 
   // On by default: vhost-vsock offers VIRTIO_RING_F_INDIRECT_DESC, QEMU 2.12-4.1
   // passes it through (no feature filter for vhost-vsock) and the guest's
@@ -173,7 +230,8 @@ void declare_params(ParamRegistry& reg)
               .unit("bytes")
               .def("64KiB")
               .range(0, 1 << 30)
-              .doc("with credit_update=threshold: send a credit update when the free space the peer knows of is "
+              .doc("with credit_update=threshold or threshold_rcvlowat: send a credit update when the free space "
+                   "the peer knows of is "
                    "below this (VIRTIO_VSOCK_MAX_PKT_BUF_SIZE)")
               .kernel("include/linux/virtio_vsock.h: VIRTIO_VSOCK_MAX_PKT_BUF_SIZE")
               .scope("virtio_vsock"));

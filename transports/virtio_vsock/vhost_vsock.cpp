@@ -63,6 +63,11 @@ Task<> Vhost::deliver_to_host(const Pkt& p)
     co_await release_sock(*this, sk);
     co_return;
   }
+  if (p.stream_end != sk.received + p.len)
+    throw std::logic_error(fmt::format("invariant violated: a connection's packets arrive in order (connection {}: "
+                                       "a packet ending at byte {} after {} bytes received)",
+                                       c.index, p.stream_end, sk.received));
+  sk.received = p.stream_end;
   if (p.eom)
     ++sk.msg_count; // virtio_transport_recv_enqueue: one more whole message (SOCK_SEQPACKET)
   sk.rxq.push_back(Sock::Entry{.len = p.len, .eom = p.eom});
@@ -93,9 +98,11 @@ Task<> Vhost::handle_tx()
       break;
     }
     const Pkt p = s_.slab[a->token];
-    // vhost_vsock_alloc_pkt(): kzalloc + kmalloc, header and payload copied in.
-    co_await run(k.virtio_host_tx_pkt + (p.len > 0 ? 2 : 1) * k.virtio_host_alloc + k.vhost_copy(p.len), Cat::Sys);
-    s_.n.allocations.add(p.len > 0 ? 2 : 1);
+    // vhost_vsock_alloc_pkt(): kzalloc + kmalloc, or (6.3)
+    // vhost_vsock_alloc_skb(): a linear skb; header and payload copied in.
+    const PktAllocs allocs = pkt_allocs(s_.kn.skb, p.len);
+    co_await run(k.virtio_host_tx_pkt + host_allocs(k, allocs) + k.vhost_copy(p.len), Cat::Sys);
+    count_allocs(s_.n, allocs);
     if (p.len > 0)
       s_.n.copies.add();
     co_await deliver_to_host(p);

@@ -56,22 +56,36 @@ Task<> Kworker::body()
   }
 }
 
+Waiter Kworker::waiter()
+{
+  const Costs& k = s_.k;
+  return Waiter{*this, lat_, k.guest_wakeup_latency, k.guest_context_switch, k.virtio_guest_halted_wakeup};
+}
+
+bool tx_add(Shared& s, Time t, std::uint32_t id)
+{
+  // Header and payload: two buffers (one descriptor with INDIRECT_DESC);
+  // a MSG_ZEROCOPY packet: the header and one buffer per page
+  // (virtio_transport_send_skb, out_sgs[MAX_SKB_FRAGS + 1]).
+  const Pkt& p = s.slab[id];
+  const auto buffers = static_cast<std::uint16_t>(p.frags > 0 ? 1 + p.frags : (p.len > 0 ? 2 : 1));
+  return s.txq->add(t, buffers, id);
+}
+
 // virtio_transport_send_pkt_work(): under tx_lock, move queued packets onto
 // the tx queue, then kick once if vhost wants it.
 Task<> Kworker::send_work()
 {
   const Costs& k = s_.k;
   co_await settle();
+  if (s_.tx_lock.owner)
+    s_.n.tx_lock_contended.add();
+  co_await mutex_lock(*this, lat_, s_.tx_lock);
   bool added = false;
   double cost = 0;
   while (!s_.guest_send.empty()) {
     const Queued q = s_.guest_send.front();
-    // Header and payload: two buffers (one descriptor with INDIRECT_DESC);
-    // a MSG_ZEROCOPY packet: the header and one buffer per page
-    // (virtio_transport_send_skb, out_sgs[MAX_SKB_FRAGS + 1]).
-    const Pkt& p = s_.slab[q.id];
-    const auto buffers = static_cast<std::uint16_t>(p.frags > 0 ? 1 + p.frags : (p.len > 0 ? 2 : 1));
-    if (!s_.txq->add(now(), buffers, q.id))
+    if (!tx_add(s_, now(), q.id))
       break; // the tx queue is full: tx work re-queues us when buffers come back
     s_.guest_send.pop_front();
     cost += k.virtio_guest_vq_add;
@@ -79,7 +93,47 @@ Task<> Kworker::send_work()
   }
   co_await run(cost, Cat::Sys); // kick_prepare reads vhost's avail_event as of the work's end
   if (added && s_.txq->kick_prepare())
-    co_await kick(kTx); // still under tx_lock
+    co_await notify_vhost(*this, s_, lat_, kTx); // still under tx_lock
+  co_await mutex_unlock(*this, s_.tx_lock);
+}
+
+Task<bool> send_fast_path(SimThread& t, Shared& s, Latency& lat, std::uint32_t id)
+{
+  if (!mutex_trylock(t, s.tx_lock)) {
+    s.n.tx_lock_contended.add();
+    co_return false; // -EBUSY: "Inside RCU, can't sleep!"
+  }
+  const bool added = tx_add(s, t.now(), id);
+  if (added) {
+    co_await t.run(s.k.virtio_guest_vq_add, Cat::Sys);
+    if (s.txq->kick_prepare()) // virtqueue_kick(): EVENT_IDX still decides
+      co_await notify_vhost(t, s, lat, kTx);
+  }
+  co_await mutex_unlock(t, s.tx_lock);
+  co_await t.settle(); // the IPI of waking a waiter for tx_lock
+  co_return added;
+}
+
+// virtio_transport_send_pkt(): with the 6.12 fast path, a packet goes
+// straight onto the tx queue while send_pkt_queue is empty
+// (skb_queue_empty_lockless), so it never overtakes a queued one; else, or
+// when the fast path fails, onto the queue with queue_work(send_pkt_work).
+Task<> guest_send_pkt(SimThread& t, Shared& s, Latency& lat, Kworker& local, std::uint32_t id)
+{
+  if (s.kn.tx_fast_path) {
+    if (s.guest_send.empty() && co_await send_fast_path(t, s, lat, id)) {
+      s.n.tx_fast_path_sends.add();
+      co_return;
+    }
+    s.n.tx_fast_path_fallbacks.add();
+  }
+  s.guest_send.push_back(Queued{id});
+  queue_work(s, GuestWork::Send, local, t.now());
+}
+
+Task<> GuestApp::queue_packet(const Pkt& p)
+{
+  co_await guest_send_pkt(*this, s_, lat_, kworker_, new_pkt(s_.slab, sk_, c_.index, p));
 }
 
 // virtqueue_notify(): the notify write exits to KVM, whose ioeventfd
@@ -88,26 +142,27 @@ Task<> Kworker::send_work()
 // try_to_wake_up() runs inside the exit, on the vCPU's thread, so its
 // remote enqueue and IPI (virtio_host_wake_ipi) are the kicking vCPU's time
 // too (hypervisor time to the guest).
-Task<> Kworker::kick(VqKind vq)
+Task<> notify_vhost(SimThread& t, Shared& s, Latency& lat, VqKind vq)
 {
-  const Costs& k = s_.k;
-  const bool wakes = s_.vhost->asleep();
-  co_await run(k.virtio_guest_kick + (wakes ? k.virtio_host_wake_ipi : 0.0), Cat::Hypervisor);
-  mark(vq == kTx ? "virtqueue_kick: tx" : "virtqueue_kick: rx");
-  s_.n.kicks.add();
+  const Costs& k = s.k;
+  const bool wakes = s.vhost->asleep();
+  co_await t.run(k.virtio_guest_kick + (wakes ? k.virtio_host_wake_ipi : 0.0), Cat::Hypervisor);
+  t.mark(vq == kTx ? "virtqueue_kick: tx" : "virtqueue_kick: rx");
+  s.n.kicks.add();
   if (wakes)
-    s_.n.kick_wakeups.add();
-  s_.vhost->ring(now() + lat_(k.virtio_host_kick_latency), vq);
+    s.n.kick_wakeups.add();
+  s.vhost->ring(t.now() + lat(k.virtio_host_kick_latency), vq);
 }
 
 // virtio_vsock_rx_fill(): allocate rx buffers until the queue is full;
 // returns how many.
 std::uint32_t add_rx_buffers(Shared& s, Time t)
 {
-  const std::uint16_t need = s.rxq->descriptors_for(2);
+  const std::uint16_t sgs = rx_buffer_sgs(s.kn);
+  const std::uint16_t need = s.rxq->descriptors_for(sgs);
   std::uint32_t added = 0;
   while (s.rxq->num_free() >= need) {
-    s.rxq->add(t, 2, s.slab.alloc(Pkt{}));
+    s.rxq->add(t, sgs, s.slab.alloc(Pkt{}));
     ++s.rx_buf_nr;
     ++added;
   }
@@ -133,7 +188,7 @@ std::uint32_t add_rx_buffers(Shared& s, Time t)
 // a CREDIT_REQUEST on its own).
 std::string kernel_hang_reason(const Shared& s)
 {
-  if (!s.kn.credit_every_read && !s.kn.seqpacket && s.kn.credit_threshold == 0)
+  if (!s.kn.credit_every_read && !s.kn.credit_rcvlowat && !s.kn.seqpacket && s.kn.credit_threshold == 0)
     for (const Conn& c : s.conns)
       for (const Sock* sk : {&c.guest, &c.host})
         if (sk->tx_cnt > 0 && sk->credit_signed() <= 0)
@@ -149,7 +204,7 @@ std::string kernel_hang_reason(const Shared& s)
         "virtio_transport_rx_work refills only when rx_buf_nr < rx_buf_max_nr / 2 = 0, so after vhost used it "
         "no rx buffer is posted again and the host's packets (data or credit updates) never reach the guest: "
         "Linux's virtio-vsock driver hangs here too (net/vmw_vsock/virtio_transport.c)",
-        s.rx_buf_max_nr, s.kn.queue_size, s.rxq->descriptors_for(2));
+        s.rx_buf_max_nr, s.kn.queue_size, s.rxq->descriptors_for(rx_buffer_sgs(s.kn)));
   return {};
 }
 
@@ -159,10 +214,11 @@ Task<> Kworker::rx_fill()
   const Costs& k = s_.k;
   co_await settle();
   const std::uint32_t added = add_rx_buffers(s_, now());
-  s_.n.allocations.add(2 * added);
-  co_await run(added * (2 * k.virtio_guest_alloc + k.virtio_guest_vq_add), Cat::Sys);
+  const PktAllocs a = pkt_allocs(s_.kn.skb, s_.kn.rx_buf_size); // per buffer: virtio_vsock_alloc_skb (6.3)
+  count_allocs(s_.n, a, added);
+  co_await run(added * (guest_allocs(k, a) + k.virtio_guest_vq_add), Cat::Sys);
   if (s_.rxq->kick_prepare())
-    co_await kick(kRx);
+    co_await notify_vhost(*this, s_, lat_, kRx);
 }
 
 // The injected interrupt: VM exit and MSI injection, vring_interrupt, and
@@ -263,8 +319,7 @@ Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
   Sock& sk = c.guest;
   co_await run(k.virtio_guest_rx_pkt, Cat::Sys);
   sk.space_update(p); // before the lock: a writer inside sendmsg sees it
-  co_await lock_sock(Waiter{*this, lat_, k.guest_wakeup_latency, k.guest_context_switch, k.virtio_guest_halted_wakeup},
-                     sk);
+  co_await lock_sock(waiter(), sk);
   if (p.op == Op::CreditUpdate) {
     credit_update_received(*this, c, sk);
     s_.n.frees.add();
@@ -288,22 +343,25 @@ Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
   } else {
     sk.rxq.push_back(Sock::Entry{len, 0, false, p.eom});
     sk.tail_fill = len;
-    sk.tail_cap = kn.mergeable_rx ? len : kn.rx_buf_size;
+    sk.tail_cap = kn.mergeable_rx ? len : rx_buffer_room(kn);
   }
   if (sk.app->waiting()) // sk_data_ready
     sk.app->wake_at(now());
   co_await release_sock(*this, sk);
 }
 
-// virtio_transport_tx_work(): free the packets vhost has consumed (a
-// MSG_ZEROCOPY packet's pages unpinned, its notification queued on the
-// sender's error queue only now); if any, queue the send work (the tx
-// queue has room again).
+// virtio_transport_tx_work(): under tx_lock, free the packets vhost has
+// consumed (a MSG_ZEROCOPY packet's pages unpinned, its notification queued
+// on the sender's error queue only now); if any, queue the send work (the
+// tx queue has room again).
 Task<> Kworker::tx_work()
 {
   const Costs& k = s_.k;
   Virtqueue& vq = *s_.txq;
   co_await settle();
+  if (s_.tx_lock.owner)
+    s_.n.tx_lock_contended.add();
+  co_await mutex_lock(*this, lat_, s_.tx_lock);
   const Time t0 = now();
   std::uint32_t freed = 0;
   double zerocopy = 0;
@@ -321,6 +379,8 @@ Task<> Kworker::tx_work()
   } while (!vq.enable_cb());
   s_.n.frees.add(freed);
   co_await run(freed * (k.virtio_guest_tx_done + k.virtio_guest_free) + zerocopy, Cat::Sys);
+  co_await mutex_unlock(*this, s_.tx_lock);
+  co_await settle(); // the IPI of waking a waiter for tx_lock
   if (freed)
     queue_work(s_, GuestWork::Send, *this, now());
 }

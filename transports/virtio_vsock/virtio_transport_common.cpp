@@ -5,6 +5,7 @@
 #include "transports/virtio_vsock/internal.hpp"
 
 #include <algorithm>
+#include <string>
 
 namespace vsim::virtio_vsock::detail {
 
@@ -40,53 +41,138 @@ Task<> sleep_until_woken(Waiter w)
   co_await woken(w, true);
 }
 
-// lock_sock() (net/core/sock.c lock_sock_nested, __lock_sock): sleep on the
-// lock's wait queue while another thread owns the socket; a release wakes
-// one waiter, which looks again (another thread may have taken it first).
-// Other wake-ups the thread gets meanwhile (data, credit, queued work) make
-// it look again too; none is forgotten, so a service thread's later work
-// still wakes it.
-Task<> lock_sock(Waiter w, Sock& sk)
+namespace {
+
+// Take a sleeping lock (net/core/sock.c lock_sock_nested, __lock_sock;
+// kernel/locking/mutex.c __mutex_lock_slowpath): sleep on the lock's wait
+// queue while another thread owns it; a release wakes one waiter, which
+// looks again (another thread may have taken it first). Other wake-ups the
+// thread gets meanwhile (data, credit, queued work) make it look again too;
+// none is forgotten, so a service thread's later work still wakes it.
+Task<> sleep_lock(Waiter w, SleepLock& l, const char* what)
 {
   co_await w.t.settle();
-  if (sk.owner == &w.t)
-    throw std::logic_error("invariant violated: lock_sock taken twice by " + w.t.name());
-  if (sk.owner)
-    ++sk.lock_waits;
-  while (sk.owner) {
-    if (std::find(sk.lock_waiters.begin(), sk.lock_waiters.end(), &w.t) == sk.lock_waiters.end())
-      sk.lock_waiters.push_back(&w.t);
+  if (l.owner == &w.t)
+    throw std::logic_error(std::string("invariant violated: ") + what + " taken twice by " + w.t.name());
+  if (l.owner)
+    ++l.lock_waits;
+  while (l.owner) {
+    if (std::find(l.lock_waiters.begin(), l.lock_waiters.end(), &w.t) == l.lock_waiters.end())
+      l.lock_waiters.push_back(&w.t);
     co_await woken(w, false);
     co_await w.t.settle();
   }
-  if (auto it = std::find(sk.lock_waiters.begin(), sk.lock_waiters.end(), &w.t); it != sk.lock_waiters.end())
-    sk.lock_waiters.erase(it);
-  sk.owner = &w.t;
+  if (auto it = std::find(l.lock_waiters.begin(), l.lock_waiters.end(), &w.t); it != l.lock_waiters.end())
+    l.lock_waiters.erase(it);
+  l.owner = &w.t;
 }
 
-// release_sock(): the owner drops the lock and wakes one waiter.
-Task<> release_sock(SimThread& t, Sock& sk)
+// The owner drops the lock and wakes one waiter.
+Task<> sleep_unlock(SimThread& t, SleepLock& l, const char* what)
 {
   co_await t.settle();
-  if (sk.owner != &t)
-    throw std::logic_error("invariant violated: release_sock by " + t.name() + ", which does not hold the lock");
-  sk.owner = nullptr;
-  if (!sk.lock_waiters.empty()) {
-    SimThread* w = sk.lock_waiters.front();
-    sk.lock_waiters.pop_front();
+  if (l.owner != &t)
+    throw std::logic_error(std::string("invariant violated: ") + what + " by " + t.name() +
+                           ", which does not hold the lock");
+  l.owner = nullptr;
+  if (!l.lock_waiters.empty()) {
+    SimThread* w = l.lock_waiters.front();
+    l.lock_waiters.pop_front();
     w->wake_at(t.now());
   }
 }
 
-// virtio_transport_send_pkt_info() for one packet: allocate, fill, queue.
-// The payload copy from user memory is charged by the caller.
-void queue_pkt(std::deque<Queued>& list, Slab& slab, Sock& sock, int conn, Pkt p)
+} // namespace
+
+Task<> lock_sock(Waiter w, Sock& sk)
+{
+  co_await sleep_lock(w, sk, "lock_sock");
+}
+
+Task<> release_sock(SimThread& t, Sock& sk)
+{
+  co_await sleep_unlock(t, sk, "release_sock");
+}
+
+Task<> mutex_lock(SimThread& t, Latency& lat, SleepLock& m)
+{
+  co_await sleep_lock(Waiter{t, lat, 0, 0, 0}, m, "mutex_lock");
+}
+
+Task<> mutex_unlock(SimThread& t, SleepLock& m)
+{
+  co_await sleep_unlock(t, m, "mutex_unlock");
+}
+
+bool mutex_trylock(SimThread& t, SleepLock& m)
+{
+  if (m.owner)
+    return false;
+  m.owner = &t;
+  return true;
+}
+
+// kmalloc_size_roundup() (mm/slab_common.c): kmalloc-8 .. kmalloc-8k, with
+// the 96- and 192-byte caches; above, whole pages of order get_order(size).
+std::uint64_t kmalloc_size_roundup(std::uint64_t bytes)
+{
+  if (bytes > kKmallocMaxCacheSize) {
+    std::uint64_t block = 4096;
+    while (block < bytes)
+      block *= 2;
+    return block;
+  }
+  if (bytes > 64 && bytes <= 96)
+    return 96;
+  if (bytes > 128 && bytes <= 192)
+    return 192;
+  std::uint64_t obj = 8;
+  while (obj < bytes)
+    obj *= 2;
+  return obj;
+}
+
+std::uint64_t pkt_kmalloc_bytes(bool skb, std::uint32_t len)
+{
+  if (!skb)
+    return len;
+  const std::uint64_t data = (kHeaderBytes + len + 63) / 64 * 64; // SKB_DATA_ALIGN, 64-byte cache lines
+  return data + kSkbSharedInfoBytes;
+}
+
+PktAllocs pkt_allocs(bool skb, std::uint32_t len)
+{
+  const std::uint64_t bytes = pkt_kmalloc_bytes(skb, len);
+  if (bytes == 0)
+    return {1, 0};
+  return bytes > kKmallocMaxCacheSize ? PktAllocs{1, 1} : PktAllocs{2, 0};
+}
+
+std::uint32_t rx_buffer_room(const Knobs& kn)
+{
+  if (!kn.skb)
+    return kn.rx_buf_size;
+  // __alloc_skb: the head is what kmalloc returned less skb_shared_info;
+  // skb_reserve(VIRTIO_VSOCK_SKB_HEADROOM) keeps the header before the data.
+  const std::uint64_t head = kmalloc_size_roundup(pkt_kmalloc_bytes(true, kn.rx_buf_size));
+  return static_cast<std::uint32_t>(head - kSkbSharedInfoBytes - kHeaderBytes);
+}
+
+// virtio_transport_send_pkt_info() for one packet: allocate, fill (queue:
+// the caller). The payload copy from user memory is charged by the caller.
+std::uint32_t new_pkt(Slab& slab, Sock& sock, int conn, Pkt p)
 {
   p.conn = conn;
   p.fwd_cnt = sock.fwd_cnt; // virtio_transport_inc_tx_pkt(): piggyback fwd_cnt
   p.buf_alloc = sock.buf_alloc;
+  p.stream_end = sock.tx_cnt;
   sock.last_fwd_cnt = sock.fwd_cnt;
-  list.push_back(Queued{slab.alloc(p)});
+  return slab.alloc(p);
+}
+
+void queue_pkt(std::deque<Queued>& list, Slab& slab, Sock& sock, int conn, Pkt p)
+{
+  list.push_back(Queued{new_pkt(slab, sock, conn, p)});
 }
 
 Task<> AppThread::body()
@@ -177,7 +263,7 @@ Task<std::uint64_t> AppThread::send_call(std::uint64_t len, bool blocking)
     sk_.tx_cnt += n;
     mark("virtio_transport_send_pkt_info", "bytes", n);
     trace_credit(*this, c_, sk_);
-    queue_packet(p);
+    co_await queue_packet(p);
     s_.n.packets.add();
     sent += n;
   }
@@ -197,13 +283,17 @@ Task<> AppThread::fill_pkt(Pkt& p, bool zcopy, bool notify)
   double cost = 0;
   if (zcopy) {
     p.frags = static_cast<std::uint16_t>(pages_of(p.len));
-    cost = sc_.pkt + sc_.alloc + p.frags * sc_.pin_page;
-    s_.n.allocations.add();
+    // a header-only packet (an sk_buff whose data are the pinned pages)
+    const PktAllocs a = pkt_allocs(s_.kn.skb, 0);
+    cost = sc_.pkt + sc_.allocs(a) + p.frags * sc_.pin_page;
+    count_allocs(s_.n, a);
     s_.n.pages_pinned.add(p.frags);
     sk_.pinned_pages += p.frags;
   } else {
-    cost = sc_.pkt + 2 * sc_.alloc + sc_.copy(p.len); // kzalloc pkt, kmalloc buf, copy_from_iter
-    s_.n.allocations.add(2);
+    // kzalloc pkt and kmalloc buf, or (6.3) virtio_transport_alloc_skb; copy_from_iter
+    const PktAllocs a = pkt_allocs(s_.kn.skb, p.len);
+    cost = sc_.pkt + sc_.allocs(a) + sc_.copy(p.len);
+    count_allocs(s_.n, a);
     s_.n.copies.add();
   }
   if (notify) {
@@ -366,6 +456,23 @@ Task<> AppThread::receive_all()
   c_.done_at = now();
 }
 
+// virtio_transport_stream_do_dequeue()'s test for
+// virtio_transport_send_credit_update(): every read (2018); when the free
+// space the peer knows of is below the threshold (5.4); from 6.8 only if
+// fwd_cnt moved, and then also when fewer than SO_RCVLOWAT bytes (1: none)
+// remain queued (low_rx_bytes).
+bool AppThread::credit_update_due() const
+{
+  const Knobs& kn = s_.kn;
+  const std::uint64_t delta = sk_.fwd_cnt - sk_.last_fwd_cnt;
+  const bool low_space = sk_.buf_alloc - delta < kn.credit_threshold;
+  if (kn.credit_every_read)
+    return true;
+  if (kn.credit_rcvlowat)
+    return delta > 0 && (low_space || sk_.rxq.empty());
+  return low_space;
+}
+
 Task<std::uint64_t> AppThread::recv_call(std::uint64_t len, bool user_work)
 {
   const Knobs& kn = s_.kn;
@@ -390,15 +497,16 @@ Task<std::uint64_t> AppThread::recv_call(std::uint64_t len, bool user_work)
   c_.delivered += got;
   if (s_.run_length)
     s_.run_length->delivered(c_.index, got, world().now());
-  // virtio_transport_send_credit_update(): every read (2018) or when the
-  // free space the peer knows of is below the threshold (5.4); with
-  // SOCK_SEQPACKET after every message (virtio_transport_seqpacket_do_dequeue).
-  if (kn.seqpacket || kn.credit_every_read || sk_.buf_alloc - (sk_.fwd_cnt - sk_.last_fwd_cnt) < kn.credit_threshold) {
-    co_await run(sc_.pkt + sc_.alloc, Cat::Sys);
-    s_.n.allocations.add();
+  // virtio_transport_send_credit_update(): by the kernel's rule
+  // (credit_update_due), and with SOCK_SEQPACKET after every message
+  // (virtio_transport_seqpacket_do_dequeue).
+  if (kn.seqpacket || credit_update_due()) {
+    const PktAllocs a = pkt_allocs(kn.skb, 0);
+    co_await run(sc_.pkt + sc_.allocs(a), Cat::Sys);
+    count_allocs(s_.n, a);
     s_.n.credit_updates.add();
     mark("virtio_transport_send_credit_update");
-    queue_packet(Pkt{.op = Op::CreditUpdate});
+    co_await queue_packet(Pkt{.op = Op::CreditUpdate});
   }
   co_await release_sock(*this, sk_);
   co_return got;

@@ -45,10 +45,13 @@ Knobs detail::read_knobs(const Params& p)
   // packets must fit one (virtio_transport_send_pkt_info caps them).
   kn.host_pkt_size = (kn.mergeable_rx || kn.host_split) ? kn.max_pkt_size : std::min(kn.max_pkt_size, kn.rx_buf_size);
   kn.credit_every_read = p.text("virtio_vsock.credit_update") == "every_read";
+  kn.credit_rcvlowat = p.text("virtio_vsock.credit_update") == "threshold_rcvlowat";
   kn.small_pkt_copy = p.boolean("virtio_vsock.small_pkt_copy");
   kn.batch_used = p.boolean("virtio_vsock.batch_used");
   kn.event_idx = p.boolean("virtio_vsock.event_idx");
   kn.indirect = p.boolean("virtio_vsock.indirect_desc");
+  kn.skb = p.text("virtio_vsock.packet_type") == "sk_buff";
+  kn.tx_fast_path = p.boolean("virtio_vsock.tx_fast_path");
   kn.iperf3 = p.text("workload.app") == "iperf3";
   kn.seqpacket = p.text("workload.socket_type") == "seqpacket";
   kn.zerocopy = p.boolean("workload.zerocopy");
@@ -94,15 +97,16 @@ std::vector<Effective> effective(const Params& p)
   if (kn.credit_every_read && p.has("virtio_vsock.credit_threshold"))
     threshold_note =
         fmt::format("virtio_vsock.credit_threshold={} is ignored: credit_update is every_read", kn.credit_threshold);
-  else if (!kn.credit_every_read && kn.credit_threshold == 0)
+  else if (!kn.credit_every_read && !kn.credit_rcvlowat && kn.credit_threshold == 0)
     threshold_note = "virtio_vsock.credit_threshold=0: no free space is below it, so the receiver never sends a "
                      "credit update and the run hangs once a writer has sent buf_alloc bytes";
   std::string irq_note;
   if (irq >= vcpus)
     irq_note = fmt::format("virtio_vsock.irq_vcpu={}: the guest has {} vCPUs, the interrupts land on vCPU {}", irq,
                            vcpus, irq % vcpus);
-  // virtio_vsock_rx_fill(): rx buffers of a header and a payload buffer.
-  const std::uint32_t rx_buffers = kn.queue_size / Virtqueue::descriptors_for(2, kn.indirect);
+  // virtio_vsock_rx_fill(): rx buffers of a header and a payload buffer
+  // (one skb from 6.3).
+  const std::uint32_t rx_buffers = kn.queue_size / Virtqueue::descriptors_for(rx_buffer_sgs(kn), kn.indirect);
   std::string rx_note;
   if (rx_buffers < 2)
     rx_note = fmt::format("virtio_vsock.queue_size={}: the rx queue holds one rx buffer (no indirect descriptors), "
