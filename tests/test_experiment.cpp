@@ -130,9 +130,9 @@ TEST_CASE("experiment keys are declared with their defaults", "[experiment]")
   // a shipped name or a profile file (docs/profiles.md)
   CHECK(reg.find("platform")->check("kvm-2019").empty());
   CHECK(reg.find("platform")->check("my-host.yaml").empty());
-  CHECK(reg.find("platform")->check("kvm-2020") ==
-        "unknown platform 'kvm-2020' (allowed: hyperv-2019, kvm-2018, kvm-2019, or a profile file PATH.yaml, relative "
-        "to the experiment file)");
+  CHECK(reg.find("platform")->check("kvm-2020") == "unknown platform 'kvm-2020' (allowed: hyperv-2019, kvm-2018, "
+                                                   "kvm-2019, kvm-2024, or a profile file PATH.yaml, relative "
+                                                   "to the experiment file)");
   CHECK(reg.find("seed")->max == 9007199254740992.0);
   CHECK(reg.find("workload.total_bytes")->max == 1e12);
   CHECK(reg.find("workload.message_size")->max == 1073741824.0);
@@ -379,7 +379,7 @@ TEST_CASE("error: a platform calibrated for another transport", "[experiment]")
 {
   CHECK(error_of("platform: hyperv-2019\ntransport: virtio_vsock") ==
         "t.yaml:1:11: error: platform: hyperv-2019 is calibrated for transport hv_sock, not virtio_vsock (allowed: "
-        "with virtio_vsock: kvm-2018, kvm-2019)");
+        "with virtio_vsock: kvm-2018, kvm-2019, kvm-2024)");
   CHECK(error_of("transport: hv_sock\nplatform: kvm-2018") ==
         "t.yaml:2:11: error: platform: kvm-2018 is calibrated for transport virtio_vsock, not hv_sock (allowed: "
         "with hv_sock: hyperv-2019)");
@@ -387,7 +387,7 @@ TEST_CASE("error: a platform calibrated for another transport", "[experiment]")
   // position is the swept value's.
   CHECK(error_of("sweep:\n  grid:\n    transport: [hv_sock, virtio_vsock]") ==
         "t.yaml:3:26: error: platform: hyperv-2019 is calibrated for transport hv_sock, not virtio_vsock (allowed: "
-        "with virtio_vsock: kvm-2018, kvm-2019)");
+        "with virtio_vsock: kvm-2018, kvm-2019, kvm-2024)");
   // A value that is never run is not checked.
   CHECK(error_of("transport: virtio_vsock\nsweep:\n  grid:\n    transport: [hv_sock]") == "(no error)");
 }

@@ -58,7 +58,7 @@ std::string error_of(const std::string& file)
 
 TEST_CASE("profiles: the shipped files are compiled in byte for byte, each named by its file", "[profiles]")
 {
-  REQUIRE(shipped_profile_texts().size() == 3);
+  REQUIRE(shipped_profile_texts().size() == 4);
   for (const ShippedProfileText& t : shipped_profile_texts()) {
     INFO(t.path);
     CHECK(slurp(kSource + "/" + t.path) == t.text);
@@ -180,7 +180,7 @@ TEST_CASE("profiles: each bad file of the catalogue is refused with file:line:co
                              "or {value: NUMBER, source: WORD, note: TEXT})"},
       {"two-documents.yaml", "two-documents.yaml:7:1: error: expected one YAML document, found another one here"},
       {"unknown-base.yaml", "unknown-base.yaml:3:7: error: base: unknown profile hyperv-2018 (allowed: hyperv-2019, "
-                            "kvm-2018, kvm-2019, or a profile file PATH.yaml relative to this file)"},
+                            "kvm-2018, kvm-2019, kvm-2024, or a profile file PATH.yaml relative to this file)"},
       {"unknown-hardware.yaml", "unknown-hardware.yaml:6:3: error: hardware.ram: unknown key (allowed: cpu, cpu_ghz, "
                                 "host_kernel, guest_kernel, hypervisor, vmm, vcpus, pinning, notes)"},
       {"unknown-key.yaml", "unknown-key.yaml:4:1: error: clock: unknown key (allowed: name, description, transport, "
