@@ -399,3 +399,25 @@ TEST_CASE("run length: a point too short to judge is simulated in full, identica
   CHECK(a[0].run_length[0].at("simulated_bytes") == 2e6);
   CHECK(a[0].iterations[0] == f[0].iterations[0]); // bit for bit
 }
+
+TEST_CASE("round-trip intervals: batch means for the mean, batch 99th percentiles for the tail", "[run_length]")
+{
+  // 2 batches of 100: batch b holds 1..100 scaled by (1 + b); its nearest-rank
+  // 99th percentile is its 99th value.
+  std::vector<double> x;
+  for (int b = 0; b < 2; ++b)
+    for (int i = 1; i <= 100; ++i)
+      x.push_back(i * (1.0 + b));
+  const RoundTripInterval r = round_trip_interval(x, 2, 100);
+  CHECK(r.mean == Approx((50.5 + 101.0) / 2));
+  CHECK(r.p99 == Approx((99.0 + 198.0) / 2));
+  // t(0.975, 1) = 12.706: half-width t s / sqrt(2) over the mean.
+  CHECK(r.p99_half_width == Approx(12.7062 * (99.0 / std::sqrt(2.0)) / std::sqrt(2.0) / 148.5).epsilon(1e-4));
+  CHECK(std::isinf(round_trip_interval(x, 2, 101).mean_half_width)); // batches too small for a 99th percentile
+  // Identical batches: the interval has no width.
+  std::vector<double> same;
+  for (int b = 0; b < 20; ++b)
+    for (int i = 0; i < 100; ++i)
+      same.push_back(10 + i % 7);
+  CHECK(round_trip_interval(same, 20, 100).p99_half_width == 0);
+}
