@@ -75,6 +75,12 @@ void append_round_trip_metrics(std::map<std::string, double>& m, const RoundTrip
   m["host_cpu_us_per_transaction"] = m.at("host_cpu_percent") / 100 * secs * 1e6 / n;
 }
 
+void append_round_trip_histogram(std::map<std::string, double>& m, const RoundTrips& rt)
+{
+  for (const auto& [bucket, n] : rt.histogram().counts())
+    m[kRttHistogramPrefix + std::to_string(bucket)] = static_cast<double>(n);
+}
+
 PlatformPlan platform_plan(const Params& params)
 {
   return transport_of(params).plan(params);

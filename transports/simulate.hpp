@@ -40,6 +40,12 @@ std::uint64_t workload_bytes(const Params& params);
 // transaction (from the guest_cpu_percent, host_cpu_percent and
 // elapsed_seconds already in m).
 void append_round_trip_metrics(std::map<std::string, double>& m, const RoundTrips& rt);
+// The histogram of the round trips simulated, as rtt_histogram.<bucket> =
+// count entries (sim/histogram.hpp's bucket numbers; the run driver moves
+// them out of the metrics into the result's rtt_histogram). Only in a run's
+// final figures: the run-length monitor's snapshots keep one set of names.
+inline constexpr const char* kRttHistogramPrefix = "rtt_histogram.";
+void append_round_trip_histogram(std::map<std::string, double>& m, const RoundTrips& rt);
 
 // The experiment's platform as a transport sets it up, with the CPU cost of
 // each thread per MB of payload: the input of the analytic bound (app/topology).

@@ -263,7 +263,10 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
   const auto [elapsed, delivered] = s.round_trips ? check_round_trips(r, s, whole) : check_conservation(r, s, whole);
   // No CPU can have been busy longer than the whole run lasted.
   check_cpu_busy(r.world, elapsed);
-  return finish_figures(monitor.get(), whole ? figures(r, s, elapsed, delivered) : Metrics{}, total);
+  Metrics out = finish_figures(monitor.get(), whole ? figures(r, s, elapsed, delivered) : Metrics{}, total);
+  if (s.round_trips)
+    append_round_trip_histogram(out, *s.round_trips);
+  return out;
 }
 
 } // namespace vsim::hv_sock
