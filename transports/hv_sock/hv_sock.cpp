@@ -168,6 +168,7 @@ std::pair<Time, std::uint64_t> check_round_trips(const Platform& r, const Shared
   const Knobs& kn = s.knobs;
   const std::uint64_t out = kn.transactions * (r.g2h ? kn.request : kn.response);
   const std::uint64_t in = kn.transactions * (r.g2h ? kn.response : kn.request);
+  const std::uint64_t host_message = std::min<std::uint64_t>(kn.host_packet, r.g2h ? kn.response : kn.request);
   Time elapsed = whole ? 0 : r.world.end();
   std::uint64_t delivered = 0;
   for (const Channel& ch : r.channels) {
@@ -177,8 +178,8 @@ std::pair<Time, std::uint64_t> check_round_trips(const Platform& r, const Shared
       return whole ? ring.payload_written() == n && ring.payload_consumed() == n
                    : ring.payload_consumed() <= ring.payload_written() && ring.payload_written() <= n;
     };
-    if (whole && ch.delivered != out + in && writable_bytes(ch.outbound.bytes_to_write()) == 0 &&
-        writable_bytes(ch.inbound.bytes_to_write()) < std::min<std::uint64_t>(kn.host_packet, kn.response))
+    if (whole && ch.delivered != out + in && ch.guest->waiting() && ch.host->waiting() &&
+        writable_bytes(ch.outbound.bytes_to_write()) == 0 && writable_bytes(ch.inbound.bytes_to_write()) < host_message)
       throw ModelledHang(fmt::format(
           "connection {}: both applications blocked in send() with full rings (vsock_stream_sendmsg waits in "
           "hvs_stream_has_space; workload.outstanding requests of workload.request_size fill the ring while the "
