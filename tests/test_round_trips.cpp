@@ -16,6 +16,7 @@
 #include "transports/costs.hpp"
 #include "transports/hv_sock/costs.hpp"
 #include "transports/simulate.hpp"
+#include "transports/transport.hpp"
 
 using namespace vsim;
 using namespace vsim::app;
@@ -181,4 +182,17 @@ sim:
   CHECK(info.at("rtt_mean_half_width") <= 0.02);
   CHECK(info.at("rtt_p99_half_width") <= 0.02);
   CHECK(metric(r[0], "transactions_per_second") > 0);
+}
+
+TEST_CASE("explain's round-trip path is the hand-worked sum, stage by stage", "[hv_sock][round_trip][explain]")
+{
+  const Experiment ex = load("direction: host_to_guest\n" + kPingPong);
+  const Params& p = ex.points.at(0).params;
+  hv_sock::Costs k = hv_sock::Costs::from(p);
+  double sum = 0;
+  for (const RoundTripStage& s : find_transport("hv_sock")->round_trip_path(p))
+    sum += s.cycles;
+  // The same stages as the guest-initiated round trip, from the other end.
+  CHECK(sum == Approx(guest_initiated_round_trip(k, 64)).epsilon(1e-12));
+  CHECK(find_transport("virtio_vsock")->round_trip_path == nullptr);
 }

@@ -47,6 +47,15 @@ void append_round_trip_metrics(std::map<std::string, double>& m, const RoundTrip
 inline constexpr const char* kRttHistogramPrefix = "rtt_histogram.";
 void append_round_trip_histogram(std::map<std::string, double>& m, const RoundTrips& rt);
 
+// One stage of a round trip's critical path (vsocksim explain): what runs
+// or is waited for, the kernel functions modelled, and its cycles with
+// every jitter off.
+struct RoundTripStage {
+  std::string stage;
+  std::string kernel;
+  double cycles = 0;
+};
+
 // The experiment's platform as a transport sets it up, with the CPU cost of
 // each thread per MB of payload: the input of the analytic bound (app/topology).
 struct ThreadLoad {

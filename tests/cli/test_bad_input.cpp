@@ -57,7 +57,8 @@ TEST_CASE("cli: bad experiment files exit 2 naming FILE:LINE:COL, the key path a
        "msg_size",
        0,
        "workload.msg_size",
-       {"unknown key (allowed: app, connections, message_size, start_interval, total_bytes)"}},
+       {"unknown key (allowed: app, connections, message_size, outstanding, pattern, request_size, response_size, "
+        "start_interval, think_time, think_time_distribution, total_bytes, transactions)"}},
       {"unknown top-level key",
        "seed: 3\nseeed: 4\n",
        "seeed",
