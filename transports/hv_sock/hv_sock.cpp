@@ -160,9 +160,11 @@ Metrics figures(const Platform& r, const Shared& s, Time elapsed, std::uint64_t 
 
 // Round trips: every request and response byte went through its ring
 // exactly once (a run the monitor ended early, not `whole`: no more than
-// was written). A run that ended short with both rings without room is the
-// kernel's own deadlock: both applications blocked in send()
-// (vsock_stream_sendmsg waiting for hvs_stream_has_space), neither reading.
+// was written). A run that ended short with both threads asleep and both
+// rings without room is the kernel's own deadlock: both applications
+// blocked in send(), neither reading; the Linux reader publishes read_index
+// only once it finds the ring drained (hv_pkt_iter_next), so requests in
+// flight fill the host-to-guest ring with packets already read.
 std::pair<Time, std::uint64_t> check_round_trips(const Platform& r, const Shared& s, bool whole)
 {
   const Knobs& kn = s.knobs;
@@ -181,9 +183,10 @@ std::pair<Time, std::uint64_t> check_round_trips(const Platform& r, const Shared
     if (whole && ch.delivered != out + in && ch.guest->waiting() && ch.host->waiting() &&
         writable_bytes(ch.outbound.bytes_to_write()) == 0 && writable_bytes(ch.inbound.bytes_to_write()) < host_message)
       throw ModelledHang(fmt::format(
-          "connection {}: both applications blocked in send() with full rings (vsock_stream_sendmsg waits in "
-          "hvs_stream_has_space; workload.outstanding requests of workload.request_size fill the ring while the "
-          "initiator does not read)",
+          "connection {}: both applications blocked in send() with no room in either ring (vsock_stream_sendmsg "
+          "in hvs_stream_has_space, the Windows writer waiting for room): neither reads while it sends, and the "
+          "Linux reader gives ring space back only when it drains the ring (hv_pkt_iter_next -> "
+          "hv_pkt_iter_close), which requests in flight can keep from happening",
           ch.index));
     if (!exact(ch.outbound, out) || !exact(ch.inbound, in) || (whole && ch.delivered != out + in))
       throw std::logic_error(fmt::format(
