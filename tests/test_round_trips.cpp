@@ -12,6 +12,7 @@
 #include "app/experiment/experiment.hpp"
 #include "app/experiment/registry.hpp"
 #include "app/run/runner.hpp"
+#include "app/validation/measurements.hpp"
 #include "models/vmbus_ring.hpp"
 #include "transports/costs.hpp"
 #include "transports/hv_sock/costs.hpp"
@@ -195,4 +196,18 @@ TEST_CASE("explain's round-trip path is the hand-worked sum, stage by stage", "[
   // The same stages as the guest-initiated round trip, from the other end.
   CHECK(sum == Approx(guest_initiated_round_trip(k, 64)).epsilon(1e-12));
   CHECK(find_transport("virtio_vsock")->round_trip_path == nullptr);
+}
+
+TEST_CASE("a measurements CSV of round-trip percentiles validates like any metric", "[hv_sock][round_trip][validate]")
+{
+  const Experiment ex = load("direction: guest_to_host\n" + kPingPong);
+  const auto r = run(ex);
+  const std::vector<Measurement> ms =
+      load_measurements_text("workload.message_size,metric,unit,min,max,mean,median,source\n"
+                             "64,rtt_p99_us,us,,,40,,test\n",
+                             "m.csv", registry());
+  const Comparison c = compare(ex, r, ms, "m.csv");
+  REQUIRE(c.rows.size() == 1);
+  CHECK(c.rows[0].predicted == metric(r[0], "rtt_p99_us"));
+  CHECK(c.rows[0].error_percent == Approx((metric(r[0], "rtt_p99_us") / 40 - 1) * 100));
 }
