@@ -160,7 +160,7 @@ void RunLength::delivered(int conn, std::uint64_t bytes, Time now)
 
 void RunLength::round_trip(double value, Time now)
 {
-  if (stopped_)
+  if (stopped_ || rtt_.size() >= cfg_.max_round_trips)
     return;
   rtt_t_.push_back(now);
   rtt_.push_back(value);

@@ -76,6 +76,9 @@ struct RunLengthConfig {
   // known to `precision` too (round_trip_interval).
   bool round_trips = false;
   std::size_t quantile_batch = 100; // round trips per batch at least, for a batch's 99th percentile
+  // Round trips kept for the intervals, at most (16 MB): later ones are not
+  // judged (a run that has not settled by then runs in full).
+  std::size_t max_round_trips = std::size_t{1} << 20;
 };
 
 // The 95% confidence interval of the mean and of the 99th percentile of

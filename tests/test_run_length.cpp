@@ -421,3 +421,28 @@ TEST_CASE("round-trip intervals: batch means for the mean, batch 99th percentile
       same.push_back(10 + i % 7);
   CHECK(round_trip_interval(same, 20, 100).p99_half_width == 0);
 }
+
+TEST_CASE("the run-length monitor keeps at most max_round_trips round trips", "[run_length]")
+{
+  // A steady series stops once 20 batches of 100 round trips follow the
+  // warm-up; with fewer kept than that it never does.
+  for (const std::size_t kept : {std::size_t{1} << 20, std::size_t{1000}}) {
+    INFO(kept);
+    RunLengthConfig cfg;
+    cfg.round_trips = true;
+    cfg.total_bytes = 1000000;
+    cfg.chunk = 100;
+    cfg.max_round_trips = kept;
+    int stops = 0;
+    RunLength rl(
+        cfg, [](Time, std::uint64_t) { return Figures{}; }, [](const std::string&) { return FigureKind{}; },
+        [&] { ++stops; });
+    for (int i = 1; i <= 5000 && !rl.stopped(); ++i) {
+      rl.round_trip(10.0 + i % 3, 10.0 * i);
+      rl.delivered(0, 100, 10.0 * i);
+    }
+    CHECK(stops == (kept > 2000 ? 1 : 0));
+    if (kept < 2000)
+      CHECK(rl.info().at("run_length.reason") == static_cast<double>(static_cast<int>(RunEnd::RoundTripsNotSteady)));
+  }
+}
