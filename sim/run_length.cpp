@@ -27,6 +27,8 @@ const char* run_end_text(RunEnd e)
     return "simulated in full: the connections progressed at unequal rates";
   case RunEnd::FiguresNotSteady:
     return "simulated in full: a CPU figure or count did not settle to sim.precision";
+  case RunEnd::RoundTripsNotSteady:
+    return "simulated in full: the round trip's mean or 99th percentile did not settle to sim.precision";
   }
   return "?";
 }
@@ -36,8 +38,11 @@ std::uint64_t expected_auto_bytes(const RunLengthConfig& cfg, std::uint64_t deli
   // The first check comes after min_observations observations of at least
   // a chunk each (a delivery larger than the chunk is one observation);
   // a transient and a few more checks typically add as much again.
+  // Round trips need quantile_batch of them in each batch after the warm-up.
   const std::uint64_t per_observation = std::max(cfg.chunk, delivery);
-  return std::min(cfg.total_bytes, 2 * cfg.min_observations * per_observation);
+  const std::size_t observations =
+      cfg.round_trips ? std::max(cfg.min_observations, cfg.batches * cfg.quantile_batch) : cfg.min_observations;
+  return std::min(cfg.total_bytes, 2 * observations * per_observation);
 }
 
 std::optional<std::size_t> mser5_cut(const std::vector<double>& x)
@@ -153,6 +158,58 @@ void RunLength::delivered(int conn, std::uint64_t bytes, Time now)
     observe(now);
 }
 
+void RunLength::round_trip(double value, Time now)
+{
+  if (stopped_ || rtt_.size() >= cfg_.max_round_trips)
+    return;
+  rtt_t_.push_back(now);
+  rtt_.push_back(value);
+}
+
+RoundTripInterval round_trip_interval(const std::vector<double>& x, std::size_t batches, std::size_t min_batch)
+{
+  RoundTripInterval r;
+  const std::size_t size = batches ? x.size() / batches : 0;
+  if (batches < 2 || size < std::max<std::size_t>(1, min_batch))
+    return r;
+  const std::size_t first = x.size() - batches * size;
+  std::vector<double> means(batches), p99s(batches), batch(size);
+  for (std::size_t b = 0; b < batches; ++b) {
+    const auto from = x.begin() + static_cast<std::ptrdiff_t>(first + b * size);
+    std::copy(from, from + static_cast<std::ptrdiff_t>(size), batch.begin());
+    double sum = 0;
+    for (double v : batch)
+      sum += v;
+    means[b] = sum / static_cast<double>(size);
+    const auto rank = static_cast<std::size_t>(std::ceil(0.99 * static_cast<double>(size))); // nearest rank
+    std::nth_element(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(rank - 1), batch.end());
+    p99s[b] = batch[rank - 1];
+  }
+  auto interval = [&](const std::vector<double>& v, double& mean) {
+    mean = 0;
+    for (double e : v)
+      mean += e;
+    mean /= static_cast<double>(batches);
+    double var = 0;
+    for (double e : v)
+      var += (e - mean) * (e - mean);
+    var /= static_cast<double>(batches - 1);
+    const double hw = student_t975(batches - 1) * std::sqrt(var / static_cast<double>(batches));
+    return mean > 0 ? hw / mean : INFINITY;
+  };
+  r.mean_half_width = interval(means, r.mean);
+  r.p99_half_width = interval(p99s, r.p99);
+  return r;
+}
+
+bool RunLength::round_trips_steady(Time from)
+{
+  const auto first = std::lower_bound(rtt_t_.begin(), rtt_t_.end(), from) - rtt_t_.begin();
+  const std::vector<double> since(rtt_.begin() + first, rtt_.end());
+  rtt_ci_ = round_trip_interval(since, cfg_.batches, cfg_.quantile_batch);
+  return rtt_ci_.mean_half_width <= cfg_.precision && rtt_ci_.p99_half_width <= cfg_.precision;
+}
+
 void RunLength::observe(Time now)
 {
   dt_.push_back(now - last_t_);
@@ -226,6 +283,10 @@ void RunLength::check(Time now)
   }
   if (!figures_steady(cut_obs_ / 5)) {
     reason_ = RunEnd::FiguresNotSteady;
+    return;
+  }
+  if (cfg_.round_trips && !round_trips_steady(w.t)) {
+    reason_ = RunEnd::RoundTripsNotSteady;
     return;
   }
   reason_ = RunEnd::Extrapolated;
@@ -369,6 +430,10 @@ Figures RunLength::info() const
   f["run_length.observation_bytes"] = static_cast<double>(chunk_);
   if (reason_ == RunEnd::FiguresNotSteady && !held_by_.empty())
     f["run_length.held_by." + held_by_] = held_by_half_width_;
+  if (cfg_.round_trips && std::isfinite(rtt_ci_.mean_half_width)) {
+    f["run_length.rtt_mean_half_width"] = rtt_ci_.mean_half_width;
+    f["run_length.rtt_p99_half_width"] = rtt_ci_.p99_half_width;
+  }
   if (last_.batches > 0) {
     f["run_length.warmup_bytes"] = static_cast<double>(warmup_bytes_);
     f["run_length.batches"] = static_cast<double>(last_.batches);

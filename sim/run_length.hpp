@@ -36,6 +36,7 @@
 // of named figures.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -70,7 +71,28 @@ struct RunLengthConfig {
   // Relative half-width a judged figure's steady-state rate needs, as a
   // multiple of `precision`.
   double figure_tolerance = 2.0;
+  // A round-trip workload (RoundTrips): an observation per round trip, and
+  // the run stops only once the round trip's mean and 99th percentile are
+  // known to `precision` too (round_trip_interval).
+  bool round_trips = false;
+  std::size_t quantile_batch = 100; // round trips per batch at least, for a batch's 99th percentile
+  // Round trips kept for the intervals, at most (16 MB): later ones are not
+  // judged (a run that has not settled by then runs in full).
+  std::size_t max_round_trips = std::size_t{1} << 20;
 };
+
+// The 95% confidence interval of the mean and of the 99th percentile of
+// round trips x, over `batches` batches of the last batches x floor(n /
+// batches) values: batch means for the mean; batch quantiles for the
+// percentile (each batch's nearest-rank 99th percentile, their mean and its
+// t interval), a distribution-free interval needing only independent
+// batches. Relative half-widths; infinite with fewer than `min_batch`
+// values per batch.
+struct RoundTripInterval {
+  double mean = 0, p99 = 0;
+  double mean_half_width = INFINITY, p99_half_width = INFINITY;
+};
+RoundTripInterval round_trip_interval(const std::vector<double>& x, std::size_t batches, std::size_t min_batch);
 
 // Bytes an `auto` run typically simulates before it stops, when the
 // reader gets `delivery` bytes at a time (for estimates of run time).
@@ -79,13 +101,14 @@ std::uint64_t expected_auto_bytes(const RunLengthConfig& cfg, std::uint64_t deli
 // Why a run was, or was not, extrapolated (the code is reported as
 // run_length.reason).
 enum class RunEnd {
-  Extrapolated = 0,       // the precision was reached; the rest was extrapolated
-  Full = 1,               // sim.run_length: full
-  TooShort = 2,           // the transfer ended before the first check (too few observations)
-  PrecisionNotMet = 3,    // the half-width stayed above the precision until the transfer ended
-  NoSteadyState = 4,      // the warm-up never ended in the first half of the run
-  UnequalConnections = 5, // the connections' steady-state rates differed by more than the precision
-  FiguresNotSteady = 6,   // a figure's steady-state rate (CPU time, a count) was not known to the precision
+  Extrapolated = 0,        // the precision was reached; the rest was extrapolated
+  Full = 1,                // sim.run_length: full
+  TooShort = 2,            // the transfer ended before the first check (too few observations)
+  PrecisionNotMet = 3,     // the half-width stayed above the precision until the transfer ended
+  NoSteadyState = 4,       // the warm-up never ended in the first half of the run
+  UnequalConnections = 5,  // the connections' steady-state rates differed by more than the precision
+  FiguresNotSteady = 6,    // a figure's steady-state rate (CPU time, a count) was not known to the precision
+  RoundTripsNotSteady = 7, // the round trip's mean or 99th percentile was not known to the precision
 };
 const char* run_end_text(RunEnd e);
 
@@ -132,6 +155,9 @@ public:
 
   // `bytes` reached connection conn's reader at time now (in time order).
   void delivered(int conn, std::uint64_t bytes, Time now);
+  // A round trip of `value` (any unit) completed at time now, before its
+  // bytes are delivered() (round-trip workloads).
+  void round_trip(double value, Time now);
 
   bool stopped() const { return stopped_; }
   // The figures of the whole transfer, extrapolated from the steady state
@@ -158,6 +184,10 @@ private:
   void merge_pairs();
   void check(Time now);
   bool figures_steady(std::size_t from_snap);
+  bool round_trips_steady(Time from);
+  std::vector<Time> rtt_t_;  // each round trip's completion
+  std::vector<double> rtt_;  // and its value
+  RoundTripInterval rtt_ci_; // at the last check that reached it
 
   RunLengthConfig cfg_;
   std::function<Figures(Time, std::uint64_t)> snapshot_;

@@ -21,6 +21,15 @@ using namespace vsim::app;
 
 namespace {
 
+// The workload keys, as the messages list them (alphabetically, and as declared).
+const std::string kWorkloadKeys = "app, connections, message_size, outstanding, pattern, request_size, response_size, "
+                                  "socket_type, start_interval, think_time, think_time_distribution, total_bytes, "
+                                  "transactions, zerocopy";
+const std::string kWorkloadPaths =
+    "workload.message_size, workload.total_bytes, workload.connections, workload.start_interval, workload.pattern, "
+    "workload.transactions, workload.request_size, workload.response_size, workload.outstanding, "
+    "workload.think_time, workload.think_time_distribution, workload.app, workload.socket_type, workload.zerocopy";
+
 Experiment load_yaml(const std::string& text, const std::vector<std::string>& sets = {})
 {
   return load_experiment_text(text, "t.yaml", sets, registry());
@@ -182,12 +191,10 @@ TEST_CASE("error: a stray token the YAML parser cannot take", "[experiment]")
 TEST_CASE("error: unknown keys list the keys allowed at that level", "[experiment]")
 {
   CHECK(error_of("workload:\n  msg_size: 4KiB") ==
-        "t.yaml:2:3: error: workload.msg_size: unknown key (allowed: app, "
-        "connections, message_size, socket_type, start_interval, total_bytes, zerocopy)");
+        "t.yaml:2:3: error: workload.msg_size: unknown key (allowed: " + kWorkloadKeys + ")");
   CHECK(error_of("seed: 1\nsede: 2") == "t.yaml:2:1: error: sede: unknown key (allowed: " + kTopKeys + ")");
   CHECK(error_of("workload.msg_size: 4") ==
-        "t.yaml:1:1: error: workload.msg_size: unknown key (allowed: app, "
-        "connections, message_size, socket_type, start_interval, total_bytes, zerocopy)");
+        "t.yaml:1:1: error: workload.msg_size: unknown key (allowed: " + kWorkloadKeys + ")");
   CHECK(error_of("sweep:\n  grids: {}") == "t.yaml:2:3: error: sweep.grids: unknown key (allowed: grid, zip)");
   const std::string costs_error = error_of("costs:\n  clock: 3");
   CHECK(costs_error.rfind("t.yaml:2:3: error: costs.clock: unknown key (allowed: clock_ghz, ", 0) == 0);
@@ -236,11 +243,9 @@ TEST_CASE("error: wrong types", "[experiment]")
   CHECK(error_of("costs:\n  clock_ghz: fast") ==
         "t.yaml:2:14: error: costs.clock_ghz: expected a number, got 'fast' (allowed: 0.1 .. 10 GHz)");
   CHECK(error_of("workload: 5") ==
-        "t.yaml:1:11: error: workload: expected a map of keys, got '5' (allowed: app, connections, message_size, "
-        "socket_type, start_interval, total_bytes, zerocopy)");
+        "t.yaml:1:11: error: workload: expected a map of keys, got '5' (allowed: " + kWorkloadKeys + ")");
   CHECK(error_of("workload:") ==
-        "t.yaml:1:1: error: workload: expected a map of keys, got no value (allowed: app, connections, message_size, "
-        "socket_type, start_interval, total_bytes, zerocopy)");
+        "t.yaml:1:1: error: workload: expected a map of keys, got no value (allowed: " + kWorkloadKeys + ")");
   CHECK(error_of("workload:\n  message_size: true") ==
         "t.yaml:2:17: error: workload.message_size: expected a size such as 64KiB, got 'true' (allowed: 1B .. 1GiB)");
   CHECK(error_of("hv_sock:\n  sndbuf: Default") ==
@@ -314,14 +319,10 @@ TEST_CASE("error: sweep structure", "[experiment]")
   CHECK(error_of("sweep:\n  zip:\n    seed: []") ==
         "t.yaml:3:11: error: sweep.zip.seed: the list is empty (allowed: one or more values)");
   CHECK(error_of("sweep:\n  grid:\n    workload.msg: [1]") ==
-        "t.yaml:3:5: error: sweep.grid.workload.msg: 'workload.msg' is not a parameter (allowed: "
-        "workload.message_size, workload.total_bytes, workload.connections, workload.start_interval, workload.app, "
-        "workload.socket_type, "
-        "workload.zerocopy)");
+        "t.yaml:3:5: error: sweep.grid.workload.msg: 'workload.msg' is not a parameter (allowed: " + kWorkloadPaths +
+            ")");
   CHECK(error_of("sweep:\n  grid:\n    workload: [1]") ==
-        "t.yaml:3:5: error: sweep.grid.workload: 'workload' is not a parameter (allowed: workload.message_size, "
-        "workload.total_bytes, workload.connections, workload.start_interval, workload.app, workload.socket_type, "
-        "workload.zerocopy)");
+        "t.yaml:3:5: error: sweep.grid.workload: 'workload' is not a parameter (allowed: " + kWorkloadPaths + ")");
   CHECK(error_of("sweep:\n  grid:\n    sede: [1]") ==
         "t.yaml:3:5: error: sweep.grid.sede: 'sede' is not a parameter (allowed: a parameter path, as listed by "
         "'vsocksim describe')");
@@ -402,12 +403,11 @@ TEST_CASE("error: --set entries", "[experiment]")
   CHECK(error_of("seed: 1", {"=3"}) ==
         "--set '=3': error: missing key before '=' (allowed: KEY=VALUE, e.g. workload.message_size=4KiB)");
   CHECK(error_of("seed: 1", {"workload.msg=1"}) ==
-        "--set 'workload.msg=1': error: workload.msg: unknown key (allowed: "
-        "app, connections, message_size, socket_type, start_interval, total_bytes, zerocopy)");
+        "--set 'workload.msg=1': error: workload.msg: unknown key (allowed: " + kWorkloadKeys + ")");
   CHECK(error_of("seed: 1", {"sede=1"}) == "--set 'sede=1': error: sede: unknown key (allowed: " + kTopKeys + ")");
   CHECK(error_of("seed: 1", {"workload=3"}) ==
-        "--set 'workload=3': error: workload: a group of keys, not a key; set one of them (allowed: app, connections, "
-        "message_size, socket_type, start_interval, total_bytes, zerocopy)");
+        "--set 'workload=3': error: workload: a group of keys, not a key; set one of them (allowed: " + kWorkloadKeys +
+            ")");
   CHECK(error_of("seed: 1", {"seed=x"}) == "--set 'seed=x': error: seed: expected an integer, got 'x' " + kSeedRange);
   CHECK(error_of("seed: 1", {"seed="}) ==
         "--set 'seed=': error: seed: expected an integer, got no value " + kSeedRange);

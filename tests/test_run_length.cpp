@@ -399,3 +399,50 @@ TEST_CASE("run length: a point too short to judge is simulated in full, identica
   CHECK(a[0].run_length[0].at("simulated_bytes") == 2e6);
   CHECK(a[0].iterations[0] == f[0].iterations[0]); // bit for bit
 }
+
+TEST_CASE("round-trip intervals: batch means for the mean, batch 99th percentiles for the tail", "[run_length]")
+{
+  // 2 batches of 100: batch b holds 1..100 scaled by (1 + b); its nearest-rank
+  // 99th percentile is its 99th value.
+  std::vector<double> x;
+  for (int b = 0; b < 2; ++b)
+    for (int i = 1; i <= 100; ++i)
+      x.push_back(i * (1.0 + b));
+  const RoundTripInterval r = round_trip_interval(x, 2, 100);
+  CHECK(r.mean == Approx((50.5 + 101.0) / 2));
+  CHECK(r.p99 == Approx((99.0 + 198.0) / 2));
+  // t(0.975, 1) = 12.706: half-width t s / sqrt(2) over the mean.
+  CHECK(r.p99_half_width == Approx(12.7062 * (99.0 / std::sqrt(2.0)) / std::sqrt(2.0) / 148.5).epsilon(1e-4));
+  CHECK(std::isinf(round_trip_interval(x, 2, 101).mean_half_width)); // batches too small for a 99th percentile
+  // Identical batches: the interval has no width.
+  std::vector<double> same;
+  for (int b = 0; b < 20; ++b)
+    for (int i = 0; i < 100; ++i)
+      same.push_back(10 + i % 7);
+  CHECK(round_trip_interval(same, 20, 100).p99_half_width == 0);
+}
+
+TEST_CASE("the run-length monitor keeps at most max_round_trips round trips", "[run_length]")
+{
+  // A steady series stops once 20 batches of 100 round trips follow the
+  // warm-up; with fewer kept than that it never does.
+  for (const std::size_t kept : {std::size_t{1} << 20, std::size_t{1000}}) {
+    INFO(kept);
+    RunLengthConfig cfg;
+    cfg.round_trips = true;
+    cfg.total_bytes = 1000000;
+    cfg.chunk = 100;
+    cfg.max_round_trips = kept;
+    int stops = 0;
+    RunLength rl(
+        cfg, [](Time, std::uint64_t) { return Figures{}; }, [](const std::string&) { return FigureKind{}; },
+        [&] { ++stops; });
+    for (int i = 1; i <= 5000 && !rl.stopped(); ++i) {
+      rl.round_trip(10.0 + i % 3, 10.0 * i);
+      rl.delivered(0, 100, 10.0 * i);
+    }
+    CHECK(stops == (kept > 2000 ? 1 : 0));
+    if (kept < 2000)
+      CHECK(rl.info().at("run_length.reason") == static_cast<double>(static_cast<int>(RunEnd::RoundTripsNotSteady)));
+  }
+}

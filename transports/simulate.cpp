@@ -38,6 +38,49 @@ double connection_start_interval(const Params& params)
   return std::round(params.number("workload.start_interval") * 1e3 * params.number("costs.clock_ghz"));
 }
 
+std::uint64_t round_trip_bytes(const Params& params)
+{
+  if (!params.has("workload.pattern"))
+    return 0;
+  const std::string& pattern = params.text("workload.pattern");
+  if (pattern == "ping_pong")
+    return 2 * static_cast<std::uint64_t>(params.integer("workload.message_size"));
+  if (pattern == "request_response")
+    return static_cast<std::uint64_t>(params.integer("workload.request_size") +
+                                      params.integer("workload.response_size"));
+  return 0;
+}
+
+std::uint64_t workload_bytes(const Params& params)
+{
+  if (const std::uint64_t rt = round_trip_bytes(params))
+    return rt * static_cast<std::uint64_t>(params.integer("workload.transactions"));
+  return static_cast<std::uint64_t>(params.integer("workload.total_bytes"));
+}
+
+void append_round_trip_metrics(std::map<std::string, double>& m, const RoundTrips& rt)
+{
+  const Histogram& h = rt.histogram();
+  m["rtt_mean_us"] = h.mean();
+  for (const auto& [name, q] : {std::pair<const char*, double>{"rtt_p1_us", 0.01},
+                                {"rtt_p50_us", 0.5},
+                                {"rtt_p90_us", 0.9},
+                                {"rtt_p99_us", 0.99},
+                                {"rtt_p999_us", 0.999}})
+    m[name] = h.quantile(q);
+  const double n = static_cast<double>(rt.count());
+  const double secs = m.at("elapsed_seconds");
+  m["transactions_per_second"] = n / secs;
+  m["guest_cpu_us_per_transaction"] = m.at("guest_cpu_percent") / 100 * secs * 1e6 / n;
+  m["host_cpu_us_per_transaction"] = m.at("host_cpu_percent") / 100 * secs * 1e6 / n;
+}
+
+void append_round_trip_histogram(std::map<std::string, double>& m, const RoundTrips& rt)
+{
+  for (const auto& [bucket, n] : rt.histogram().counts())
+    m[kRttHistogramPrefix + std::to_string(bucket)] = static_cast<double>(n);
+}
+
 PlatformPlan platform_plan(const Params& params)
 {
   return transport_of(params).plan(params);
@@ -63,6 +106,25 @@ const std::vector<MetricDecl>& shared_metrics()
       {MetricPlace::Run,
        {"guest_cpu_percent", "%", Scaling::PerTime, "busy time of all guest vCPUs / elapsed x 100, as `top` sums it"}},
       {MetricPlace::Run, {"host_cpu_percent", "%", Scaling::PerTime, "busy time of all host CPUs / elapsed x 100"}},
+      // Round-trip workloads (workload.pattern ping_pong, request_response):
+      // append_round_trip_metrics().
+      {MetricPlace::Run,
+       {"rtt_mean_us", "us", Scaling::AsIs,
+        "mean round trip: the initiator's send() of a request until its recv() completing the response returns "
+        "(round-trip patterns)"}},
+      {MetricPlace::Run, {"rtt_p1_us", "us", Scaling::AsIs, "1st percentile of the round trip (nearest rank)"}},
+      {MetricPlace::Run, {"rtt_p50_us", "us", Scaling::AsIs, "median round trip (nearest rank)"}},
+      {MetricPlace::Run, {"rtt_p90_us", "us", Scaling::AsIs, "90th percentile of the round trip (nearest rank)"}},
+      {MetricPlace::Run, {"rtt_p99_us", "us", Scaling::AsIs, "99th percentile of the round trip (nearest rank)"}},
+      {MetricPlace::Run, {"rtt_p999_us", "us", Scaling::AsIs, "99.9th percentile of the round trip (nearest rank)"}},
+      {MetricPlace::Run,
+       {"transactions_per_second", "1/s", Scaling::BytesOver,
+        "round trips completed per second of simulated time, all connections"}},
+      {MetricPlace::Run,
+       {"guest_cpu_us_per_transaction", "us", Scaling::PerByte,
+        "busy time of all guest vCPUs per round trip (interrupts and exits included)"}},
+      {MetricPlace::Run,
+       {"host_cpu_us_per_transaction", "us", Scaling::PerByte, "busy time of all host CPUs per round trip"}},
       {MetricPlace::Engine,
        {"sim_events", "", Scaling::AsIs,
         "events the run processed: steps of simulated threads (a cost of the simulator, not of the system)"}},
@@ -216,6 +278,10 @@ RunLengthConfig run_length_config(const Params& params, std::uint64_t total_byte
   c.precision = params.number("sim.precision");
   c.total_bytes = total_bytes;
   c.connections = connections;
+  if (const std::uint64_t rt = round_trip_bytes(params)) { // an observation per round trip
+    c.chunk = rt;
+    c.round_trips = true;
+  }
   return c;
 }
 

@@ -14,6 +14,7 @@
 
 #include "sim/count.hpp"
 #include "sim/params.hpp"
+#include "sim/round_trips.hpp"
 #include "sim/run_length.hpp"
 #include "sim/world.hpp"
 
@@ -27,6 +28,33 @@ std::map<std::string, double> simulate_traced(const Params& params, std::uint32_
 // Cycles between the starts of successive connections (workload.start_interval
 // at the platform's clock, whole cycles): connection i's threads start i x this.
 double connection_start_interval(const Params& params);
+
+// workload.pattern: the payload of one round trip (request and response;
+// 0 under `stream`), and the payload one connection carries in an iteration
+// (workload.total_bytes, or workload.transactions round trips).
+std::uint64_t round_trip_bytes(const Params& params);
+std::uint64_t workload_bytes(const Params& params);
+
+// The figures of a round-trip workload, for every transport alike: the
+// round-trip times (rtt_*_us), transactions_per_second and the CPU per
+// transaction (from the guest_cpu_percent, host_cpu_percent and
+// elapsed_seconds already in m).
+void append_round_trip_metrics(std::map<std::string, double>& m, const RoundTrips& rt);
+// The histogram of the round trips simulated, as rtt_histogram.<bucket> =
+// count entries (sim/histogram.hpp's bucket numbers; the run driver moves
+// them out of the metrics into the result's rtt_histogram). Only in a run's
+// final figures: the run-length monitor's snapshots keep one set of names.
+inline constexpr const char* kRttHistogramPrefix = "rtt_histogram.";
+void append_round_trip_histogram(std::map<std::string, double>& m, const RoundTrips& rt);
+
+// One stage of a round trip's critical path (vsocksim explain): what runs
+// or is waited for, the kernel functions modelled, and its cycles with
+// every jitter off.
+struct RoundTripStage {
+  std::string stage;
+  std::string kernel;
+  double cycles = 0;
+};
 
 // The experiment's platform as a transport sets it up, with the CPU cost of
 // each thread per MB of payload: the input of the analytic bound (app/topology).

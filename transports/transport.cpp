@@ -24,12 +24,15 @@ const std::vector<Transport>& transports()
         {"host_writer", 2, true, true, ""},
         {"vmbus_isr", 4, false, false, ""},
         {"host_reader", 7, false, true, ""},
-        {"linux_reader", 8, false, true, ""}},
+        {"linux_reader", 8, false, true, ""},
+        {"linux_app", 0, true, true, ""},
+        {"host_app", 2, true, true, ""}},
        0.5e6,
        2.5e9,
        hv_sock::effective,
        {"hv_sock.sndbuf", "hv_sock.rcvbuf", "hv_sock.sysctl_wmem_max", "hv_sock.sysctl_rmem_max", "hv_sock.ring_sizing",
-        "hv_sock.host_packet_size"}},
+        "hv_sock.host_packet_size"},
+       hv_sock::round_trip_path},
       {"virtio_vsock",
        virtio_vsock::declare_params,
        virtio_vsock::simulate,
@@ -50,7 +53,8 @@ const std::vector<Transport>& transports()
        2e9,
        virtio_vsock::effective,
        {"virtio_vsock.max_pkt_size", "virtio_vsock.rx_buf_size", "virtio_vsock.queue_size", "virtio_vsock.buf_alloc",
-        "virtio_vsock.credit_threshold", "virtio_vsock.irq_vcpu"}},
+        "virtio_vsock.credit_threshold", "virtio_vsock.irq_vcpu"},
+       nullptr},
   };
   return all;
 }

@@ -61,6 +61,10 @@ struct Transport {
   // values, are the same run).
   std::vector<Effective> (*effective)(const Params&);
   std::vector<std::string> absorbed;
+  // Round-trip workloads: the critical path of one round trip of the
+  // point's messages, stage by stage in the order the initiator sees them
+  // (nullptr: the transport does not model round trips yet).
+  std::vector<RoundTripStage> (*round_trip_path)(const Params&);
 };
 
 // Every transport with a model, in a fixed order.

@@ -14,14 +14,17 @@ Estimate point_estimate(const Params& p)
   };
   Estimate e;
   e.simulations = 1;
-  e.bytes = value("workload.total_bytes", 0) * value("workload.connections", 1);
+  // A round trip is two messages (request and response): one of half its bytes on average.
+  const bool round_trips = p.has("workload.pattern") && round_trip_bytes(p) > 0;
+  const double message = round_trips ? static_cast<double>(round_trip_bytes(p)) / 2 : value("workload.message_size", 1);
+  e.bytes = (round_trips ? static_cast<double>(workload_bytes(p)) : value("workload.total_bytes", 0)) *
+            value("workload.connections", 1);
   if (p.has("sim.run_length") && run_length_auto(p)) { // what an `auto` run typically simulates
     RunLengthConfig c =
         run_length_config(p, static_cast<std::uint64_t>(e.bytes), static_cast<int>(value("workload.connections", 1)));
-    e.bytes =
-        static_cast<double>(expected_auto_bytes(c, static_cast<std::uint64_t>(value("workload.message_size", 1))));
+    e.bytes = static_cast<double>(expected_auto_bytes(c, static_cast<std::uint64_t>(message)));
   }
-  e.messages = e.bytes / value("workload.message_size", 1);
+  e.messages = e.bytes / message;
   const Transport* t = find_transport(p.has("transport") ? p.text("transport") : "hv_sock");
   if (!t)
     t = &transports().front();

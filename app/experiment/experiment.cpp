@@ -1,5 +1,6 @@
 #include "app/experiment/experiment.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -404,7 +405,9 @@ private:
                  "keys of " + transport + " (see `vsocksim describe " + transport + "`)"));
     }
     // Combinations that cannot mean what they say.
-    if (p.integer("workload.message_size") > p.integer("workload.total_bytes")) {
+    check_pattern(p, given);
+    if (p.text("workload.pattern") == "stream" &&
+        p.integer("workload.message_size") > p.integer("workload.total_bytes")) {
       // Blame the key the user set (the message size when both were).
       if (given.count("workload.message_size") || !given.count("workload.total_bytes"))
         fail(with_file(origin_of(given, "workload.message_size")), "workload.message_size",
@@ -522,6 +525,42 @@ private:
          with_allowed("virtio_vsock_pkt cannot go with tx_fast_path true: the guest tx fast path (Linux 6.12) sends "
                       "sk_buffs (Linux 6.3)",
                       "sk_buff while tx_fast_path is true"));
+  }
+
+  // workload.pattern against the keys that belong to another pattern, and
+  // the transports that model it.
+  void check_pattern(const Params& p, const std::map<std::string, Given>& given) const
+  {
+    const std::string& pattern = p.text("workload.pattern");
+    const std::string& transport = p.text("transport");
+    if (pattern != "stream" && transport == "virtio_vsock") {
+      Origin at = origin_of(given, "workload.pattern");
+      fail(with_file(at.positioned() ? at : origin_of(given, "transport")), "workload.pattern",
+           with_allowed(fmt::format("workload.pattern {} is not modelled for virtio_vsock yet", pattern),
+                        "stream with virtio_vsock; ping_pong and request_response with hv_sock"));
+    }
+    // Each key and the patterns it belongs to.
+    static const std::vector<std::pair<std::string, std::vector<std::string>>> belongs = {
+        {"workload.total_bytes", {"stream"}},
+        {"workload.message_size", {"stream", "ping_pong"}},
+        {"workload.transactions", {"ping_pong", "request_response"}},
+        {"workload.request_size", {"request_response"}},
+        {"workload.response_size", {"request_response"}},
+        {"workload.outstanding", {"request_response"}},
+        {"workload.think_time", {"request_response"}},
+        {"workload.think_time_distribution", {"request_response"}},
+    };
+    for (const auto& [key, patterns] : belongs) {
+      if (!given.count(key) || std::find(patterns.begin(), patterns.end(), pattern) != patterns.end())
+        continue;
+      const bool both = key == "workload.total_bytes" && given.count("workload.transactions");
+      fail(with_file(origin_of(given, key)), key,
+           with_allowed(both ? fmt::format("set with workload.transactions, which counts the round trips of "
+                                           "workload.pattern {}: total_bytes is for stream",
+                                           pattern)
+                             : fmt::format("has no meaning under workload.pattern {}", pattern),
+                        "with workload.pattern " + join(patterns, " or ")));
+    }
   }
 
   Origin with_file(Origin at) const

@@ -83,6 +83,52 @@ void declare_experiment_params(ParamRegistry& reg)
                   .range(0, 1e6)
                   .doc("connection i's threads start at i x this (a program opening its connections one after "
                        "another); identical connections starting at the same cycle would tie"));
+  reg.declare(Param("workload.pattern")
+                  .choice()
+                  .def("stream")
+                  .words({"stream", "ping_pong", "request_response"})
+                  .doc("`stream`: the writer sends workload.total_bytes in workload.message_size send()s; "
+                       "`ping_pong`: the initiator (the writing side of `direction`) sends workload.message_size "
+                       "bytes, the peer reads them all and sends them back, the initiator reads them all (one round "
+                       "trip); `request_response`: workload.request_size out, workload.response_size back, "
+                       "workload.outstanding in flight; one thread per side and connection for both"));
+  reg.declare(Param("workload.transactions")
+                  .integer()
+                  .unit("round trips")
+                  .def("10000")
+                  .range(1, 1e9)
+                  .doc("round trips per connection per iteration (`ping_pong`, `request_response`)"));
+  reg.declare(Param("workload.request_size")
+                  .size()
+                  .unit("bytes")
+                  .def("64B")
+                  .range(1, 1ll << 30)
+                  .doc("bytes of one request (`request_response`)"));
+  reg.declare(Param("workload.response_size")
+                  .size()
+                  .unit("bytes")
+                  .def("64B")
+                  .range(1, 1ll << 30)
+                  .doc("bytes of one response (`request_response`)"));
+  reg.declare(Param("workload.outstanding")
+                  .integer()
+                  .unit("requests")
+                  .def("1")
+                  .range(1, 64)
+                  .doc("requests in flight per connection (`request_response`): the initiator sends this many, "
+                       "then one more after each response"));
+  reg.declare(Param("workload.think_time")
+                  .number()
+                  .unit("us")
+                  .def("0")
+                  .range(0, 1e6)
+                  .doc("time between a response and the next request (`request_response`), spent off the CPU"));
+  reg.declare(Param("workload.think_time_distribution")
+                  .choice()
+                  .def("fixed")
+                  .words({"fixed", "exponential"})
+                  .doc("`fixed`: every think time is workload.think_time; `exponential`: drawn with that mean from "
+                       "the stream seeded by (seed, iteration, connection)"));
   reg.declare(Param("workload.app")
                   .choice()
                   .def("loop")

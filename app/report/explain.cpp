@@ -11,6 +11,7 @@
 
 #include "app/experiment/experiment.hpp"
 #include "app/report/result_file.hpp"
+#include "app/report/text.hpp"
 #include "sim/breakdown.hpp"
 #include "transports/simulate.hpp"
 #include "transports/topology.hpp"
@@ -338,6 +339,40 @@ std::string waiting_verdict(const View& v, const Params& p, const std::vector<Bu
 
 } // namespace
 
+// A round-trip point: the median and the tail, and the critical path of one
+// round trip from the point's costs with every jitter off, stage by stage.
+std::string round_trip_text(const View& v, const Params& p)
+{
+  const double p50 = v.get("rtt_p50_us"), p99 = v.get("rtt_p99_us");
+  std::string out =
+      fmt::format("  round trip: median {:.2f} us, p99 {:.2f} us (the tail adds {:.2f} us, {:.0f}%), "
+                  "mean {:.2f} us, {:.0f} round trips/s\n",
+                  p50, p99, p99 - p50, (p99 / p50 - 1) * 100, v.get("rtt_mean_us"), v.get("transactions_per_second"));
+  const Transport* t = find_transport(p.text("transport"));
+  if (!t || !t->round_trip_path)
+    return out + "  its path: not modelled for this transport\n";
+  const std::vector<RoundTripStage> path = t->round_trip_path(p);
+  double total = 0;
+  for (const RoundTripStage& s : path)
+    total += s.cycles;
+  const double us_per_cycle = 1 / (p.number("costs.clock_ghz") * 1e3);
+  out += fmt::format("  its critical path with every jitter off (the point's costs): {:.2f} us = {:.0f}% of the "
+                     "simulated median\n",
+                     total * us_per_cycle, total * us_per_cycle / p50 * 100);
+  std::vector<std::vector<std::string>> rows;
+  for (const RoundTripStage& s : path)
+    rows.push_back({"    " + s.stage, fmt::format("{:.2f} us", s.cycles * us_per_cycle),
+                    fmt::format("{:.0f}%", s.cycles / total * 100), s.kernel});
+  out += render_columns(rows);
+  if (const double rest = p50 - total * us_per_cycle; rest > 0.1 * p50)
+    out += fmt::format("  the other {:.2f} us of the median: waits this path leaves out (a message larger than its "
+                       "ring: {:.2f} ring-full stalls per MB, {:.2f} reader sleeps per MB)\n",
+                       rest, v.count("ring_full_stalls_per_MB"), v.count("reader_sleeps_per_MB"));
+  return out + "  the tail: the latencies on the path drawn within costs.latency_jitter, the per-iteration speed "
+               "factors, and a response waiting behind the one before it; not yet attributed to stages (the model "
+               "records no per-stage timestamps)\n";
+}
+
 std::string explain_point(const json& point, std::size_t position)
 {
   if (!point.is_object() || !point.contains("params") || !point["params"].is_object() || !point.contains("metrics") ||
@@ -349,6 +384,8 @@ std::string explain_point(const json& point, std::size_t position)
   const std::vector<Busy> cpus = entities(v, "cpu."), threads = entities(v, "thread.");
   const Busy* top_thread = nullptr;
   std::string out = heading_text(point, position, p, v) + saturation_text(cpus, threads, top_thread);
+  if (!std::isnan(v.get("rtt_p50_us")))
+    return out + round_trip_text(v, p);
   const Graph g(p);
   out += stages_text(threads, g) + waiting_text(v) + occupancy_text(v);
   if (!g.bound)

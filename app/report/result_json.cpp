@@ -8,6 +8,7 @@
 #include "app/report/calibration_span.hpp"
 #include "app/report/stats.hpp"
 #include "app/report/text.hpp"
+#include "sim/histogram.hpp"
 #include "sim/run_length.hpp"
 
 namespace vsim::app {
@@ -30,6 +31,30 @@ nlohmann::ordered_json stats_json(const std::vector<double>& values)
 // How the point's figures were obtained: the run-length mode, and per
 // iteration what the simulation reported (bytes simulated, warm-up,
 // batches, half-width, why it was or was not extrapolated).
+// A round-trip workload's histogram (sim/histogram.hpp): the buckets over
+// every iteration, [lower, upper, count] in us, and each iteration's own
+// (bucket number -> count, what a resumed run reads back); null if none.
+nlohmann::ordered_json rtt_histogram_json(const PointResult& r)
+{
+  using json = nlohmann::ordered_json;
+  std::map<std::int64_t, std::uint64_t> all;
+  json iterations = json::array();
+  for (const Metrics& h : r.rtt_histograms) {
+    json one = json::object();
+    for (const auto& [bucket, n] : h) {
+      all[std::stoll(bucket)] += static_cast<std::uint64_t>(n);
+      one[bucket] = n;
+    }
+    iterations.push_back(std::move(one));
+  }
+  if (all.empty())
+    return nullptr;
+  json buckets = json::array();
+  for (const auto& [b, n] : all)
+    buckets.push_back(json::array({Histogram::lower(b), Histogram::upper(b), n}));
+  return json{{"unit", "us"}, {"buckets", std::move(buckets)}, {"iterations", std::move(iterations)}};
+}
+
 nlohmann::ordered_json run_length_json(const Point& p, const PointResult& r)
 {
   using json = nlohmann::ordered_json;
@@ -131,6 +156,8 @@ nlohmann::ordered_json to_json(const Experiment& ex, const std::vector<PointResu
     }
     point["iterations"] = std::move(iterations);
     point["run_length"] = run_length_json(p, r);
+    if (json h = rtt_histogram_json(r); !h.is_null())
+      point["rtt_histogram"] = std::move(h);
     points.push_back(std::move(point));
   }
 

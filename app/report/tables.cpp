@@ -203,8 +203,8 @@ std::string table_footer(const Experiment& ex, const std::vector<PointResult>& r
                        fmt::join(failed, ", "));
   if (extrapolated)
     out += fmt::format("\n* {} of {} point(s) extrapolated from the steady state (sim.run_length: auto): 95% "
-                       "confidence interval of throughput within +-{:g}%; --set sim.run_length=full simulates every "
-                       "byte\n",
+                       "confidence interval of throughput (round trips: also of the round trip's mean and p99) "
+                       "within +-{:g}%; --set sim.run_length=full simulates every byte\n",
                        extrapolated, results.size(), precision * 100);
   return out;
 }

@@ -243,13 +243,17 @@ Metrics metrics_from_json(const nlohmann::ordered_json& obj)
 
 PointResult point_figures_from_json(std::size_t index, const nlohmann::ordered_json& point)
 {
-  PointResult r{index, {}, {}, {}};
+  PointResult r{index, {}, {}, {}, {}};
   for (const auto& it : point.at("iterations"))
     r.iterations.push_back(metrics_from_json(it));
   if (point.contains("run_length") && point["run_length"].contains("iterations"))
     for (const auto& it : point["run_length"]["iterations"])
       r.run_length.push_back(metrics_from_json(it));
   r.run_length.resize(r.iterations.size());
+  if (point.contains("rtt_histogram"))
+    for (const auto& it : point["rtt_histogram"].at("iterations"))
+      r.rtt_histograms.push_back(metrics_from_json(it));
+  r.rtt_histograms.resize(r.iterations.size());
   return r;
 }
 

@@ -3,6 +3,7 @@
 #include "app/experiment/estimate.hpp"
 #include "app/run/stop.hpp"
 #include "sim/world.hpp"
+#include "transports/simulate.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -396,11 +397,10 @@ private:
 
 } // namespace
 
-void split_run_length(Metrics& metrics, Metrics& info)
+void split_prefixed(Metrics& metrics, const std::string& prefix, Metrics& out)
 {
-  static const std::string prefix = "run_length.";
   for (auto it = metrics.lower_bound(prefix); it != metrics.end() && it->first.starts_with(prefix);) {
-    info[it->first.substr(prefix.size())] = it->second;
+    out[it->first.substr(prefix.size())] = it->second;
     it = metrics.erase(it);
   }
 }
@@ -425,6 +425,7 @@ public:
       r.index = point.index;
       r.iterations.resize(static_cast<std::size_t>(n));
       r.run_length.resize(static_cast<std::size_t>(n));
+      r.rtt_histograms.resize(static_cast<std::size_t>(n));
       results_.push_back(std::move(r));
       for (std::int64_t i = 0; i < n; ++i)
         tasks_.push_back(Task{p, static_cast<std::uint32_t>(i)});
@@ -571,8 +572,8 @@ private:
     Metrics m;
     if (!decode_metrics(out.data, m))
       return Failure{"child exited without a valid result"};
-    Metrics& info = results_[c.task.point].run_length[c.task.iteration];
-    split_run_length(m, info);
+    split_prefixed(m, "run_length.", results_[c.task.point].run_length[c.task.iteration]);
+    split_prefixed(m, kRttHistogramPrefix, results_[c.task.point].rtt_histograms[c.task.iteration]);
     results_[c.task.point].iterations[c.task.iteration] = std::move(m);
     return std::nullopt;
   }
@@ -593,6 +594,7 @@ private:
     if (failed) {
       r.iterations.clear();
       r.run_length.clear();
+      r.rtt_histograms.clear();
     } else if (opt_.on_point) {
       opt_.on_point(r);
     }

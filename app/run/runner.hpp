@@ -62,6 +62,9 @@ struct PointResult {
   // run_length.* entries a simulation reports, without the prefix
   // (extrapolated, reason, simulated_bytes, ...); empty maps if none.
   std::vector<Metrics> run_length;
+  // Round-trip workloads: each iteration's histogram of round trips, its
+  // bucket (sim/histogram.hpp, as text) -> count; empty maps if none.
+  std::vector<Metrics> rtt_histograms;
   // Empty when every iteration ran. Else why the point failed, its lowest
   // failed iteration's "iteration I: <message or signal>"; then iterations
   // and run_length are empty.
@@ -79,9 +82,10 @@ inline constexpr const char* kHangPrefix = "the simulated system hangs, as the k
 // The message of a failure injected by VSOCKSIM_TEST_FAIL_POINTS (below).
 inline constexpr const char* kInjectedFailure = "injected failure (VSOCKSIM_TEST_FAIL_POINTS)";
 
-// Moves the run_length.* entries of an iteration's metrics into `info`
-// (without the prefix).
-void split_run_length(Metrics& metrics, Metrics& info);
+// Moves the entries of an iteration's metrics named `prefix`... into `out`
+// (without the prefix): run_length.* (how the figures were obtained) and
+// rtt_histogram.* (the round trips' histogram, transports/simulate.hpp).
+void split_prefixed(Metrics& metrics, const std::string& prefix, Metrics& out);
 
 // Runs params.integer("iterations") iterations of every point of `ex`, each in
 // a forked child which calls fn(point.params, i) and sends the metrics back

@@ -13,6 +13,7 @@
 #include "app/experiment/units.hpp"
 #include "app/report/plot.hpp"
 #include "app/validation/effects.hpp"
+#include "transports/simulate.hpp"
 
 namespace fs = std::filesystem;
 
@@ -109,8 +110,12 @@ std::string point_values(const Study& s, const std::string& key, bool size)
 
 std::string run_size(const Study& s)
 {
+  const bool round_trips = std::any_of(s.ex.points.begin(), s.ex.points.end(),
+                                       [](const Point& p) { return round_trip_bytes(p.params) > 0; });
   return fmt::format("{} point(s), {} iteration(s) of {} per point", s.ex.points.size(),
-                     point_values(s, "iterations", false), point_values(s, "workload.total_bytes", true));
+                     point_values(s, "iterations", false),
+                     round_trips ? point_values(s, "workload.transactions", false) + " round trip(s)"
+                                 : point_values(s, "workload.total_bytes", true));
 }
 
 std::string description(const Study& s)

@@ -57,7 +57,8 @@ TEST_CASE("cli: bad experiment files exit 2 naming FILE:LINE:COL, the key path a
        "msg_size",
        0,
        "workload.msg_size",
-       {"unknown key (allowed: app, connections, message_size, socket_type, start_interval, total_bytes, zerocopy)"}},
+       {"unknown key (allowed: app, connections, message_size, outstanding, pattern, request_size, response_size, "
+        "socket_type, start_interval, think_time, think_time_distribution, total_bytes, transactions, zerocopy)"}},
       {"unknown top-level key",
        "seed: 3\nseeed: 4\n",
        "seeed",

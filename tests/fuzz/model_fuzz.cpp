@@ -114,8 +114,18 @@ constexpr double kMaxMessageSize = 1 << 20; // workload.message_size: 1 B .. 1 M
 double max_messages = 50000;                // messages per connection, at most (--max-messages)
 constexpr std::int64_t kMaxConnections = 4; // workload.connections: 1 .. 4
 constexpr std::int64_t kMaxIterations = 2;  // iterations: 1 .. 2
-const std::set<std::string> kOverridden = {"iterations", "workload.total_bytes", "workload.message_size",
-                                           "workload.connections", "sim.run_length"};
+const std::set<std::string> kOverridden = {"iterations",
+                                           "workload.total_bytes",
+                                           "workload.message_size",
+                                           "workload.connections",
+                                           "sim.run_length",
+                                           "workload.pattern",
+                                           "workload.transactions",
+                                           "workload.request_size",
+                                           "workload.response_size",
+                                           "workload.outstanding",
+                                           "workload.think_time",
+                                           "workload.think_time_distribution"};
 
 // ---- random numbers: splitmix64, the same sequence on every machine ---------
 
@@ -420,9 +430,49 @@ struct Workload {
   bool full;
 };
 
-// The run-length keys (overridden: the only hand-written knowledge).
+// A round-trip workload's keys (workload.pattern ping_pong or
+// request_response): sizes, round trips within the byte budget, and for
+// request_response sometimes several in flight and a think time.
+void draw_round_trips(Rng& rng, Input& in, Workload& w, const std::string& pattern)
+{
+  in.set("workload.pattern", pattern);
+  const std::int64_t request = draw_count(rng, 1, kMaxMessageSize);
+  const std::int64_t response = pattern == "ping_pong" ? request : draw_count(rng, 1, kMaxMessageSize);
+  if (pattern == "ping_pong") {
+    in.set("workload.message_size", size_text(request));
+  } else {
+    in.set("workload.request_size", size_text(request));
+    in.set("workload.response_size", size_text(response));
+    if (rng.chance(0.5))
+      in.set("workload.outstanding", fmt::format("{}", 1 + rng.below(8)));
+    if (rng.chance(0.3))
+      in.set("workload.think_time", fmt::format("{:.3g}", rng.log_uniform(0.1, 100)));
+    if (rng.chance(0.3))
+      in.set("workload.think_time_distribution", rng.chance(0.5) ? "exponential" : "fixed");
+  }
+  const double budget = std::min(kMaxTotalBytes, static_cast<double>(request) * max_messages);
+  const std::int64_t transactions = draw_count(rng, 1, std::max(1.0, budget / static_cast<double>(request + response)));
+  in.set("workload.transactions", fmt::format("{}", transactions));
+  w.message_size = request;
+  w.total_bytes = transactions * (request + response);
+}
+
+// The run-length keys (overridden: the only hand-written knowledge), with
+// the workload's pattern.
 void draw_run_length(Rng& rng, Input& in, Workload& w)
 {
+  const double p = rng.uniform();
+  const std::string pattern = p < 0.7 ? "stream" : p < 0.85 ? "ping_pong" : "request_response";
+  if (pattern != "stream") {
+    draw_round_trips(rng, in, w, pattern);
+    w.full = rng.chance(0.15);
+    in.set("iterations", fmt::format("{}", rng.chance(0.7) ? 1 : kMaxIterations));
+    in.set("workload.connections",
+           fmt::format("{}", rng.chance(0.5) ? 1 : 1 + static_cast<std::int64_t>(rng.below(kMaxConnections))));
+    if (reg().find("sim.run_length"))
+      in.set("sim.run_length", w.full ? "full" : "auto");
+    return;
+  }
   const std::int64_t a = draw_count(rng, 1, kMaxMessageSize), b = draw_count(rng, 1, kMaxTotalBytes);
   w.message_size = std::min(a, b);
   w.total_bytes = std::min<std::int64_t>(std::max(a, b), static_cast<std::int64_t>(w.message_size * max_messages));

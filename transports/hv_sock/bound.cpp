@@ -91,4 +91,68 @@ PlatformPlan platform_plan(const Params& p)
   return plan;
 }
 
+namespace {
+
+// The guest's send() of m bytes (send_loop off: one hvs_stream_enqueue per
+// packet), and its recv() calls of a message of `host_packets` packets (one
+// recv() per packet: SO_RCVLOWAT 1, buffer of the bytes missing).
+double guest_send(const Costs& k, std::uint64_t m, bool per_check)
+{
+  const Split s = split(m, kSendBufPayload, [&](double n) {
+    return k.guest_space_check + (per_check ? k.guest_pending_send_sz_write : 0) + k.guest_enqueue_call +
+           k.guest_space_check + k.guest_copy(n) + k.guest_ring_write +
+           k.guest_copy(models::hvs_packet_len(static_cast<std::uint32_t>(n)));
+  });
+  return k.guest_user_per_call + k.guest_send_syscall + s.sum;
+}
+
+std::vector<RoundTripStage> guest_to_host(const Costs& k, std::uint64_t m, bool per_check)
+{
+  const Split rx = split(m, kSendBufPayload, [&](double n) { return k.host_rx_packet + k.host_rx_copy(n); });
+  return {
+      {"guest send()", "vsock_stream_sendmsg, hvs_stream_has_space, hvs_stream_enqueue, hv_ringbuffer_write",
+       guest_send(k, m, per_check)},
+      {"guest signals the host", "vmbus_setevent (HvSignalEvent hypercall)", k.guest_signal_host},
+      {"signal to the host's DPC", "host_signal_latency", k.host_signal_latency},
+      {"host DPC and recv()", "the channel DPC draining the ring (Windows)", k.host_dpc + k.host_recv_call + rx.sum},
+  };
+}
+
+std::vector<RoundTripStage> host_to_guest(const Costs& k, std::uint64_t m, std::uint64_t host_packet)
+{
+  const Split tx = split(m, host_packet, [&](double n) { return k.host_tx_packet + k.host_tx_copy(n); });
+  const Split rx = split(m, host_packet, [&](double n) { return k.guest_dequeue_packet + k.guest_copy(n); });
+  return {
+      {"host send()", "packets of hv_sock.host_packet_size into the ring (Windows)", k.host_send_call + tx.sum},
+      {"host signals the guest", "host_signal_guest", k.host_signal_guest},
+      {"signal to the guest's interrupt", "host_interrupt_latency", k.host_interrupt_latency},
+      {"guest interrupt on vCPU 0", "VM exit, vmbus_isr, vmbus_on_event tasklet, hvs_channel_cb",
+       k.guest_irq_exit + k.guest_isr + k.guest_tasklet},
+      {"reader wake-up", "sk_data_ready -> try_to_wake_up, guest_wakeup_latency, context switch",
+       k.guest_wakeup_latency + k.guest_context_switch},
+      {"guest recv()", "vsock_stream_recvmsg, hvs_stream_dequeue, hv_pkt_iter_close",
+       (rx.packets - 1) * (k.guest_user_per_call + k.guest_recv_syscall) + rx.sum + k.guest_iter_close},
+  };
+}
+
+} // namespace
+
+std::vector<RoundTripStage> round_trip_path(const Params& p)
+{
+  const Costs k = Costs::from(p);
+  const bool g2h = p.text("direction") == "guest_to_host";
+  const bool rr = p.text("workload.pattern") == "request_response";
+  const auto size = [&](const char* key) { return static_cast<std::uint64_t>(p.integer(key)); };
+  const std::uint64_t request = rr ? size("workload.request_size") : size("workload.message_size");
+  const std::uint64_t response = rr ? size("workload.response_size") : request;
+  const bool per_check = p.text("hv_sock.pending_send_size") == "per_check";
+  const std::uint64_t host_packet = size("hv_sock.host_packet_size");
+  std::vector<RoundTripStage> first =
+      g2h ? guest_to_host(k, request, per_check) : host_to_guest(k, request, host_packet);
+  std::vector<RoundTripStage> back =
+      g2h ? host_to_guest(k, response, host_packet) : guest_to_host(k, response, per_check);
+  first.insert(first.end(), back.begin(), back.end());
+  return first;
+}
+
 } // namespace vsim::hv_sock

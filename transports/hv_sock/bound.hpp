@@ -12,4 +12,10 @@ namespace vsim::hv_sock {
 // allows, so each figure is a lower bound on the cycles per MB.
 PlatformPlan platform_plan(const Params& p);
 
+// The critical path of one round trip (workload.pattern ping_pong or
+// request_response) with every jitter off, assuming each message fits its
+// ring (no ring-full waits) and arrives whole before its reader runs: the
+// chain of docs/model.md ("Round trips"), packet by packet.
+std::vector<RoundTripStage> round_trip_path(const Params& p);
+
 } // namespace vsim::hv_sock

@@ -1,6 +1,7 @@
 #include "transports/hv_sock/hv_sock.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -37,6 +38,28 @@ void apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t iteratio
   vsim::apply_iteration_jitter(k, Costs::fields(), "host_", "guest_", seed, iteration);
 }
 
+// workload.pattern and its keys (ping_pong: one message each way, one in
+// flight, no think time).
+void read_round_trip_knobs(Knobs& kn, const Params& p)
+{
+  const std::string& pattern = p.text("workload.pattern");
+  kn.pattern = pattern == "ping_pong"          ? Pattern::PingPong
+               : pattern == "request_response" ? Pattern::RequestResponse
+                                               : Pattern::Stream;
+  kn.transactions = static_cast<std::uint64_t>(p.integer("workload.transactions"));
+  kn.request = kn.response = kn.message_size;
+  kn.outstanding = 1;
+  kn.think = 0;
+  kn.think_exponential = false;
+  if (kn.pattern != Pattern::RequestResponse)
+    return;
+  kn.request = static_cast<std::uint64_t>(p.integer("workload.request_size"));
+  kn.response = static_cast<std::uint64_t>(p.integer("workload.response_size"));
+  kn.outstanding = static_cast<std::uint32_t>(p.integer("workload.outstanding"));
+  kn.think = std::round(p.number("workload.think_time") * 1e3 * p.number("costs.clock_ghz"));
+  kn.think_exponential = p.text("workload.think_time_distribution") == "exponential";
+}
+
 // The point's knobs.
 Knobs read_knobs(const Params& p)
 {
@@ -48,6 +71,7 @@ Knobs read_knobs(const Params& p)
   kn.start_interval = connection_start_interval(p);
   kn.host_packet = static_cast<std::uint32_t>(p.integer("hv_sock.host_packet_size"));
   kn.host_fill = p.boolean("hv_sock.host_fill");
+  read_round_trip_knobs(kn, p);
   return kn;
 }
 
@@ -89,7 +113,12 @@ void set_up(Platform& r, const Params& p, Shared& s, Trace* trace)
     ch.inbound.trace_as(trace, fmt::format("vmbus_ring{} host_to_guest", i), "bytes");
     Cpu& gcpu = *guest[static_cast<std::size_t>(guest_cpu_of(i, vcpus))];
     Cpu& hcpu = *host[static_cast<std::size_t>(host_cpu_of(i, hcpus))];
-    if (r.g2h) {
+    if (s.knobs.pattern != Pattern::Stream) { // the initiator is the writing side of `direction`
+      ch.guest = &spawn_linux_app(world, gcpu, s, ch, r.g2h);
+      ch.host = &spawn_host_app(world, hcpu, s, ch, !r.g2h);
+      r.writers.push_back(r.g2h ? ch.guest : ch.host);
+      r.readers.push_back(r.g2h ? ch.host : ch.guest);
+    } else if (r.g2h) {
       ch.guest = &spawn_linux_writer(world, gcpu, s, ch);
       ch.host = &spawn_host_reader(world, hcpu, s, ch);
       r.writers.push_back(ch.guest);
@@ -118,6 +147,8 @@ Metrics figures(const Platform& r, const Shared& s, Time elapsed, std::uint64_t 
   }
   m["ring_bytes_guest_to_host"] = r.out_size;
   m["ring_bytes_host_to_guest"] = r.in_size;
+  if (s.round_trips)
+    append_round_trip_metrics(m, *s.round_trips);
   append_breakdown(m, r.world, elapsed, {s.irq}, [&] { // explanation: busy fractions, data ring occupancy
     std::vector<NamedQueue> q;
     for (const Channel& ch : r.channels)
@@ -125,6 +156,50 @@ Metrics figures(const Platform& r, const Shared& s, Time elapsed, std::uint64_t 
     return q;
   }());
   return m;
+}
+
+// Round trips: every request and response byte went through its ring
+// exactly once (a run the monitor ended early, not `whole`: no more than
+// was written). A run that ended short with both threads asleep and both
+// rings without room is the kernel's own deadlock: both applications
+// blocked in send(), neither reading; the Linux reader publishes read_index
+// only once it finds the ring drained (hv_pkt_iter_next), so requests in
+// flight fill the host-to-guest ring with packets already read.
+std::pair<Time, std::uint64_t> check_round_trips(const Platform& r, const Shared& s, bool whole)
+{
+  const Knobs& kn = s.knobs;
+  const std::uint64_t out = kn.transactions * (r.g2h ? kn.request : kn.response);
+  const std::uint64_t in = kn.transactions * (r.g2h ? kn.response : kn.request);
+  const std::uint64_t host_message = std::min<std::uint64_t>(kn.host_packet, r.g2h ? kn.response : kn.request);
+  Time elapsed = whole ? 0 : r.world.end();
+  std::uint64_t delivered = 0;
+  for (const Channel& ch : r.channels) {
+    ch.outbound.check_invariants();
+    ch.inbound.check_invariants();
+    auto exact = [&](const VmbusRing& ring, std::uint64_t n) {
+      return whole ? ring.payload_written() == n && ring.payload_consumed() == n
+                   : ring.payload_consumed() <= ring.payload_written() && ring.payload_written() <= n;
+    };
+    if (whole && ch.delivered != out + in && ch.guest->waiting() && ch.host->waiting() &&
+        writable_bytes(ch.outbound.bytes_to_write()) == 0 && writable_bytes(ch.inbound.bytes_to_write()) < host_message)
+      throw ModelledHang(fmt::format(
+          "connection {}: both applications blocked in send() with no room in either ring (vsock_stream_sendmsg "
+          "in hvs_stream_has_space, the Windows writer waiting for room): neither reads while it sends, and the "
+          "Linux reader gives ring space back only when it drains the ring (hv_pkt_iter_next -> "
+          "hv_pkt_iter_close), which requests in flight can keep from happening",
+          ch.index));
+    if (!exact(ch.outbound, out) || !exact(ch.inbound, in) || (whole && ch.delivered != out + in))
+      throw std::logic_error(fmt::format(
+          "invariant violated: round-trip bytes in == bytes out (connection {}: expected {} + {}, guest-to-host "
+          "wrote {} read {}, host-to-guest wrote {} read {}, delivered {}; guest thread {}, host thread {})",
+          ch.index, out, in, ch.outbound.payload_written(), ch.outbound.payload_consumed(),
+          ch.inbound.payload_written(), ch.inbound.payload_consumed(), ch.delivered,
+          ch.guest->waiting() ? "asleep" : "running", ch.host->waiting() ? "asleep" : "running"));
+    if (whole)
+      elapsed = std::max(elapsed, ch.done_at);
+    delivered += ch.delivered;
+  }
+  return {elapsed, delivered};
 }
 
 // Conservation: every byte sent was received, exactly once (a run the
@@ -177,18 +252,25 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
   Platform r;
   set_up(r, p, s, trace);
   const int conns = static_cast<int>(r.channels.size());
-  const std::uint64_t total = s.knobs.total_bytes * static_cast<std::uint64_t>(conns);
+  const std::uint64_t total = workload_bytes(p) * static_cast<std::uint64_t>(conns);
   const std::unique_ptr<RunLength> monitor = run_length_monitor(
       p, total, conns, [&](Time elapsed, std::uint64_t delivered) { return figures(r, s, elapsed, delivered); },
       r.world);
-  s.run_length = monitor.get();
+  std::optional<RoundTrips> round_trips;
+  if (s.knobs.pattern != Pattern::Stream) // the monitor hears of round trips, not of bytes
+    s.round_trips = &round_trips.emplace(s.k.clock_ghz, round_trip_bytes(p), monitor.get());
+  else
+    s.run_length = monitor.get();
 
   r.world.run();
   const bool whole = !(monitor && monitor->stopped());
-  const auto [elapsed, delivered] = check_conservation(r, s, whole);
+  const auto [elapsed, delivered] = s.round_trips ? check_round_trips(r, s, whole) : check_conservation(r, s, whole);
   // No CPU can have been busy longer than the whole run lasted.
   check_cpu_busy(r.world, elapsed);
-  return finish_figures(monitor.get(), whole ? figures(r, s, elapsed, delivered) : Metrics{}, total);
+  Metrics out = finish_figures(monitor.get(), whole ? figures(r, s, elapsed, delivered) : Metrics{}, total);
+  if (s.round_trips)
+    append_round_trip_histogram(out, *s.round_trips);
+  return out;
 }
 
 } // namespace vsim::hv_sock

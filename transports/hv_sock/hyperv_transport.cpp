@@ -39,30 +39,23 @@ void GuestIrq::channel_callback(Channel& ch)
 
 namespace {
 
-// The Linux application thread calling send() in a loop.
-class LinuxWriter : public ChannelThread {
-public:
-  LinuxWriter(World& w, Cpu& cpu, Shared& s, Channel& ch)
-      : ChannelThread(w, cpu, s, ch, ch.outbound, "linux_writer", "guest_signal")
-  {
-  }
-
+// The Linux application's socket: the send() path into the outbound ring,
+// the recv() path from the inbound one.
+class LinuxSocket : public ChannelThread {
 protected:
-  Task<> body() override
+  LinuxSocket(World& w, Cpu& cpu, Shared& s, Channel& ch, const char* role)
+      : ChannelThread(w, cpu, s, ch, role, "guest_signal")
   {
-    const Knobs& kn = s_.knobs;
-    co_await sleep(ch_.index * kn.start_interval); // connections opened one after another
-    if (!kn.per_check)                             // since June 2019: set once when the channel opens
-      ring_.set_pending_send_sz(kPendingSendSize);
-    std::uint64_t left = kn.total_bytes;
-    while (left > 0) {
-      std::uint64_t msg = std::min(left, kn.message_size);
-      co_await send(msg);
-      left -= msg;
-    }
   }
 
-private:
+  // The start of one recv() call: vsock_stream_recvmsg's entry.
+  void recv_call()
+  {
+    charge(s_.k.guest_user_per_call, Cat::User);
+    charge(s_.k.guest_recv_syscall, Cat::Sys);
+    ch_.n.syscalls.add();
+  }
+
   // vsock_stream_sendmsg(): wait for space, enqueue, until the message is out.
   Task<> send(std::uint64_t msg)
   {
@@ -88,14 +81,14 @@ private:
   {
     co_await run(s_.k.guest_space_check, Cat::Sys); // with what was charged before
     ch_.n.space_checks.add();
-    co_return writable_bytes(ring_.bytes_to_write());
+    co_return writable_bytes(ch_.outbound.bytes_to_write());
   }
 
   Task<> write_pending(std::uint32_t v)
   {
     co_await run(s_.k.guest_pending_send_sz_write, Cat::Sys);
     ch_.n.pending_send_sz_writes.add();
-    ring_.set_pending_send_sz(v);
+    ch_.outbound.set_pending_send_sz(v);
   }
 
   // hvs_stream_has_space(). Before June 2019 it cleared pending_send_sz when
@@ -143,7 +136,7 @@ private:
       // memcpy_from_msg into the send buffer, then hv_ringbuffer_write.
       co_await run(k.guest_copy(n) + k.guest_ring_write + k.guest_copy(models::hvs_packet_len(n)), Cat::Sys);
       ch_.n.copies.add(2);
-      auto r = ring_.write(now(), n);
+      auto r = ch_.outbound.write(now(), n);
       if (!r.written)
         throw std::logic_error("hv_sock: writer's packet refused by a ring it had checked for room");
       ch_.n.packets.add();
@@ -156,38 +149,6 @@ private:
     }
     co_return written;
   }
-};
-
-// The Linux application thread calling recv() in a loop, with a buffer of
-// workload.message_size bytes.
-class LinuxReader : public ChannelThread {
-public:
-  LinuxReader(World& w, Cpu& cpu, Shared& s, Channel& ch)
-      : ChannelThread(w, cpu, s, ch, ch.inbound, "linux_reader", "guest_signal")
-  {
-  }
-
-protected:
-  Task<> body() override
-  {
-    const Costs& k = s_.k;
-    const std::uint64_t total = s_.knobs.total_bytes;
-    co_await sleep(ch_.index * s_.knobs.start_interval); // connections opened one after another
-    while (ch_.delivered < total) {
-      charge(k.guest_user_per_call, Cat::User);
-      charge(k.guest_recv_syscall, Cat::Sys);
-      ch_.n.syscalls.add();
-      co_await wait_for_data();
-      const std::uint64_t got = co_await dequeue();
-      ch_.delivered += got;
-      if (s_.run_length)
-        s_.run_length->delivered(ch_.index, got, world().now());
-    }
-    co_await settle();
-    ch_.done_at = now();
-  }
-
-private:
   // vsock_stream_recvmsg(): sleep until hvs_stream_has_data().
   Task<> wait_for_data()
   {
@@ -195,7 +156,7 @@ private:
       if (packet_left_ > 0) // the rest of a packet already taken
         co_return;
       co_await settle();
-      if (ring_.unconsumed_packets() > 0)
+      if (ch_.inbound.unconsumed_packets() > 0)
         co_return;
       ch_.n.reader_sleeps.add();
       mark("vsock_stream_recvmsg: no data, sleep");
@@ -204,24 +165,24 @@ private:
     }
   }
 
-  // hvs_stream_dequeue(): copy at most the rest of one packet to the user
-  // (recv() returns after one dequeue: SO_RCVLOWAT is 1).
-  Task<std::uint64_t> dequeue()
+  // hvs_stream_dequeue(): copy at most the rest of one packet to the user's
+  // buffer of `buffer` bytes (recv() returns after one dequeue: SO_RCVLOWAT is 1).
+  Task<std::uint64_t> dequeue(std::uint64_t buffer)
   {
     const Costs& k = s_.k;
     // The packet being read is the reader's own: only the ring's state
     // beyond it (iter_next) needs the time settled.
     if (packet_left_ == 0) { // hv_pkt_iter_first + hvs_update_recv_data
       charge(k.guest_dequeue_packet, Cat::Sys);
-      packet_left_ = ring_.peek_payload();
+      packet_left_ = ch_.inbound.peek_payload();
     }
-    std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(packet_left_, s_.knobs.message_size));
+    std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(packet_left_, buffer));
     charge(k.guest_copy(n), Cat::Sys); // memcpy_to_msg straight from the ring
     ch_.n.copies.add();
     packet_left_ -= n;
     if (packet_left_ == 0) { // hv_pkt_iter_next, closing when drained
       co_await settle();
-      auto r = ring_.iter_next(now());
+      auto r = ch_.inbound.iter_next(now());
       if (r.closed) {
         mark("hv_pkt_iter_close");
         charge(k.guest_iter_close, Cat::Sys);
@@ -229,13 +190,107 @@ private:
           co_await signal_host();
       } else {
         charge(k.guest_dequeue_packet, Cat::Sys);
-        packet_left_ = ring_.peek_payload();
+        packet_left_ = ch_.inbound.peek_payload();
       }
     }
     co_return n;
   }
 
   std::uint32_t packet_left_ = 0; // payload of the current packet not yet read
+};
+
+// The Linux application thread calling send() in a loop.
+class LinuxWriter : public LinuxSocket {
+public:
+  LinuxWriter(World& w, Cpu& cpu, Shared& s, Channel& ch) : LinuxSocket(w, cpu, s, ch, "linux_writer") {}
+
+protected:
+  Task<> body() override
+  {
+    const Knobs& kn = s_.knobs;
+    co_await sleep(ch_.index * kn.start_interval); // connections opened one after another
+    if (!kn.per_check)                             // since June 2019: set once when the channel opens
+      ch_.outbound.set_pending_send_sz(kPendingSendSize);
+    std::uint64_t left = kn.total_bytes;
+    while (left > 0) {
+      std::uint64_t msg = std::min(left, kn.message_size);
+      co_await send(msg);
+      left -= msg;
+    }
+  }
+};
+
+// The Linux application thread calling recv() in a loop, with a buffer of
+// workload.message_size bytes.
+class LinuxReader : public LinuxSocket {
+public:
+  LinuxReader(World& w, Cpu& cpu, Shared& s, Channel& ch) : LinuxSocket(w, cpu, s, ch, "linux_reader") {}
+
+protected:
+  Task<> body() override
+  {
+    const std::uint64_t total = s_.knobs.total_bytes;
+    co_await sleep(ch_.index * s_.knobs.start_interval); // connections opened one after another
+    while (ch_.delivered < total) {
+      recv_call();
+      co_await wait_for_data();
+      const std::uint64_t got = co_await dequeue(s_.knobs.message_size);
+      ch_.delivered += got;
+      if (s_.run_length)
+        s_.run_length->delivered(ch_.index, got, world().now());
+    }
+    co_await settle();
+    ch_.done_at = now();
+  }
+};
+
+// The Linux application of a round-trip workload: one thread sending and
+// receiving in turn on one socket (as sockperf's and netperf's TCP_RR
+// client and server do), the initiator's part or the responder's.
+class LinuxApp : public LinuxSocket, public AppSocket {
+public:
+  LinuxApp(World& w, Cpu& cpu, Shared& s, Channel& ch, bool initiator)
+      : LinuxSocket(w, cpu, s, ch, "linux_app"), initiator_(initiator)
+  {
+  }
+
+  Task<> send_message(std::uint64_t bytes) override { co_await send(bytes); }
+
+  // recv() calls until `bytes` have been read, each with a buffer of the
+  // bytes still missing.
+  Task<> receive_message(std::uint64_t bytes) override
+  {
+    for (std::uint64_t left = bytes; left > 0;) {
+      recv_call();
+      co_await wait_for_data();
+      const std::uint64_t got = co_await dequeue(left);
+      left -= got;
+      ch_.delivered += got;
+    }
+  }
+
+  Task<Time> settled_now() override
+  {
+    co_await settle();
+    co_return now();
+  }
+
+protected:
+  Task<> body() override
+  {
+    co_await sleep(ch_.index * s_.knobs.start_interval); // connections opened one after another
+    if (!s_.knobs.per_check)
+      ch_.outbound.set_pending_send_sz(kPendingSendSize);
+    if (initiator_)
+      co_await initiate(*this, *this, s_, ch_);
+    else
+      co_await respond(*this, s_);
+    co_await settle();
+    ch_.done_at = now();
+  }
+
+private:
+  bool initiator_;
 };
 
 } // namespace
@@ -247,6 +302,10 @@ SimThread& spawn_linux_writer(World& w, Cpu& cpu, Shared& s, Channel& ch)
 SimThread& spawn_linux_reader(World& w, Cpu& cpu, Shared& s, Channel& ch)
 {
   return w.spawn<LinuxReader>(cpu, s, ch);
+}
+SimThread& spawn_linux_app(World& w, Cpu& cpu, Shared& s, Channel& ch, bool initiator)
+{
+  return w.spawn<LinuxApp>(cpu, s, ch, initiator);
 }
 
 } // namespace vsim::hv_sock::detail

@@ -14,6 +14,7 @@
 #include "models/vmbus_ring.hpp"
 #include "sim/count.hpp"
 #include "sim/rng.hpp"
+#include "sim/round_trips.hpp"
 #include "sim/run_length.hpp"
 #include "sim/world.hpp"
 #include "transports/hv_sock/costs.hpp"
@@ -61,7 +62,12 @@ inline const std::vector<CounterMetric<Counters>>& counter_metrics()
   return table;
 }
 
+// workload.pattern: a stream one way, or round trips (ping_pong,
+// request_response) by one thread per side and connection.
+enum class Pattern : std::uint8_t { Stream, PingPong, RequestResponse };
+
 struct Knobs {
+  Pattern pattern;
   bool send_loop;
   bool per_check; // pending_send_sz protocol before June 2019
   bool host_fill; // the Windows writer writes what fits (else only whole packets)
@@ -69,6 +75,13 @@ struct Knobs {
   std::uint64_t total_bytes;
   std::uint32_t host_packet;
   double start_interval; // cycles between the starts of successive connections
+  // Round trips (not Pattern::Stream): per connection, request and response
+  // bytes, requests in flight, and the think time's mean in cycles.
+  std::uint64_t transactions;
+  std::uint64_t request, response;
+  std::uint32_t outstanding;
+  double think;
+  bool think_exponential;
 };
 
 class GuestIrq;
@@ -79,7 +92,7 @@ struct Channel {
   int index;
   VmbusRing outbound;         // guest -> host
   VmbusRing inbound;          // host -> guest
-  SimThread* guest = nullptr; // the Linux socket's thread (writer or reader)
+  SimThread* guest = nullptr; // the Linux socket's thread (writer, reader, or both in turn)
   SimThread* host = nullptr;  // the Windows side
   Counters n;
   std::uint64_t delivered = 0;
@@ -93,7 +106,8 @@ struct Shared {
   GuestIrq* irq = nullptr;
   std::uint64_t seed;
   std::uint32_t iteration;
-  RunLength* run_length = nullptr; // sim.run_length: auto (told of every byte the readers get)
+  RunLength* run_length = nullptr;   // sim.run_length: auto (told of every byte the readers get)
+  RoundTrips* round_trips = nullptr; // round-trip patterns: told of every response completed
 };
 
 // Interrupt context of guest vCPU 0: the synthetic interrupt (an exit and
@@ -142,8 +156,8 @@ private:
 // `stream` names its random stream (latencies it draws).
 class ChannelThread : public SimThread {
 protected:
-  ChannelThread(World& w, Cpu& cpu, Shared& s, Channel& ch, VmbusRing& ring, const char* role, const char* stream)
-      : SimThread(w, fmt::format("{}{}", role, ch.index), cpu), s_(s), ch_(ch), ring_(ring),
+  ChannelThread(World& w, Cpu& cpu, Shared& s, Channel& ch, const char* role, const char* stream)
+      : SimThread(w, fmt::format("{}{}", role, ch.index), cpu), s_(s), ch_(ch),
         lat_(s.seed, s.iteration, fmt::format("conn{}.{}", ch.index, stream), s.k.latency_jitter)
   {
   }
@@ -168,7 +182,6 @@ protected:
 
   Shared& s_;
   Channel& ch_;
-  VmbusRing& ring_;
   Latency lat_;
 };
 
@@ -177,5 +190,24 @@ SimThread& spawn_linux_writer(World& w, Cpu& cpu, Shared& s, Channel& ch);
 SimThread& spawn_linux_reader(World& w, Cpu& cpu, Shared& s, Channel& ch);
 SimThread& spawn_host_reader(World& w, Cpu& cpu, Shared& s, Channel& ch);
 SimThread& spawn_host_writer(World& w, Cpu& cpu, Shared& s, Channel& ch);
+// Round trips: one application thread per side sending and receiving in
+// turn, the initiator's or the responder's part (round_trips.cpp).
+SimThread& spawn_linux_app(World& w, Cpu& cpu, Shared& s, Channel& ch, bool initiator);
+SimThread& spawn_host_app(World& w, Cpu& cpu, Shared& s, Channel& ch, bool initiator);
+
+// One side's application socket, as the round-trip threads use it: send()
+// a message, recv() until `bytes` more have arrived.
+class AppSocket {
+public:
+  virtual ~AppSocket() = default;
+  virtual Task<> send_message(std::uint64_t bytes) = 0;
+  virtual Task<> receive_message(std::uint64_t bytes) = 0;
+  // The thread's time, its work settled.
+  virtual Task<Time> settled_now() = 0;
+};
+// The initiator's and the responder's loops over an AppSocket
+// (round_trips.cpp), run as the thread's body after its start delay.
+Task<> initiate(AppSocket& sock, SimThread& t, Shared& s, Channel& ch);
+Task<> respond(AppSocket& sock, Shared& s);
 
 } // namespace vsim::hv_sock::detail

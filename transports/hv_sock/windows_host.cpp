@@ -12,39 +12,67 @@ namespace vsim::hv_sock::detail {
 
 namespace {
 
-// Windows side, guest-to-host: the channel's DPC (scheduled by the guest's
-// signal) drains the ring with interrupt_mask set, hands the data to the
-// reading application, publishes read_index when drained (signalling the
-// guest if that crossed pending_send_sz), unmasks and checks once more.
-class HostReader : public ChannelThread {
-public:
-  HostReader(World& w, Cpu& cpu, Shared& s, Channel& ch)
-      : ChannelThread(w, cpu, s, ch, ch.outbound, "host_reader", "host_signal")
+// The Windows side of one channel. Receiving, guest-to-host: the channel's
+// DPC (scheduled by the guest's signal) drains the ring with
+// interrupt_mask set, hands the data to the reading application, publishes
+// read_index when drained (signalling the guest if that crossed
+// pending_send_sz), unmasks and checks once more. Sending, host-to-guest:
+// the application's send() cut into packets of up to
+// hv_sock.host_packet_size. With hv_sock.host_fill (default) a packet that
+// does not fit is cut to what does, as Linux's hvs_stream_enqueue() cuts
+// its own (min(left, hvs_channel_writable_bytes, packet)); otherwise the
+// writer waits for room for the whole packet. With no room at all it
+// advertises pending_send_sz (the room it needs: host_room_needed) and
+// sleeps until the guest's signal.
+class HostSocket : public ChannelThread {
+protected:
+  HostSocket(World& w, Cpu& cpu, Shared& s, Channel& ch, const char* role, const char* stream)
+      : ChannelThread(w, cpu, s, ch, role, stream)
   {
   }
 
-protected:
-  Task<> body() override
+  // The application took `bytes` the DPC delivered (at the engine's time).
+  virtual void received(std::uint64_t bytes) = 0;
+
+  // One DPC run, after the guest's signal woke the thread.
+  Task<> dpc()
+  {
+    ch_.n.host_dpc_runs.add();
+    mark("host_dpc");
+    co_await run(s_.k.host_dpc, Cat::Sys);
+    ch_.outbound.set_interrupt_mask(true);
+    co_await drain();
+  }
+
+  // One send() of `msg` bytes.
+  Task<> send(std::uint64_t msg)
   {
     const Costs& k = s_.k;
-    const std::uint64_t total = s_.knobs.total_bytes;
-    while (ch_.delivered < total) {
-      co_await wait();
-      ch_.n.host_dpc_runs.add();
-      mark("host_dpc");
-      co_await run(k.host_dpc, Cat::Sys);
-      ring_.set_interrupt_mask(true);
-      co_await drain();
+    co_await run(k.host_send_call, Cat::Sys);
+    // A packet must fit an empty ring with the headroom Linux also keeps.
+    const std::uint32_t max_pkt = std::min(s_.knobs.host_packet, writable_bytes(ch_.inbound.data_size()));
+    for (std::uint64_t rem = msg; rem > 0;) {
+      const auto want = static_cast<std::uint32_t>(std::min<std::uint64_t>(rem, max_pkt));
+      const std::uint32_t n = co_await room_for(want);
+      co_await run(k.host_tx_packet + k.host_tx_copy(n), Cat::Sys);
+      auto r = ch_.inbound.write(now(), n);
+      if (!r.written)
+        throw std::logic_error("hv_sock: host packet refused by a ring it had checked for room");
+      ch_.n.packets.add();
+      mark("hv_ringbuffer_write", "bytes", n);
+      if (r.signal)
+        co_await signal_guest();
+      rem -= n;
     }
-    ch_.done_at = now();
   }
 
 private:
   Task<> drain()
   {
     const Costs& k = s_.k;
+    VmbusRing& ring = ch_.outbound;
     for (;;) {
-      std::uint32_t n = ring_.unconsumed_packets();
+      std::uint32_t n = ring.unconsumed_packets();
       if (n > 0) {
         // The packets visible now, read one after the other: the private
         // read index moves, the writer sees nothing until iter_close, so the
@@ -52,80 +80,33 @@ private:
         charge(k.host_recv_call, Cat::Sys);
         std::uint32_t sizes = 0;
         for (std::uint32_t i = 0; i < n; ++i) {
-          const std::uint32_t p = ring_.peek_payload(i);
+          const std::uint32_t p = ring.peek_payload(i);
           charge(k.host_rx_packet + k.host_rx_copy(p), Cat::Sys);
           sizes += p;
         }
         co_await settle();
         for (std::uint32_t i = 0; i < n; ++i)
-          ring_.consume(now());
-        ch_.delivered += sizes;
-        if (s_.run_length)
-          s_.run_length->delivered(ch_.index, sizes, world().now());
+          ring.consume(now());
+        received(sizes);
         continue;
       }
-      const bool signal = ring_.iter_close(now());
+      const bool signal = ring.iter_close(now());
       mark("hv_pkt_iter_close");
       if (signal)
         co_await signal_guest();
-      ring_.set_interrupt_mask(false);
-      if (ring_.unconsumed_packets() == 0)
+      ring.set_interrupt_mask(false);
+      if (ring.unconsumed_packets() == 0)
         co_return;
-      ring_.set_interrupt_mask(true);
-    }
-  }
-};
-
-// Windows side, host-to-guest: the application's send() cut into packets of
-// up to hv_sock.host_packet_size. With hv_sock.host_fill (default) a packet
-// that does not fit is cut to what does, as Linux's hvs_stream_enqueue()
-// cuts its own (min(left, hvs_channel_writable_bytes, packet)); otherwise
-// the writer waits for room for the whole packet. With no room at all it
-// advertises pending_send_sz (the room it needs: host_room_needed) and
-// sleeps until the guest's signal.
-class HostWriter : public ChannelThread {
-public:
-  HostWriter(World& w, Cpu& cpu, Shared& s, Channel& ch)
-      : ChannelThread(w, cpu, s, ch, ch.inbound, "host_writer", "host_interrupt")
-  {
-  }
-
-protected:
-  Task<> body() override
-  {
-    const Costs& k = s_.k;
-    const Knobs& kn = s_.knobs;
-    co_await sleep(ch_.index * kn.start_interval); // connections opened one after another
-    // A packet must fit an empty ring with the headroom Linux also keeps.
-    const std::uint32_t max_pkt = std::min(kn.host_packet, writable_bytes(ring_.data_size()));
-    std::uint64_t left = kn.total_bytes;
-    while (left > 0) {
-      std::uint64_t msg = std::min(left, kn.message_size);
-      co_await run(k.host_send_call, Cat::Sys);
-      for (std::uint64_t rem = msg; rem > 0;) {
-        const auto want = static_cast<std::uint32_t>(std::min<std::uint64_t>(rem, max_pkt));
-        const std::uint32_t n = co_await room_for(want);
-        co_await run(k.host_tx_packet + k.host_tx_copy(n), Cat::Sys);
-        auto r = ring_.write(now(), n);
-        if (!r.written)
-          throw std::logic_error("hv_sock: host packet refused by a ring it had checked for room");
-        ch_.n.packets.add();
-        mark("hv_ringbuffer_write", "bytes", n);
-        if (r.signal)
-          co_await signal_guest();
-        rem -= n;
-      }
-      left -= msg;
+      ring.set_interrupt_mask(true);
     }
   }
 
-private:
   // Payload of the packet that can go into the ring now (0: none).
   std::uint32_t fits(std::uint32_t want) const
   {
     if (s_.knobs.host_fill)
-      return std::min(want, writable_bytes(ring_.bytes_to_write()));
-    return ring_.bytes_to_write() > models::hvs_packet_len(want) ? want : 0;
+      return std::min(want, writable_bytes(ch_.inbound.bytes_to_write()));
+    return ch_.inbound.bytes_to_write() > models::hvs_packet_len(want) ? want : 0;
   }
 
   Task<std::uint32_t> room_for(std::uint32_t want)
@@ -134,15 +115,112 @@ private:
     if (n > 0)
       co_return n;
     const std::uint32_t need = host_room_needed(want, s_.knobs.host_fill);
-    ring_.set_pending_send_sz(need);
+    ch_.inbound.set_pending_send_sz(need);
     mark("ring full: pending_send_sz set, sleep", "pending_send_sz", need);
     do {
       co_await wait();
       co_await run(s_.k.host_dpc, Cat::Sys); // woken by the guest's signal through a DPC
     } while ((n = fits(want)) == 0);
-    ring_.set_pending_send_sz(0);
+    ch_.inbound.set_pending_send_sz(0);
     co_return n;
   }
+};
+
+// Windows side, guest-to-host: the reading application behind the DPC.
+class HostReader : public HostSocket {
+public:
+  HostReader(World& w, Cpu& cpu, Shared& s, Channel& ch) : HostSocket(w, cpu, s, ch, "host_reader", "host_signal") {}
+
+protected:
+  Task<> body() override
+  {
+    const std::uint64_t total = s_.knobs.total_bytes;
+    while (ch_.delivered < total) {
+      co_await wait();
+      co_await dpc();
+    }
+    ch_.done_at = now();
+  }
+
+  void received(std::uint64_t bytes) override
+  {
+    ch_.delivered += bytes;
+    if (s_.run_length)
+      s_.run_length->delivered(ch_.index, bytes, world().now());
+  }
+};
+
+// Windows side, host-to-guest: the application's send() in a loop.
+class HostWriter : public HostSocket {
+public:
+  HostWriter(World& w, Cpu& cpu, Shared& s, Channel& ch) : HostSocket(w, cpu, s, ch, "host_writer", "host_interrupt") {}
+
+protected:
+  Task<> body() override
+  {
+    const Knobs& kn = s_.knobs;
+    co_await sleep(ch_.index * kn.start_interval); // connections opened one after another
+    for (std::uint64_t left = kn.total_bytes; left > 0;) {
+      const std::uint64_t msg = std::min(left, kn.message_size);
+      co_await send(msg);
+      left -= msg;
+    }
+  }
+
+  void received(std::uint64_t) override { throw std::logic_error("hv_sock: the host writer received data"); }
+};
+
+// The Windows application of a round-trip workload: one thread sending and
+// receiving in turn. Its recv() takes what the channel's DPC delivered; the
+// DPC runs on the guest's signal, or at once when the guest's packets wait
+// in the ring (they arrived while the thread was sending: the signal that
+// announced them was taken by a wait for room).
+class HostApp : public HostSocket, public AppSocket {
+public:
+  HostApp(World& w, Cpu& cpu, Shared& s, Channel& ch, bool initiator)
+      : HostSocket(w, cpu, s, ch, "host_app", "host_interrupt"), initiator_(initiator)
+  {
+  }
+
+  Task<> send_message(std::uint64_t bytes) override { co_await send(bytes); }
+
+  Task<> receive_message(std::uint64_t bytes) override
+  {
+    while (have_ < bytes) {
+      if (ch_.outbound.unconsumed_packets() == 0)
+        co_await wait();
+      co_await dpc();
+    }
+    have_ -= bytes;
+  }
+
+  Task<Time> settled_now() override
+  {
+    co_await settle();
+    co_return now();
+  }
+
+protected:
+  Task<> body() override
+  {
+    co_await sleep(ch_.index * s_.knobs.start_interval); // connections opened one after another
+    if (initiator_)
+      co_await initiate(*this, *this, s_, ch_);
+    else
+      co_await respond(*this, s_);
+    co_await settle();
+    ch_.done_at = now();
+  }
+
+  void received(std::uint64_t bytes) override
+  {
+    have_ += bytes;
+    ch_.delivered += bytes;
+  }
+
+private:
+  bool initiator_;
+  std::uint64_t have_ = 0; // delivered, not yet taken by a receive_message
 };
 
 } // namespace
@@ -154,6 +232,10 @@ SimThread& spawn_host_reader(World& w, Cpu& cpu, Shared& s, Channel& ch)
 SimThread& spawn_host_writer(World& w, Cpu& cpu, Shared& s, Channel& ch)
 {
   return w.spawn<HostWriter>(cpu, s, ch);
+}
+SimThread& spawn_host_app(World& w, Cpu& cpu, Shared& s, Channel& ch, bool initiator)
+{
+  return w.spawn<HostApp>(cpu, s, ch, initiator);
 }
 
 } // namespace vsim::hv_sock::detail
