@@ -269,12 +269,6 @@ public:
     }
   }
 
-  Task<Time> settled_now() override
-  {
-    co_await settle();
-    co_return now();
-  }
-
 protected:
   Task<> body() override
   {

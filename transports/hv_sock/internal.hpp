@@ -202,8 +202,6 @@ public:
   virtual ~AppSocket() = default;
   virtual Task<> send_message(std::uint64_t bytes) = 0;
   virtual Task<> receive_message(std::uint64_t bytes) = 0;
-  // The thread's time, its work settled.
-  virtual Task<Time> settled_now() = 0;
 };
 // The initiator's and the responder's loops over an AppSocket
 // (round_trips.cpp), run as the thread's body after its start delay.

@@ -24,6 +24,13 @@ double think_time(Rng& rng, const Knobs& kn)
   return std::round(-kn.think * std::log1p(-rng.uniform()));
 }
 
+// The thread's time, its work settled.
+Task<Time> settled_now(SimThread& t)
+{
+  co_await t.settle();
+  co_return t.now();
+}
+
 } // namespace
 
 Task<> initiate(AppSocket& sock, SimThread& t, Shared& s, Channel& ch)
@@ -33,20 +40,20 @@ Task<> initiate(AppSocket& sock, SimThread& t, Shared& s, Channel& ch)
   std::deque<Time> sent; // the send() calls of the requests in flight, oldest first
   std::uint64_t issued = 0;
   while (issued < std::min<std::uint64_t>(kn.outstanding, kn.transactions)) {
-    sent.push_back(co_await sock.settled_now());
+    sent.push_back(co_await settled_now(t));
     co_await sock.send_message(kn.request);
     ++issued;
   }
   for (std::uint64_t done = 0; done < kn.transactions; ++done) {
     co_await sock.receive_message(kn.response);
-    const Time now = co_await sock.settled_now();
+    const Time now = co_await settled_now(t);
     s.round_trips->completed(ch.index, sent.front(), now);
     sent.pop_front();
     if (issued == kn.transactions)
       continue;
     if (kn.think > 0)
       co_await t.sleep(think_time(think, kn));
-    sent.push_back(co_await sock.settled_now());
+    sent.push_back(co_await settled_now(t));
     co_await sock.send_message(kn.request);
     ++issued;
   }

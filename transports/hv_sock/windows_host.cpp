@@ -194,12 +194,6 @@ public:
     have_ -= bytes;
   }
 
-  Task<Time> settled_now() override
-  {
-    co_await settle();
-    co_return now();
-  }
-
 protected:
   Task<> body() override
   {
