@@ -2,6 +2,27 @@
 
 namespace vsim::virtio_vsock::detail {
 
+namespace {
+
+// MSG_ZEROCOPY's costs are the same operations on either side: each basis
+// serves the guest's declaration and the host's.
+constexpr const char* kPinPageBasis =
+    "(derived) A page-table walk of a recently touched buffer (cached, no fault) and an atomic page "
+    "reference (tens of cycles uncontended, as the irq save/restore and SLUB fast paths [R20]); the "
+    "kernel's own note says pinning replaces the per-byte copy with per-page accounting [R51].";
+constexpr const char* kUnpinPageBasis =
+    "(derived) One atomic decrement of the page's reference per fragment and the fragment walk; no free "
+    "of the page (the user still maps it) [R51], [R20].";
+constexpr const char* kNotifyBasis =
+    "(derived) A spinlock with irq save/restore (37 cycles [R20]), an skb queued or a range extended, a "
+    "wake-up call that finds no poller, and the locked_vm accounting; the kernel calls this the "
+    "notification overhead [R51].";
+constexpr const char* kErrqueueBasis =
+    "(derived) A syscall's entry/exit as for recvmsg (190-240 ns with KPTI), one skb dequeued under the "
+    "queue lock, a control message copied out and the skb freed.";
+
+} // namespace
+
 const std::vector<CostField<Costs>>& Costs::fields()
 {
   static const std::vector<CostField<Costs>> t = {
@@ -465,9 +486,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
                  "fragment (__zerocopy_sg_from_iter: get_user_pages_fast, skb_fill_page_desc), instead of copying it",
           .scope = "virtio_vsock",
           .plausible = {30, 1000},
-          .basis = "(derived) A page-table walk of a recently touched buffer (cached, no fault) and an atomic page "
-                   "reference (tens of cycles uncontended, as the irq save/restore and SLUB fast paths [R20]); the "
-                   "kernel's own note says pinning replaces the per-byte copy with per-page accounting [R51].",
+          .basis = kPinPageBasis,
           .sources = "[R51], [R20]",
       },
       {
@@ -478,8 +497,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
                  "of each fragment), in the tx work after the device used the packet",
           .scope = "virtio_vsock",
           .plausible = {10, 500},
-          .basis = "(derived) One atomic decrement of the page's reference per fragment and the fragment walk; no free "
-                   "of the page (the user still maps it) [R51], [R20].",
+          .basis = kUnpinPageBasis,
           .sources = "[R51], [R20]",
       },
       {
@@ -491,9 +509,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
                  "sk_error_report, the pinned-memory accounting undone)",
           .scope = "virtio_vsock",
           .plausible = {200, 4000},
-          .basis = "(derived) A spinlock with irq save/restore (37 cycles [R20]), an skb queued or a range extended, a "
-                   "wake-up call that finds no poller, and the locked_vm accounting; the kernel calls this the "
-                   "notification overhead [R51].",
+          .basis = kNotifyBasis,
           .sources = "[R51], [R20]",
       },
       {
@@ -504,8 +520,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
                  "sock_recv_errqueue: dequeue, put_cmsg, free)",
           .scope = "virtio_vsock",
           .plausible = {500, 5000},
-          .basis = "(derived) A syscall's entry/exit as for recvmsg (190-240 ns with KPTI), one skb dequeued under the "
-                   "queue lock, a control message copied out and the skb freed.",
+          .basis = kErrqueueBasis,
           .sources = "[R1], [R2], [R3], [R51]",
       },
       {
@@ -516,9 +531,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
                  "fragment (__zerocopy_sg_from_iter: get_user_pages_fast, skb_fill_page_desc), instead of copying it",
           .scope = "virtio_vsock",
           .plausible = {30, 1000},
-          .basis = "(derived) A page-table walk of a recently touched buffer (cached, no fault) and an atomic page "
-                   "reference (tens of cycles uncontended, as the irq save/restore and SLUB fast paths [R20]); the "
-                   "kernel's own note says pinning replaces the per-byte copy with per-page accounting [R51].",
+          .basis = kPinPageBasis,
           .sources = "[R51], [R20]",
       },
       {
@@ -529,8 +542,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
                  "of each fragment), in the vhost worker after it copied the packet into guest buffers",
           .scope = "virtio_vsock",
           .plausible = {10, 500},
-          .basis = "(derived) One atomic decrement of the page's reference per fragment and the fragment walk; no free "
-                   "of the page (the user still maps it) [R51], [R20].",
+          .basis = kUnpinPageBasis,
           .sources = "[R51], [R20]",
       },
       {
@@ -542,9 +554,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
                  "sk_error_report, the pinned-memory accounting undone)",
           .scope = "virtio_vsock",
           .plausible = {200, 4000},
-          .basis = "(derived) A spinlock with irq save/restore (37 cycles [R20]), an skb queued or a range extended, a "
-                   "wake-up call that finds no poller, and the locked_vm accounting; the kernel calls this the "
-                   "notification overhead [R51].",
+          .basis = kNotifyBasis,
           .sources = "[R51], [R20]",
       },
       {
@@ -555,8 +565,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
                  "sock_recv_errqueue: dequeue, put_cmsg, free)",
           .scope = "virtio_vsock",
           .plausible = {500, 5000},
-          .basis = "(derived) A syscall's entry/exit as for recvmsg (190-240 ns with KPTI), one skb dequeued under the "
-                   "queue lock, a control message copied out and the skb freed.",
+          .basis = kErrqueueBasis,
           .sources = "[R1], [R2], [R3], [R51]",
       },
   };
