@@ -185,12 +185,12 @@ TEST_CASE("trace: windows, the default start, and a traced run that differs is r
   opt.path = path;
   TracedRun run{{{"a", 1.0}, {"run_length.extrapolated", 0.0}}, "{}\n"};
   const Metrics same = {{"a", 1.0}}, other = {{"a", 1.0000000001}}, info = {{"extrapolated", 0.0}};
-  CHECK_THROWS_AS(finish_trace(opt, run, &other, &info), std::logic_error);
+  CHECK_THROWS_AS(finish_trace(opt, run, &other, &info, nullptr), std::logic_error);
   CHECK(!std::filesystem::exists(path));
   const Metrics more = {{"a", 1.0}, {"b", 2.0}};
-  CHECK_THROWS_AS(finish_trace(opt, run, &more, &info), std::logic_error);
+  CHECK_THROWS_AS(finish_trace(opt, run, &more, &info, nullptr), std::logic_error);
   CHECK(!std::filesystem::exists(path));
-  finish_trace(opt, run, &same, &info);
+  finish_trace(opt, run, &same, &info, nullptr);
   CHECK(std::filesystem::exists(path));
   std::filesystem::remove(path);
 }

@@ -488,7 +488,7 @@ TEST_CASE("virtio_transport_common: fwd_cnt counts a packet once it is wholly re
       }
     });
     c.host.app = &host;
-    r.w.spawn<GuestApp>(r.vcpu1, s, c, false, *s.kworkers[1]);
+    r.w.spawn<GuestApp>(r.vcpu1, s, c, Role::Reader, *s.kworkers[1]);
     r.w.run();
     seen.push_back(static_cast<double>(c.guest.fwd_cnt));
     seen.push_back(static_cast<double>(s.n.credit_updates.value()));

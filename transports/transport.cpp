@@ -48,7 +48,9 @@ const std::vector<Transport>& transports()
          "(vhost_vsock_handle_tx_kick / vhost_transport_do_send_pkt: allocation, copy, used entry) saturates its "
          "CPU"},
         {"host_reader", 7, false, true, ""},
-        {"guest_reader", 9, false, true, ""}},
+        {"guest_reader", 9, false, true, ""},
+        {"guest_app", 1, true, true, ""},
+        {"host_app", 2, true, true, ""}},
        35e3,
        2e9,
        virtio_vsock::effective,

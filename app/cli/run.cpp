@@ -256,8 +256,8 @@ private:
     const auto i = static_cast<std::size_t>(trace_->iteration);
     if (!traced_) {
       const Point& p = *by_index_.at(r.index);
-      const double total =
-          static_cast<double>(p.params.integer("workload.total_bytes") * p.params.integer("workload.connections"));
+      const double total = static_cast<double>(workload_bytes(p.params) *
+                                               static_cast<std::uint64_t>(p.params.integer("workload.connections")));
       traced_ = trace_iteration(*trace_, ex_, default_trace_start_us(r.iterations.at(i), r.run_length.at(i), total),
                                 "default: from the end of the warm-up the run-length monitor found (warmup_bytes "
                                 "at the iteration's mean rate), else from 10% of the simulated time");
@@ -266,7 +266,8 @@ private:
       throw Interrupted("stop requested");
     // A point reused from --output was read back from JSON: its figures are
     // compared only when simulated now.
-    finish_trace(*trace_, *traced_, trace_reused_ ? nullptr : &r.iterations.at(i), &r.run_length.at(i));
+    finish_trace(*trace_, *traced_, trace_reused_ ? nullptr : &r.iterations.at(i), &r.run_length.at(i),
+                 i < r.rtt_histograms.size() ? &r.rtt_histograms[i] : nullptr);
   }
 
   nlohmann::ordered_json result_json()

@@ -165,7 +165,8 @@ TracedRun trace_iteration(const TraceOptions& opt, const Experiment& ex, double 
   return unpack(data);
 }
 
-void finish_trace(const TraceOptions& opt, const TracedRun& run, const Metrics* untraced, const Metrics* run_length)
+void finish_trace(const TraceOptions& opt, const TracedRun& run, const Metrics* untraced, const Metrics* run_length,
+                  const Metrics* rtt_histogram)
 {
   if (!untraced) {
     write_file_atomic(opt.path, run.json);
@@ -174,6 +175,9 @@ void finish_trace(const TraceOptions& opt, const TracedRun& run, const Metrics* 
   Metrics expected = *untraced;
   for (const auto& [name, value] : *run_length)
     expected["run_length." + name] = value;
+  if (rtt_histogram) // moved out of the figures by the run driver (runner.cpp)
+    for (const auto& [name, value] : *rtt_histogram)
+      expected[kRttHistogramPrefix + name] = value;
   for (const auto& [name, value] : expected) {
     auto it = run.metrics.find(name);
     // Bit-exact: the same doubles (NaN never occurs in results).

@@ -62,6 +62,9 @@ TracedRun trace_iteration(const TraceOptions& opt, const Experiment& ex, double 
 // Checks that tracing changed no figure of the iteration (std::logic_error
 // naming the first that differs; untraced nullptr: no check), then writes
 // the trace atomically.
-void finish_trace(const TraceOptions& opt, const TracedRun& run, const Metrics* untraced, const Metrics* run_length);
+// rtt_histogram: the iteration's round-trip histogram, which the run
+// driver moved out of its figures (nullptr: none).
+void finish_trace(const TraceOptions& opt, const TracedRun& run, const Metrics* untraced, const Metrics* run_length,
+                  const Metrics* rtt_histogram);
 
 } // namespace vsim::app

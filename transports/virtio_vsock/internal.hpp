@@ -23,6 +23,7 @@
 #include "sim/rng.hpp"
 #include "sim/run_length.hpp"
 #include "sim/world.hpp"
+#include "transports/round_trip_app.hpp"
 #include "transports/simulate.hpp"
 #include "transports/virtio_vsock/costs.hpp"
 #include "transports/virtio_vsock/virtio_vsock.hpp"
@@ -48,6 +49,7 @@ struct Knobs {
   std::uint64_t weight_bytes;
   std::uint32_t buf_alloc, credit_threshold, small_pkt_max;
   double start_interval; // cycles between the starts of successive connections
+  RoundTripKnobs rt;     // workload.pattern ping_pong, request_response: one application thread per side
 };
 
 // Event counts (sim/count.hpp); those reported are named as the metric they
@@ -320,7 +322,8 @@ struct Shared {
   std::array<WorkItem, 3> work;      // by GuestWork
   std::vector<SimThread*> host_apps; // the host's application threads
   Counters n;
-  RunLength* run_length = nullptr; // sim.run_length: auto (told of every byte the readers get)
+  RunLength* run_length = nullptr;   // sim.run_length: auto (told of every byte the readers get)
+  RoundTrips* round_trips = nullptr; // round-trip patterns: told of every response completed
 };
 
 // Requests to a service thread that arrive at given times (doorbells,
@@ -664,14 +667,22 @@ struct StackCosts {
   }
 };
 
-class AppThread : public SimThread {
+// What an application thread does: stream (write or read), or the
+// initiator's or the responder's part of a round-trip workload (one thread
+// sending and receiving in turn on its socket).
+enum class Role : std::uint8_t { Writer, Reader, Initiator, Responder };
+inline const char* role_name(Role r)
+{
+  return r == Role::Writer ? "writer" : r == Role::Reader ? "reader" : "app";
+}
+
+class AppThread : public SimThread, public RoundTripSocket {
 protected:
-  AppThread(World& w, Cpu& cpu, Shared& s, Conn& c, Sock& sk, bool writer, StackCosts sc, std::uint32_t max_pkt,
+  AppThread(World& w, Cpu& cpu, Shared& s, Conn& c, Sock& sk, Role role, StackCosts sc, std::uint32_t max_pkt,
             const char* side)
-      : SimThread(w, fmt::format("{}_{}{}", side, writer ? "writer" : "reader", c.index), cpu), s_(s), c_(c), sk_(sk),
-        writer_(writer), sc_(sc), max_pkt_(max_pkt),
-        lat_(s.seed, s.iteration, fmt::format("conn{}.{}_{}", c.index, side, writer ? "writer" : "reader"),
-             s.k.latency_jitter)
+      : SimThread(w, fmt::format("{}_{}{}", side, role_name(role), c.index), cpu), s_(s), c_(c), sk_(sk), role_(role),
+        sc_(sc), max_pkt_(max_pkt),
+        lat_(s.seed, s.iteration, fmt::format("conn{}.{}_{}", c.index, side, role_name(role)), s.k.latency_jitter)
   {
     sk.app = this;
   }
@@ -685,12 +696,16 @@ protected:
   Shared& s_;
   Conn& c_;
   Sock& sk_;
-  bool writer_;
+  Role role_;
   StackCosts sc_;
   std::uint32_t max_pkt_;
   Latency lat_;
 
 private:
+  // Round trips (transports/round_trip_app.hpp): one blocking send() of a
+  // whole message; blocking recv()s until `bytes` more have come.
+  Task<> send_message(std::uint64_t bytes) override;
+  Task<> receive_message(std::uint64_t bytes) override;
   // The benchmark's sender: blocking send() calls in a loop, or iperf3's
   // client (select(), then up to kMultisend non-blocking write()s).
   Task<> send_all();
@@ -732,8 +747,8 @@ private:
 // with the 6.12 fast path it first tries to add the packet itself.
 class GuestApp : public AppThread {
 public:
-  GuestApp(World& w, Cpu& cpu, Shared& s, Conn& c, bool writer, Kworker& kworker)
-      : AppThread(w, cpu, s, c, c.guest, writer, StackCosts::guest(s.k, s.kn.iperf3), s.kn.max_pkt_size, "guest"),
+  GuestApp(World& w, Cpu& cpu, Shared& s, Conn& c, Role role, Kworker& kworker)
+      : AppThread(w, cpu, s, c, c.guest, role, StackCosts::guest(s.k, s.kn.iperf3), s.kn.max_pkt_size, "guest"),
         kworker_(kworker)
   {
   }
@@ -749,8 +764,8 @@ private:
 // vhost_transport_send_pkt handing packets to the worker.
 class HostApp : public AppThread {
 public:
-  HostApp(World& w, Cpu& cpu, Shared& s, Conn& c, bool writer)
-      : AppThread(w, cpu, s, c, c.host, writer, StackCosts::host(s.k, s.kn.iperf3), s.kn.host_pkt_size, "host")
+  HostApp(World& w, Cpu& cpu, Shared& s, Conn& c, Role role)
+      : AppThread(w, cpu, s, c, c.host, role, StackCosts::host(s.k, s.kn.iperf3), s.kn.host_pkt_size, "host")
   {
   }
 

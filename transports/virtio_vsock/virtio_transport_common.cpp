@@ -178,10 +178,37 @@ void queue_pkt(std::deque<Queued>& list, Slab& slab, Sock& sock, int conn, Pkt p
 Task<> AppThread::body()
 {
   co_await sleep(c_.index * s_.kn.start_interval); // connections opened one after another
-  if (writer_)
+  switch (role_) {
+  case Role::Writer:
     co_await send_all();
-  else
+    break;
+  case Role::Reader:
     co_await receive_all();
+    break;
+  case Role::Initiator:
+    co_await initiate(*this, *this, s_.kn.rt, *s_.round_trips, s_.seed, s_.iteration, c_.index);
+    break;
+  case Role::Responder:
+    co_await respond(*this, s_.kn.rt);
+    break;
+  }
+  if (role_ == Role::Initiator || role_ == Role::Responder) {
+    co_await settle();
+    c_.done_at = std::max(c_.done_at, now());
+  }
+}
+
+Task<> AppThread::send_message(std::uint64_t bytes)
+{
+  if (s_.kn.zerocopy)
+    co_await read_errqueue();
+  co_await send_call(bytes, true); // blocking: returns once every byte is queued
+}
+
+Task<> AppThread::receive_message(std::uint64_t bytes)
+{
+  for (std::uint64_t left = bytes; left > 0;)
+    left -= co_await recv_call(left, true);
 }
 
 namespace {

@@ -62,6 +62,7 @@ Knobs detail::read_knobs(const Params& p)
   kn.credit_threshold = static_cast<std::uint32_t>(u("virtio_vsock.credit_threshold"));
   kn.small_pkt_max = static_cast<std::uint32_t>(u("virtio_vsock.small_pkt_copy_max"));
   kn.start_interval = connection_start_interval(p);
+  kn.rt = read_round_trip_knobs(p);
   return kn;
 }
 
@@ -222,15 +223,18 @@ void set_up_connections(Platform& r, Shared& s, int conns)
     const auto gi = static_cast<std::size_t>(guest_cpu_of(i, vcpus));
     Cpu& gcpu = *r.guest[gi];
     Cpu& hcpu = *r.host[static_cast<std::size_t>(host_cpu_of(i, hcpus))];
+    // The writing side of `direction` writes, or initiates the round trips.
+    const bool rt = kn.rt.pattern != Pattern::Stream;
+    const Role first = rt ? Role::Initiator : Role::Writer, second = rt ? Role::Responder : Role::Reader;
     SimThread *g, *h;
     if (r.g2h) {
-      g = &r.world.spawn<GuestApp>(gcpu, s, c, true, *s.kworkers[gi]);
-      h = &r.world.spawn<HostApp>(hcpu, s, c, false);
+      g = &r.world.spawn<GuestApp>(gcpu, s, c, first, *s.kworkers[gi]);
+      h = &r.world.spawn<HostApp>(hcpu, s, c, second);
       r.writers.push_back(g);
       r.readers.push_back(h);
     } else {
-      h = &r.world.spawn<HostApp>(hcpu, s, c, true);
-      g = &r.world.spawn<GuestApp>(gcpu, s, c, false, *s.kworkers[gi]);
+      h = &r.world.spawn<HostApp>(hcpu, s, c, first);
+      g = &r.world.spawn<GuestApp>(gcpu, s, c, second, *s.kworkers[gi]);
       r.writers.push_back(h);
       r.readers.push_back(g);
     }
@@ -261,6 +265,8 @@ Metrics figures(const Platform& r, const Shared& s, Time elapsed, std::uint64_t 
   m["app_cpu_percent_host"] = app_host;
   m["app_cpu_percent_guest"] = app_guest;
   m["efficiency"] = m["throughput_Gbps"] * 1000.0 / (app_host + app_guest);
+  if (s.round_trips)
+    append_round_trip_metrics(m, *s.round_trips);
   const double mb = static_cast<double>(delivered) / 1e6;
   const Counters& n = s.n;
   for (const CounterMetric<Counters>& c : counter_metrics())
@@ -321,6 +327,46 @@ std::pair<Time, std::uint64_t> check_connections(const Platform& r, const Shared
   return {elapsed, delivered};
 }
 
+// Round trips: every request and response byte was sent once and read
+// once, on each connection, and neither sender is past its peer's window
+// (a run the monitor ended early, not `whole`: no more than was sent).
+std::pair<Time, std::uint64_t> check_round_trips(const Platform& r, const Shared& s, bool whole)
+{
+  const RoundTripKnobs& kn = s.kn.rt;
+  Time elapsed = whole ? 0 : r.world.end();
+  std::uint64_t delivered = 0;
+  for (const Conn& c : s.conns) {
+    const Sock& initiator = r.g2h ? c.guest : c.host;
+    const Sock& responder = r.g2h ? c.host : c.guest;
+    const std::uint64_t out = kn.transactions * kn.request, in = kn.transactions * kn.response;
+    auto exact = [&](const Sock& tx, const Sock& rx, std::uint64_t n) {
+      return whole ? tx.tx_cnt == n && rx.fwd_cnt == n : rx.fwd_cnt <= tx.tx_cnt && tx.tx_cnt <= n;
+    };
+    const bool lost = !exact(initiator, responder, out) || !exact(responder, initiator, in) ||
+                      (whole ? c.delivered != out + in : c.delivered > out + in);
+    if (lost && whole) {
+      if (const std::string why = detail::kernel_hang_reason(s); !why.empty())
+        throw ModelledHang(
+            fmt::format("connection {} stopped after {} of {} bytes: {}", c.index, c.delivered, out + in, why));
+    }
+    if (lost)
+      throw std::logic_error(fmt::format(
+          "invariant violated: round-trip bytes in == bytes out (connection {}: expected {} + {}, the initiator "
+          "sent {} and the responder counted {}, the responder sent {} and the initiator counted {}, delivered {}; "
+          "the simulation stalled)",
+          c.index, out, in, initiator.tx_cnt, responder.fwd_cnt, responder.tx_cnt, initiator.fwd_cnt, c.delivered));
+    for (const Sock* tx : {&initiator, &responder})
+      if (tx->tx_cnt - tx->peer_fwd_cnt > tx->peer_buf_alloc)
+        throw std::logic_error(fmt::format("invariant violated: credit never negative (connection {}: {} bytes in "
+                                           "flight against a window of {})",
+                                           c.index, tx->tx_cnt - tx->peer_fwd_cnt, tx->peer_buf_alloc));
+    if (whole)
+      elapsed = std::max(elapsed, c.done_at);
+    delivered += c.delivered;
+  }
+  return {elapsed, delivered};
+}
+
 } // namespace
 
 std::vector<MetricDecl> metrics()
@@ -338,19 +384,26 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
   set_up_device(r, s, p, trace);
   set_up_connections(r, s, conns);
 
-  const std::uint64_t total = s.kn.total_bytes * static_cast<std::uint64_t>(conns);
+  const std::uint64_t total = workload_bytes(p) * static_cast<std::uint64_t>(conns);
   const std::unique_ptr<RunLength> monitor = run_length_monitor(
       p, total, conns, [&](Time elapsed, std::uint64_t delivered) { return figures(r, s, elapsed, delivered); },
       r.world);
-  s.run_length = monitor.get();
+  std::optional<RoundTrips> round_trips;
+  if (s.kn.rt.pattern != Pattern::Stream) // the monitor hears of round trips, not of bytes
+    s.round_trips = &round_trips.emplace(s.k.clock_ghz, round_trip_bytes(p), monitor.get());
+  else
+    s.run_length = monitor.get();
 
   r.world.run();
   const bool whole = !(monitor && monitor->stopped());
-  const auto [elapsed, delivered] = check_connections(r, s, whole);
+  const auto [elapsed, delivered] = s.round_trips ? check_round_trips(r, s, whole) : check_connections(r, s, whole);
   s.rxq->check_invariants();
   s.txq->check_invariants();
   check_cpu_busy(r.world, elapsed);
-  return finish_figures(monitor.get(), whole ? figures(r, s, elapsed, delivered) : Metrics{}, total);
+  Metrics out = finish_figures(monitor.get(), whole ? figures(r, s, elapsed, delivered) : Metrics{}, total);
+  if (s.round_trips)
+    append_round_trip_histogram(out, *s.round_trips);
+  return out;
 }
 
 } // namespace vsim::virtio_vsock
