@@ -78,11 +78,13 @@ void Cpu::work_started(Time t)
     irqs_.pop_front();
 }
 
-SimThread* Cpu::next()
+SimThread* Cpu::next(Time now)
 {
   holder_ = nullptr;
-  if (queue_.empty())
+  if (queue_.empty()) {
+    free_since_ = now;
     return nullptr;
+  }
   holder_ = queue_.front();
   queue_.pop_front();
   return holder_;

@@ -89,8 +89,12 @@ public:
   void work_started(Time t);
   std::size_t irq_intervals() const { return irqs_.size(); }
   void enqueue(SimThread* t) { queue_.push_back(t); }
-  // The next waiting thread (the CPU is now its), or nullptr.
-  SimThread* next();
+  // The holder's work ended at `now`: the next waiting thread (the CPU is
+  // now its), or nullptr (the CPU has no thread work from `now`).
+  SimThread* next(Time now);
+  // With no holder: since when the CPU has run nothing, neither thread
+  // work nor interrupts (as far as the interrupts registered so far go).
+  Time idle_since() const { return free_since_ > irq_busy_until_ ? free_since_ : irq_busy_until_; }
 
 private:
   int index_;
@@ -101,6 +105,7 @@ private:
   Time irq_busy_until_ = 0;
   SimThread* holder_ = nullptr;
   Time work_start_ = 0;
+  Time free_since_ = 0;
   std::deque<SimThread*> queue_;
   std::deque<std::pair<Time, Time>> irqs_; // [start, end), in time order
 };

@@ -234,7 +234,7 @@ bool SimThread::start_work(bool running)
       trace_work(end);
     pending_ = Pending::None;
     suspended_ = {};
-    if (SimThread* next = cpu_->next())
+    if (SimThread* next = cpu_->next(end))
       next->cpu_granted();
     return false;
   }
@@ -305,7 +305,7 @@ void SimThread::on_event(std::uint64_t gen)
     }
     if (trace_) [[unlikely]]
       trace_work(end);
-    if (SimThread* next = cpu_->next())
+    if (SimThread* next = cpu_->next(end))
       next->cpu_granted();
     break;
   }

@@ -55,9 +55,9 @@ TEST_CASE("virtio round trips complete in both directions, with several in fligh
   for (const char* dir : {"guest_to_host", "host_to_guest"})
     for (const char* type : {"stream", "seqpacket"}) {
       INFO(dir << " " << type);
-      const auto pp = run(load(fmt::format("direction: {}\nworkload:\n  pattern: ping_pong\n  socket_type: {}\n", dir,
-                                           type),
-                               {"workload.message_size=64KiB", "workload.transactions=40"}));
+      const auto pp =
+          run(load(fmt::format("direction: {}\nworkload:\n  pattern: ping_pong\n  socket_type: {}\n", dir, type),
+                   {"workload.message_size=64KiB", "workload.transactions=40"}));
       CHECK(metric(pp.at(0), "rtt_p50_us") > 0);
       CHECK(metric(pp.at(0), "transactions_per_second") == Approx(40 / metric(pp[0], "elapsed_seconds")));
       const auto rr = run(load(fmt::format("direction: {}\nworkload:\n  pattern: request_response\n  socket_type: "
@@ -93,8 +93,8 @@ TEST_CASE("a tiny virtio ping-pong run is pinned to exact round trips", "[virtio
                              {"iterations=2"});
   const auto r = run(ex), again = run(ex);
   CHECK(r.at(0).iterations == again.at(0).iterations);
-  CHECK(metric(r[0], "rtt_mean_us") == 25.651017105263154);
-  CHECK(metric(r[0], "rtt_p1_us") == 23.8125);
-  CHECK(metric(r[0], "rtt_p99_us", 1) == 27.4375);
-  CHECK(metric(r[0], "transactions_per_second", 1) == 39176.02307797663);
+  CHECK(metric(r[0], "rtt_mean_us") == 20.803768421052624);
+  CHECK(metric(r[0], "rtt_p1_us") == 19.3125);
+  CHECK(metric(r[0], "rtt_p99_us", 1) == 22.0625);
+  CHECK(metric(r[0], "transactions_per_second", 1) == 48328.25261381129);
 }

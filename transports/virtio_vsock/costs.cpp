@@ -443,6 +443,35 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .sources = "[R18], [R17], [R41], [R16], [R5]",
       },
       {
+          VSIM_COST_NAME(Costs, virtio_guest_halt_poll_wakeup),
+          .unit = "cycles latency",
+          .range = {0, 1e8},
+          .doc = "added to guest_wakeup_latency instead of virtio_guest_halted_wakeup when the woken thread's vCPU "
+                 "had halted and KVM was still polling for it (kvm_vcpu_halt within the vCPU's halt_poll_ns window): "
+                 "the wake event seen by the poll loop and the VM entry, no host scheduler trip",
+          .scope = "virtio_vsock",
+          .plausible = {1000, 10000},
+          .basis = "The exit and re-entry of a halted vCPU caught by polling, ~1 us (KVM_RUN 2528-2576 cycles "
+                   "with ~1350 in VMRUN [R16]; a direct exit ~2000 cycles [R5]); the halt-polling documentation says "
+                   "polling saves the scheduler trip of \"a few micro-seconds\" [R18]; the top allows a posted "
+                   "interrupt's notification and the guest's idle exit (derived).",
+          .sources = "[R16], [R5], [R18]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_kvm_halt_poll_ns),
+          .unit = "ns",
+          .range = {0, 1e9},
+          .doc = "the host KVM module's halt_poll_ns: the most a halted vCPU polls for a wake event before its "
+                 "thread sleeps (kvm_vcpu_halt; each vCPU's window grows from 10 us by x2 after a short halt it "
+                 "missed and halves after one longer than this); 0 turns halt polling off",
+          .scope = "virtio_vsock",
+          .plausible = {0, 500000},
+          .basis = "KVM_HALT_POLL_NS_DEFAULT is 200000 ns on x86 (arch/x86/include/asm/kvm_host.h), with "
+                   "halt_poll_ns_grow 2, halt_poll_ns_grow_start 10000 and halt_poll_ns_shrink 2 "
+                   "(virt/kvm/kvm_main.c); the module parameter is writable, and [R18] describes tuning it.",
+          .sources = "[R18]",
+      },
+      {
           VSIM_COST_NAME(Costs, virtio_host_wake_ipi),
           .unit = "cycles",
           .range = {0, 1e7},

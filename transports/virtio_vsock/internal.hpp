@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "models/halt_poll.hpp"
 #include "models/virtqueue.hpp"
 #include "sim/count.hpp"
 #include "sim/rng.hpp"
@@ -66,6 +67,8 @@ struct Counters {
   Count zerocopy_sends, zerocopy_fallbacks, zerocopy_completions, errqueue_reads, pages_pinned;
   Count page_allocs; // allocations kmalloc passed to the page allocator (above KMALLOC_MAX_CACHE_SIZE)
   Count tx_fast_path_sends, tx_fast_path_fallbacks, tx_lock_contended;
+  // Guest threads woken on a halted vCPU: within KVM's halt-polling window, or after it.
+  Count halt_polls_caught, halt_polls_missed;
 };
 
 // The counter table: each count as the metric it is reported as (per MB
@@ -131,6 +134,12 @@ inline const std::vector<CounterMetric<Counters>>& counter_metrics()
        per_MB("tx_fast_path_fallbacks", "virtio_vsock: guest packets that with tx_fast_path still went through "
                                         "send_pkt_queue and the send work (queue not empty, tx_lock held or tx "
                                         "queue full) per MB")},
+      {&Counters::halt_polls_caught,
+       per_MB("halt_poll_wakeups", "virtio_vsock: guest threads woken on a halted vCPU that KVM was still polling "
+                                   "for (kvm_vcpu_halt, within the vCPU's halt_poll_ns window) per MB")},
+      {&Counters::halt_polls_missed,
+       per_MB("halted_vcpu_wakeups", "virtio_vsock: guest threads woken on a halted vCPU whose thread KVM had "
+                                     "scheduled out (past the halt-polling window: kvm_vcpu_block) per MB")},
       {&Counters::tx_lock_contended,
        per_MB("tx_lock_contended", "virtio_vsock: times the guest's tx_lock was found held (a fast path's "
                                    "mutex_trylock failing, or a work item sleeping in mutex_lock) per MB")},
@@ -322,8 +331,9 @@ struct Shared {
   std::array<WorkItem, 3> work;      // by GuestWork
   std::vector<SimThread*> host_apps; // the host's application threads
   Counters n;
-  RunLength* run_length = nullptr;   // sim.run_length: auto (told of every byte the readers get)
-  RoundTrips* round_trips = nullptr; // round-trip patterns: told of every response completed
+  RunLength* run_length = nullptr;         // sim.run_length: auto (told of every byte the readers get)
+  RoundTrips* round_trips = nullptr;       // round-trip patterns: told of every response completed
+  std::vector<models::HaltPoll> halt_poll; // KVM's halt polling of each guest vCPU, by vCPU (Cpu::index())
 };
 
 // Requests to a service thread that arrive at given times (doorbells,
@@ -430,8 +440,11 @@ struct Waiter {
   Latency& lat;
   double wakeup_latency, context_switch;
   // Added when the sleeper's vCPU is halted when the wake-up comes (a guest
-  // thread whose vCPU runs nothing else); 0 on the host.
+  // thread whose vCPU runs nothing else): halted_wakeup, or poll_wakeup if
+  // KVM was still polling for it (`shared`'s halt_poll); 0 on the host.
   double halted_wakeup = 0;
+  double poll_wakeup = 0;
+  Shared* shared = nullptr; // the guest's vCPUs' halt polling; nullptr on the host
 };
 // Per-iteration variability: every host CPU cost (virtio_host_*, in cycles
 // of CPU; not the latencies) scaled by one factor drawn from the iteration's
@@ -619,7 +632,7 @@ private:
 // The costs of one end's socket layer.
 struct StackCosts {
   double user_per_call, send_syscall, recv_syscall, poll_syscall, alloc, page_alloc, free, pkt, dequeue_pkt,
-      wakeup_latency, context_switch, halted_wakeup, pin_page, errqueue_recv;
+      wakeup_latency, context_switch, halted_wakeup, poll_wakeup, pin_page, errqueue_recv;
   double copy_fixed, copy_bpc;
   double copy(double bytes) const { return copy_fixed + std::ceil(bytes / copy_bpc); }
   double allocs(PktAllocs a) const { return a.slab * alloc + a.page * page_alloc; }
@@ -641,6 +654,7 @@ struct StackCosts {
             k.guest_wakeup_latency,
             k.guest_context_switch,
             k.virtio_guest_halted_wakeup,
+            k.virtio_guest_halt_poll_wakeup,
             k.virtio_guest_zcopy_pin_page,
             k.virtio_guest_errqueue_recv,
             k.guest_copy_fixed,
@@ -659,6 +673,7 @@ struct StackCosts {
             k.virtio_host_dequeue_pkt,
             k.host_wakeup_latency,
             k.guest_context_switch,
+            0,
             0,
             k.virtio_host_zcopy_pin_page,
             k.virtio_host_errqueue_recv,
@@ -689,7 +704,16 @@ protected:
 
   // How a packet this end built reaches the other side (called settled).
   virtual Task<> queue_packet(const Pkt& p) = 0;
-  Waiter waiter() { return Waiter{*this, lat_, sc_.wakeup_latency, sc_.context_switch, sc_.halted_wakeup}; }
+  Waiter waiter()
+  {
+    return Waiter{*this,
+                  lat_,
+                  sc_.wakeup_latency,
+                  sc_.context_switch,
+                  sc_.halted_wakeup,
+                  sc_.poll_wakeup,
+                  &sk_ == &c_.guest ? &s_ : nullptr};
+  }
 
   Task<> body() override;
 

@@ -59,7 +59,13 @@ Task<> Kworker::body()
 Waiter Kworker::waiter()
 {
   const Costs& k = s_.k;
-  return Waiter{*this, lat_, k.guest_wakeup_latency, k.guest_context_switch, k.virtio_guest_halted_wakeup};
+  return Waiter{*this,
+                lat_,
+                k.guest_wakeup_latency,
+                k.guest_context_switch,
+                k.virtio_guest_halted_wakeup,
+                k.virtio_guest_halt_poll_wakeup,
+                &s_};
 }
 
 bool tx_add(Shared& s, Time t, std::uint32_t id)

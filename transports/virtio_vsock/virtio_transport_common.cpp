@@ -22,14 +22,27 @@ Task<> woken(Waiter w, bool forget_others)
   if (forget_others)
     w.t.clear_wakeups();
   if (slept) {
-    // A vCPU with nothing to run has halted (HLT exits to KVM, which polls,
-    // then schedules the vCPU thread out: kvm_vcpu_block); the wake-up's
-    // IPI must get it back in (kvm_vcpu_kick, the host scheduler, C-state
-    // exit, VM entry) before the woken thread runs: halted_wakeup more.
+    // A vCPU with nothing to run has halted (HLT exits to KVM's
+    // kvm_vcpu_halt). Within its halt-polling window KVM is still polling
+    // and the wake-up's IPI resumes it at once: poll_wakeup more; past the
+    // window its thread was scheduled out (kvm_vcpu_block) and must be
+    // brought back (kvm_vcpu_kick, the host scheduler, C-state exit, VM
+    // entry) before the woken thread runs: halted_wakeup more.
     const Cpu& cpu = w.t.cpu();
     const Time t = w.t.now();
     const bool halted = cpu.holder() == nullptr && cpu.irq_start(t) == t;
-    co_await w.t.sleep(w.lat(w.wakeup_latency + (halted ? w.halted_wakeup : 0)));
+    double extra = 0;
+    if (halted) {
+      extra = w.halted_wakeup;
+      if (w.shared) {
+        Shared& s = *w.shared;
+        const bool polled = s.halt_poll.at(static_cast<std::size_t>(cpu.index())).wake(t - cpu.idle_since());
+        (polled ? s.n.halt_polls_caught : s.n.halt_polls_missed).add();
+        if (polled)
+          extra = w.poll_wakeup;
+      }
+    }
+    co_await w.t.sleep(w.lat(w.wakeup_latency + extra));
     w.t.charge(w.context_switch, Cat::Sys); // settled by the caller's next look at shared state
   }
 }

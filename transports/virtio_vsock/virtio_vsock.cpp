@@ -183,6 +183,13 @@ void set_up_device(Platform& r, Shared& s, const Params& p, Trace* trace)
   World& world = r.world;
   world.set_trace(trace);
   r.guest = world.add_cpus(Side::Guest, "vcpu", vcpus);
+  // kvm_vcpu_halt's polling, per vCPU (halt_poll_ns_grow_start: 10 us).
+  const double cycles_per_ns = s.k.clock_ghz;
+  for (const Cpu* v : r.guest) {
+    if (static_cast<std::size_t>(v->index()) != s.halt_poll.size())
+      throw std::logic_error("invariant violated: the guest's vCPUs are the world's first CPUs");
+    s.halt_poll.emplace_back(s.k.virtio_kvm_halt_poll_ns * cycles_per_ns, 10000 * cycles_per_ns);
+  }
   r.host = world.add_cpus(Side::Host, "hcpu", hcpus);
   world.set_wake_ipi(Side::Guest, {s.k.virtio_guest_wake_ipi, Cat::Hypervisor});
   world.set_wake_ipi(Side::Host, {s.k.virtio_host_wake_ipi, Cat::Sys});

@@ -1,0 +1,51 @@
+// KVM's halt polling (virt/kvm/kvm_main.c kvm_vcpu_halt, Documentation/
+// virt/kvm/halt-polling.rst): a vCPU that executes HLT is not scheduled out
+// at once; its thread polls for a wake event for up to the vCPU's own
+// window, halt_poll_ns. A wake-up that comes within the window resumes the
+// vCPU without a trip through the host scheduler; one that comes later
+// finds the vCPU's thread asleep (kvm_vcpu_block). The window adapts after
+// each halt: a halt that ended within it leaves it as it is; a long one
+// (beyond the module's halt_poll_ns, the most a window may be) shrinks it
+// (shrink_halt_poll_ns: divided by halt_poll_ns_shrink, 2, and to 0 below
+// the grow start); a short one
+// that the window missed grows it (grow_halt_poll_ns: times
+// halt_poll_ns_grow, 2, from halt_poll_ns_grow_start, 10 us), up to the
+// most. A most of 0 turns polling off.
+#pragma once
+
+#include <algorithm>
+
+namespace vsim::models {
+
+class HaltPoll {
+public:
+  // All in cycles of the platform clock: the module's halt_poll_ns (the
+  // most) and halt_poll_ns_grow_start.
+  HaltPoll(double max_window, double grow_start) : max_(max_window), grow_start_(grow_start) {}
+
+  // A halt of `halted` cycles ended with a wake event: whether the vCPU was
+  // still polling then (true: it never left the CPU), and the window for
+  // the next halt.
+  bool wake(double halted)
+  {
+    const bool polled = halted <= window_;
+    if (max_ <= 0)
+      window_ = 0;
+    else if (halted <= window_)
+      ; // within the window: unchanged
+    else if (window_ > 0 && halted > max_)
+      window_ = window_ / kShrink < grow_start_ ? 0 : window_ / kShrink; // a long block
+    else if (window_ < max_ && halted < max_)
+      window_ = std::min(max_, window_ > 0 ? window_ * kGrow : grow_start_); // a short one the window missed
+    return polled;
+  }
+  double window() const { return window_; }
+
+private:
+  static constexpr double kGrow = 2;   // halt_poll_ns_grow
+  static constexpr double kShrink = 2; // halt_poll_ns_shrink
+  double max_, grow_start_;
+  double window_ = 0; // vcpu->halt_poll_ns: 0 at vCPU creation
+};
+
+} // namespace vsim::models
