@@ -3,6 +3,7 @@
 // (app/report/calibration_span.hpp).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -24,12 +25,11 @@ namespace {
 
 using Span = std::map<std::string, std::map<std::string, std::pair<double, double>>>;
 
-// The span of experiments/calibration/<profile>.yaml: the calibration's own
-// derivation (app/calibrate: what `vsocksim calibrate` writes), over every
-// row of its figures.
-Span derive(const std::string& profile)
+// The span of one calibration experiment: the calibration's own derivation
+// (app/calibrate: what `vsocksim calibrate` writes), over every row of its
+// figures.
+Span derive_file(const std::string& file)
 {
-  const std::string file = std::string(VSIM_SOURCE_DIR) + "/experiments/calibration/" + profile + ".yaml";
   const Experiment ex = load_experiment(file, {}, registry());
   const std::string csv =
       (std::filesystem::path(file).parent_path() / ex.base.text("validation.measurements")).string();
@@ -40,6 +40,24 @@ Span derive(const std::string& profile)
     if (at[i] >= 0)
       use.push_back(i);
   return calibrated_span(ex, rows, at, use);
+}
+
+// The span of experiments/calibration/<profile>.yaml and of its further
+// steps, <profile>-<step>.yaml (kvm-2024-latency.yaml).
+Span derive(const std::string& profile)
+{
+  const std::filesystem::path dir = std::filesystem::path(VSIM_SOURCE_DIR) / "experiments" / "calibration";
+  Span s = derive_file((dir / (profile + ".yaml")).string());
+  std::vector<std::string> steps;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with(profile + "-") && name.ends_with(".yaml"))
+      steps.push_back(e.path().string());
+  }
+  std::sort(steps.begin(), steps.end());
+  for (const std::string& f : steps)
+    s = merged_spans(s, derive_file(f));
+  return s;
 }
 
 std::string initializer(const Span& s)

@@ -147,6 +147,8 @@ std::string calibration_text(const CalibrationInput& in, const CalibrationResult
 using CalibratedSpan = std::map<std::string, std::map<std::string, std::pair<double, double>>>;
 CalibratedSpan calibrated_span(const Experiment& ex, const std::vector<Measurement>& rows,
                                const std::vector<long>& point_of, const std::vector<std::size_t>& use);
+// The span covering both (a profile fitted in steps: each step's data).
+CalibratedSpan merged_spans(CalibratedSpan a, const CalibratedSpan& b);
 
 // The new profile: every cost written out, the fitted ones "fitted", the
 // others with the starting profile's provenance; hardware copied; span of

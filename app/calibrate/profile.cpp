@@ -30,9 +30,15 @@ double throughput_mbps(const Measurement& m)
 
 std::string description(const CalibrationInput& in, const CalibrateOptions& opt, const CalibrationResult& r)
 {
-  // A profile calibrated before says so once: the earlier sentence goes.
+  // A profile calibrated before says so once: the earlier sentence goes,
+  // unless this is a further step of the same profile's fit.
   std::string d = in.start->doc;
-  if (const auto at = d.find("Calibrated by vsocksim calibrate"); at != std::string::npos) {
+  const std::size_t at = d.find("Calibrated by vsocksim calibrate");
+  if (at != std::string::npos && in.start->name == opt.name)
+    return fmt::format("{} Then by vsocksim calibrate from that on {} row(s) of {} ({} cost(s) fitted, mean "
+                       "absolute error {:.1f}% -> {:.1f}%).",
+                       d, in.fit_rows.size(), opt.experiment_arg, r.fitted.size(), r.mae_before, r.mae_fit);
+  if (at != std::string::npos) {
     d.erase(at);
     while (!d.empty() && d.back() == ' ')
       d.pop_back();
@@ -113,6 +119,16 @@ CalibratedSpan calibrated_span(const Experiment& ex, const std::vector<Measureme
   return s;
 }
 
+CalibratedSpan merged_spans(CalibratedSpan a, const CalibratedSpan& b)
+{
+  for (const auto& [dir, quantities] : b)
+    for (const auto& [name, range] : quantities) {
+      widen(a, dir, name, range.first);
+      widen(a, dir, name, range.second);
+    }
+  return a;
+}
+
 PlatformProfile calibrated_profile(const CalibrationInput& in, const CalibrateOptions& opt, const CalibrationResult& r)
 {
   PlatformProfile p;
@@ -137,6 +153,10 @@ PlatformProfile calibrated_profile(const CalibrationInput& in, const CalibrateOp
         fmt::format("{} on {}{}", r.optimiser, rows, m.at_bound ? "; at a bound of its plausible range" : ""), ""};
   }
   p.calibrated = calibrated_span(in.study.ex, in.study.measurements, in.point_of, in.fit_rows);
+  // A further step of the same profile's fit (e.g. kvm-2024's latency rows
+  // after its throughput rows): its costs rest on both steps' data.
+  if (in.start->name == opt.name)
+    p.calibrated = merged_spans(in.start->calibrated, p.calibrated);
   p.fit = report(in, opt, r);
   return p;
 }
