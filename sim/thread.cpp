@@ -274,6 +274,11 @@ void SimThread::wake_at(Time t)
   }
 }
 
+bool SimThread::wakeup_due() const
+{
+  return !wakeups_.empty() && wakeups_.top() <= world_->now();
+}
+
 bool SimThread::take_due_wakeups()
 {
   bool any = false;

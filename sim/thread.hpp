@@ -130,6 +130,9 @@ public:
   // Wake this thread at time t (t >= now()).
   void wake_at(Time t);
   bool waiting() const { return waiting_; }
+  // A wake-up at or before now() is pending: a wait() now would return at
+  // once, without sleeping (schedule() of a task already TASK_RUNNING).
+  bool wakeup_due() const;
   // Waiting and not yet woken: a wake-up now would be try_to_wake_up() of a
   // sleeping task (the one that pays the remote enqueue and IPI).
   bool asleep() const { return waiting_ && !woken_; }

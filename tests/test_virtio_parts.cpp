@@ -19,9 +19,10 @@ using namespace vsim::virtio_vsock::detail;
 namespace {
 
 // A device with round costs and no jitter: 16-entry queues, EVENT_IDX and
-// indirect descriptors on, one connection; `tune` adjusts it before the
-// device's threads (a kworker per vCPU, vCPU 0's interrupt context, vhost on
-// host CPU 0) start. vCPU 1 and host CPU 1 are for the test's own threads.
+// indirect descriptors on, per-vq MSI-X vectors, one connection; `tune`
+// adjusts it before the device's threads (a worker pool per vCPU, vCPU 0's
+// interrupt context, vhost on host CPU 0) start. vCPU 1 and host CPU 1 are
+// for the test's own threads.
 struct Rig {
   World w;
   Cpu& vcpu0;
@@ -37,9 +38,11 @@ struct Rig {
     small_device(s);
     if (tune)
       tune(s);
-    s.kworkers = {&w.spawn<Kworker>(vcpu0, s), &w.spawn<Kworker>(vcpu1, s)};
-    s.irq = &w.spawn<GuestIrq>(vcpu0, s, *s.kworkers[0]);
+    add_worker_pool(w, s, vcpu0);
+    add_worker_pool(w, s, vcpu1);
+    s.irq = &w.spawn<GuestIrq>(vcpu0, s, *s.pools[0]);
     s.vhost = &w.spawn<Vhost>(hcpu0, s);
+    add_spare_kworkers(w, s);
   }
 
 private:
@@ -171,11 +174,11 @@ std::vector<double> send_packets(const std::vector<double>& at, int kw, double c
       for (double when : at) {
         co_await t.sleep(when - t.now());
         queue_pkt(s.guest_send, s.slab, s.conns[0].guest, 0, Pkt{.len = 1000});
-        queue_work(s, GuestWork::Send, *s.kworkers[static_cast<std::size_t>(kw)], t.now());
+        queue_work(s, GuestWork::Send, *s.pools[static_cast<std::size_t>(kw)], t.now());
       }
       co_await t.sleep(4000 - t.now());
       out = {static_cast<double>(s.n.guest_work_runs.value()), static_cast<double>(s.txq->in_flight()),
-             static_cast<double>(s.n.kicks.value()), s.kworkers[static_cast<std::size_t>(kw)]->cpu_time().busy(),
+             static_cast<double>(s.n.kicks.value()), s.pools[static_cast<std::size_t>(kw)]->cpu_time().busy(),
              t.cpu_time().busy()};
     });
     r.w.run();
@@ -231,9 +234,9 @@ TEST_CASE("virtio_transport: a kick that wakes the sleeping vhost worker costs t
           s.vhost->ring(0, kSend);
         for (int i = 0; i < 3; ++i)
           queue_pkt(s.guest_send, s.slab, s.conns[0].guest, 0, Pkt{.len = 1000});
-        queue_work(s, GuestWork::Send, *s.kworkers[1], t.now());
+        queue_work(s, GuestWork::Send, *s.pools[1], t.now());
         co_await t.sleep(4000); // the kick is over; vhost, rung 5000 after it, has not run it
-        out = {s.kworkers[1]->cpu_time().busy(), static_cast<double>(s.n.kick_wakeups.value()),
+        out = {s.pools[1]->cpu_time().busy(), static_cast<double>(s.n.kick_wakeups.value()),
                static_cast<double>(s.n.kicks.value())};
       });
       r.w.run();
@@ -488,7 +491,7 @@ TEST_CASE("virtio_transport_common: fwd_cnt counts a packet once it is wholly re
       }
     });
     c.host.app = &host;
-    r.w.spawn<GuestApp>(r.vcpu1, s, c, Role::Reader, *s.kworkers[1]);
+    r.w.spawn<GuestApp>(r.vcpu1, s, c, Role::Reader, *s.pools[1]);
     r.w.run();
     seen.push_back(static_cast<double>(c.guest.fwd_cnt));
     seen.push_back(static_cast<double>(s.n.credit_updates.value()));
@@ -759,7 +762,7 @@ std::vector<double> fast_path_send(double at, const std::function<void(Shared&)>
       before(s);
       co_await t.sleep(at);
       sk.tx_cnt += 1000;
-      co_await guest_send_pkt(t, s, lat, *s.kworkers[1], new_pkt(s.slab, sk, 0, Pkt{.len = 1000}));
+      co_await guest_send_pkt(t, s, lat, *s.pools[1], new_pkt(s.slab, sk, 0, Pkt{.len = 1000}));
       co_await t.sleep(4000 - t.now());
       const Counters& n = s.n;
       out = {static_cast<double>(n.guest_work_runs.value()),
@@ -790,7 +793,7 @@ std::function<void(Shared&)> queued_before(int kw)
     Sock& sk = s.conns[0].guest;
     sk.tx_cnt += 1000;
     queue_pkt(s.guest_send, s.slab, sk, 0, Pkt{.len = 1000});
-    queue_work(s, GuestWork::Send, *s.kworkers[static_cast<std::size_t>(kw)], 0);
+    queue_work(s, GuestWork::Send, *s.pools[static_cast<std::size_t>(kw)], 0);
   };
 }
 
@@ -864,7 +867,7 @@ TEST_CASE("MSG_ZEROCOPY: a guest packet's pages stay pinned until the tx work fr
     out.push_back(static_cast<double>(c.guest.pinned_pages));
     out.push_back(static_cast<double>(c.guest.errqueue.size()));
     out.push_back(static_cast<double>(s.n.zerocopy_completions.value()));
-    out.push_back(s.kworkers[0]->cpu_time().busy());
+    out.push_back(s.pools[0]->cpu_time().busy());
     return out;
   });
   REQUIRE(o.size() == 7);
@@ -878,4 +881,182 @@ TEST_CASE("MSG_ZEROCOPY: a guest packet's pages stay pinned until the tx work fr
   // pages (32 x 10) and the notification (500); then the send work it
   // queues because it freed packets (300, nothing to send).
   CHECK(o[6] == 300 + 2 * 110 + 320 + 500 + 300);
+}
+
+namespace {
+
+// The device's side, done by the test: the next guest rx buffer filled with
+// a `len`-byte packet of connection 0, or the next tx chain consumed.
+void device_fills_rx(Shared& s, std::uint32_t len)
+{
+  auto a = s.rxq->pop();
+  REQUIRE(a);
+  s.slab[a->token] = Pkt{.conn = 0, .len = len};
+  s.rxq->push_used(a->head, kHeaderBytes + len);
+}
+void device_consumes_tx(Shared& s)
+{
+  auto a = s.txq->pop();
+  REQUIRE(a);
+  s.txq->push_used(a->head, 0);
+}
+
+// The workqueue's concurrency management on vCPU 0's pool: a guest
+// application on vCPU 1 holds connection 0's socket lock, busy, from 0 to
+// 100000 cycles. At 1000 one rx buffer holds a packet for that socket and
+// one tx packet has been consumed; the rx work then the tx work are queued
+// on vCPU 0's pool (as the interrupt would), and with `requeue_rx`, at 20000
+// (the rx work blocked in lock_sock) another packet arrives and the rx work
+// is queued again. Returns, at 90000 (the lock still held): tx chains in
+// flight, packets on the socket, handoffs, collisions, work runs; at the
+// end: packets on the socket, handoffs, collisions, work runs.
+std::vector<double> rx_blocked_on_socket_lock(bool requeue_rx)
+{
+  return in_child([&] {
+    Rig r([](Shared& s) {
+      s.k.virtio_guest_rx_buf = 300;
+      s.k.virtio_guest_rx_pkt = 100;
+      s.k.guest_context_switch = 200;
+      s.kn.rx_buf_size = 4096;
+    });
+    Shared& s = r.s;
+    Conn& c = s.conns[0];
+    add_rx_buffers(s, 0);
+    std::vector<double> out;
+    auto& app = r.w.spawn<Scripted>("guest_writer0", r.vcpu1, [&](Scripted& t) -> Task<> {
+      Latency lat(1, 0, "app", 0);
+      co_await lock_sock(Waiter{t, lat, 0, 0}, c.guest);
+      co_await t.run(1000, Cat::Sys);
+      device_fills_rx(s, 100);
+      s.txq->add(t.now(), 2, s.slab.alloc(Pkt{.len = 100}));
+      device_consumes_tx(s);
+      queue_work(s, GuestWork::Rx, *s.pools[0], t.now());
+      queue_work(s, GuestWork::Tx, *s.pools[0], t.now());
+      co_await t.run(19000, Cat::Sys);
+      if (requeue_rx) {
+        device_fills_rx(s, 200);
+        queue_work(s, GuestWork::Rx, *s.pools[0], t.now());
+      }
+      co_await t.run(70000, Cat::Sys);
+      out = {static_cast<double>(s.txq->in_flight()), static_cast<double>(c.guest.rxq.size()),
+             static_cast<double>(s.n.kworker_handoffs.value()), static_cast<double>(s.n.work_collisions.value()),
+             static_cast<double>(s.n.guest_work_runs.value())};
+      co_await t.run(10000, Cat::Sys);
+      co_await release_sock(t, c.guest);
+      co_await t.sleep(100000);
+    });
+    c.guest.app = &app;
+    r.w.run();
+    for (std::uint64_t v : {std::uint64_t{c.guest.rxq.size()}, s.n.kworker_handoffs.value(),
+                            s.n.work_collisions.value(), s.n.guest_work_runs.value()})
+      out.push_back(static_cast<double>(v));
+    return out;
+  });
+}
+
+} // namespace
+
+TEST_CASE("workqueue: rx work blocked on a socket lock lets another kworker of its pool run the tx work behind it",
+          "[virtio][parts][workqueue]")
+{
+  // wq_worker_sleeping: the rx work's kworker blocks in lock_sock with the
+  // tx work pending and no other worker running, so an idle kworker of the
+  // pool is woken and frees the consumed tx packet while the lock is held.
+  // One kworker running its list in order would leave the tx chain in
+  // flight until the application releases the lock.
+  auto o = rx_blocked_on_socket_lock(false);
+  REQUIRE(o.size() == 9);
+  CHECK(o[0] == 0); // the tx work ran at once (not in flight any more)
+  CHECK(o[1] == 0); // the rx work still waits for the socket lock
+  CHECK(o[2] == 1); // one handoff
+  CHECK(o[3] == 0);
+  CHECK(o[4] == 3); // rx, tx and the send work the tx work queued (it freed a packet), once each
+  // Once the lock is released the rx work delivers its packet.
+  CHECK(o[5] == 1);
+  CHECK(o[6] == 1);
+  CHECK(o[8] == 3);
+}
+
+TEST_CASE("workqueue: an item queued while it runs on a blocked kworker is not run by another one (non-reentrant)",
+          "[virtio][parts][workqueue]")
+{
+  // The rx work is queued again while its kworker is blocked in lock_sock:
+  // __queue_work puts it on the pool where it runs; the kworker woken for it
+  // finds it running (process_one_work's collision) and leaves it to the
+  // blocked one, so before the release no packet is delivered and the rx
+  // work has started once.
+  auto o = rx_blocked_on_socket_lock(true);
+  REQUIRE(o.size() == 9);
+  CHECK(o[0] == 0);
+  CHECK(o[1] == 0);
+  CHECK(o[2] == 1); // the blocked kworker's one handoff, for the tx work; the rx work queued
+                    // again wakes an idle kworker itself (kick_pool: none running)
+  CHECK(o[3] == 1); // which finds it running on the blocked kworker
+  CHECK(o[4] == 3); // rx once, tx, send
+  // After the release: the blocked run delivers both packets (it takes
+  // every used buffer, looking again after each batch), then runs the rx
+  // work once more, on the same kworker, which finds nothing.
+  CHECK(o[5] == 2);
+  CHECK(o[7] == 1);
+  CHECK(o[8] == 4);
+}
+
+namespace {
+
+// One guest interrupt, vhost's signal of the rx queue, with used entries on
+// both queues (an rx buffer holding a packet, a consumed tx packet), and
+// with `also_tx` the tx queue's signal at the same instant. Returns:
+// interrupts taken, rx and tx callbacks, interrupts that queued both works,
+// signals merged, tx chains in flight at the end.
+std::vector<double> one_interrupt(bool shared, bool also_tx)
+{
+  return in_child([&] {
+    Rig r([&](Shared& s) {
+      s.kn.rx_buf_size = 4096;
+      s.kn.shared_irq = shared;
+    });
+    Shared& s = r.s;
+    Conn& c = s.conns[0];
+    add_rx_buffers(s, 0);
+    device_fills_rx(s, 100);
+    s.txq->add(0, 2, s.slab.alloc(Pkt{.len = 100}));
+    device_consumes_tx(s);
+    auto& app = r.w.spawn<Scripted>("guest_reader0", r.vcpu1, [&](Scripted& t) -> Task<> {
+      co_await sleep_until(t, [&] { return !c.guest.rxq.empty(); });
+      co_await t.sleep(100000);
+    });
+    c.guest.app = &app;
+    s.irq->raise(1000, kRx);
+    if (also_tx)
+      s.irq->raise(1000, kTx);
+    r.w.run();
+    return std::vector<double>{
+        static_cast<double>(s.n.interrupts_to_guest.value()), static_cast<double>(s.n.rx_interrupts.value()),
+        static_cast<double>(s.n.tx_interrupts.value()),       static_cast<double>(s.n.irq_both_queues.value()),
+        static_cast<double>(s.n.irq_signals_merged.value()),  static_cast<double>(s.txq->in_flight())};
+  });
+}
+
+} // namespace
+
+TEST_CASE("MSI-X: with one shared vector an rx signal's interrupt also queues the tx work, with per-vq vectors not",
+          "[virtio][parts][irq]")
+{
+  // shared (QEMU's 3 vectors): vp_vring_interrupt runs vring_interrupt on
+  // both queues, and the tx queue has a used entry, so its callback queues
+  // the tx work too, which frees the packet.
+  CHECK(one_interrupt(true, false) == std::vector<double>{1, 1, 1, 1, 0, 0});
+  // per_vq: the rx vector's handler looks at the rx queue only; the tx
+  // packet waits for a tx interrupt.
+  CHECK(one_interrupt(false, false) == std::vector<double>{1, 1, 0, 0, 0, 1});
+}
+
+TEST_CASE("MSI-X: two queues' signals arriving together are one interrupt on a shared vector, two on per-vq ones",
+          "[virtio][parts][irq]")
+{
+  // The shared vector is pending once (its IRR bit): the tx signal merges
+  // into the rx one's interrupt, whose handler serves both queues.
+  CHECK(one_interrupt(true, true) == std::vector<double>{1, 1, 1, 1, 1, 0});
+  // Per-vq vectors: an interrupt each, each queue's callback once.
+  CHECK(one_interrupt(false, true) == std::vector<double>{2, 1, 1, 0, 0, 0});
 }

@@ -138,7 +138,7 @@ const std::vector<MetricDecl>& shared_metrics()
       {MetricPlace::Family,
        {"thread.<thread>.{user|sys|irq|hypervisor|busy}_percent", "%", Scaling::PerTime,
         "the same per thread; the interrupt context (vmbus_isr, virtio_irq) includes the interrupt work of its "
-        "vCPU, kworker_<cpu> is the kworker of that vCPU (virtio_vsock: send, rx and tx work)"}},
+        "vCPU, kworker_<cpu> is the kworkers of that vCPU's worker pool (virtio_vsock: send, rx and tx work)"}},
       {MetricPlace::Family,
        {"queue.<queue>.mean", "B or chains", Scaling::PerTime,
         "time-weighted mean level: vmbus_ring bytes in use (writer's view), virtio_tx / virtio_rx chains in flight"}},

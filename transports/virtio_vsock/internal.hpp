@@ -42,6 +42,7 @@ struct Knobs {
   bool credit_rcvlowat; // credit_update threshold_rcvlowat (6.8)
   bool skb;             // packet_type sk_buff (6.3) instead of struct virtio_vsock_pkt
   bool tx_fast_path;    // virtio_transport_send_pkt's fast path (6.12)
+  bool shared_irq;      // msix_vectors shared: one MSI-X vector for every virtqueue (vp_find_vqs' fallback)
   bool iperf3;          // workload.app: iperf3's client and server instead of blocking loops
   bool seqpacket;       // workload.socket_type: one message per send() and per recv()
   bool zerocopy;        // workload.zerocopy: MSG_ZEROCOPY on every send()
@@ -67,6 +68,15 @@ struct Counters {
   Count zerocopy_sends, zerocopy_fallbacks, zerocopy_completions, errqueue_reads, pages_pinned;
   Count page_allocs; // allocations kmalloc passed to the page allocator (above KMALLOC_MAX_CACHE_SIZE)
   Count tx_fast_path_sends, tx_fast_path_fallbacks, tx_lock_contended;
+  // The workqueue's concurrency management: times a kworker blocking in
+  // lock_sock woke an idle kworker of its pool for the pool's pending items
+  // (wq_worker_sleeping), and items a kworker found running on another
+  // worker and left to it (process_one_work's collision).
+  Count kworker_handoffs, work_collisions;
+  // Guest interrupts: host signals that found their vector already pending
+  // (merged in the IRR), interrupts whose handler queued both the rx and the
+  // tx work (one shared vector), interrupts that found no new used entry.
+  Count irq_signals_merged, irq_both_queues, irq_spurious;
   // Guest threads woken on a halted vCPU: within KVM's halt-polling window, or after it.
   Count halt_polls_caught, halt_polls_missed;
 };
@@ -143,6 +153,18 @@ inline const std::vector<CounterMetric<Counters>>& counter_metrics()
       {&Counters::tx_lock_contended,
        per_MB("tx_lock_contended", "virtio_vsock: times the guest's tx_lock was found held (a fast path's "
                                    "mutex_trylock failing, or a work item sleeping in mutex_lock) per MB")},
+      {&Counters::kworker_handoffs,
+       per_MB("kworker_handoffs", "virtio_vsock: times a guest kworker blocking on a socket lock (lock_sock in "
+                                  "the rx work) woke another kworker of its vCPU's pool to run the pool's pending "
+                                  "work items (wq_worker_sleeping) per MB")},
+      {&Counters::irq_signals_merged,
+       per_MB("interrupts_merged", "virtio_vsock: host signals that reached the guest while their MSI-X vector "
+                                   "was still pending, merged into that interrupt (not counted in "
+                                   "interrupts_to_guest) per MB")},
+      {&Counters::irq_both_queues,
+       per_MB("interrupts_both_queues", "virtio_vsock: guest interrupts whose handler queued both the rx and the "
+                                        "tx work (virtio_vsock.msix_vectors shared: vp_vring_interrupt finds new "
+                                        "used entries on both queues) per MB")},
   };
   return table;
 }
@@ -308,7 +330,41 @@ class Vhost;
 enum class GuestWork : std::uint8_t { Rx = 0, Tx = 1, Send = 2 };
 struct WorkItem {
   bool pending = false;          // WORK_STRUCT_PENDING: queued, not yet started
-  Kworker* running_on = nullptr; // the kworker running it
+  Kworker* running_on = nullptr; // the kworker running it (find_worker_executing_work)
+};
+
+// A guest vCPU's worker pool of the per-CPU virtio_vsock workqueue
+// (kernel/workqueue.c struct worker_pool, concurrency-managed): the items
+// queued on it (worklist), its kworkers, the idle ones (idle_list) and how
+// many run (nr_running: neither idle nor blocked). One worker runs the items
+// while it does not block; when it blocks in lock_sock, wq_worker_sleeping
+// wakes an idle one for the items still pending (virtio_transport.cpp).
+struct WorkerPool {
+  // The pool's kworkers, made before the run: one per work item, the most
+  // that can be busy at once (an item never runs on two). The kernel creates
+  // them on demand (manage_workers keeps one idle) and keeps them for
+  // IDLE_WORKER_TIMEOUT (300 s): in a transfer they exist already, and
+  // their creation is not charged.
+  static constexpr int kWorkers = 3;
+
+  Cpu* cpu = nullptr;
+  std::deque<GuestWork> worklist;
+  std::vector<Kworker*> workers; // in creation order; the first is kworker_<cpu>
+  std::vector<Kworker*> idle;    // idle_list: the last one went idle most recently
+  int nr_running = 0;
+
+  // need_more_worker(): items pending and no worker running.
+  bool need_more_worker() const { return !worklist.empty() && nr_running == 0; }
+  // keep_working(): items pending and no worker running but the caller.
+  bool keep_working() const { return !worklist.empty() && nr_running <= 1; }
+  // insert_work() then kick_pool(): the item at the end of the worklist,
+  // and if no worker runs, wake_up_worker().
+  void insert(GuestWork w, Time t);
+  // wake_up_worker(): wake the first idle worker (first_idle_worker: the
+  // one that went idle last); false when none is idle.
+  bool wake_up_worker(Time t);
+  // CPU time of its kworkers, together.
+  CpuTime cpu_time() const;
 };
 
 // What every thread of one simulation shares: the device (its two data
@@ -327,9 +383,9 @@ struct Shared {
   std::deque<Conn> conns;
   GuestIrq* irq = nullptr;
   Vhost* vhost = nullptr;
-  std::vector<Kworker*> kworkers;    // one per guest vCPU, in vCPU order
-  std::array<WorkItem, 3> work;      // by GuestWork
-  std::vector<SimThread*> host_apps; // the host's application threads
+  std::vector<std::unique_ptr<WorkerPool>> pools; // one per guest vCPU, in vCPU order
+  std::array<WorkItem, 3> work;                   // by GuestWork
+  std::vector<SimThread*> host_apps;              // the host's application threads
   Counters n;
   RunLength* run_length = nullptr;         // sim.run_length: auto (told of every byte the readers get)
   RoundTrips* round_trips = nullptr;       // round-trip patterns: told of every response completed
@@ -434,6 +490,17 @@ inline int host_cpu_of(int i, int host_cpus)
   return (1 + i) % host_cpus;
 }
 
+// What schedule() tells the workqueue of a worker that blocks
+// (sched_submit_work -> wq_worker_sleeping) and that runs again
+// (sched_update_worker -> wq_worker_running): a kworker implements it.
+struct SleepHooks {
+  virtual void sleeping() = 0;
+  virtual void running() = 0;
+
+protected:
+  ~SleepHooks() = default;
+};
+
 // How a thread waits: the wake-up latency and context switch of its side.
 struct Waiter {
   SimThread& t;
@@ -445,6 +512,9 @@ struct Waiter {
   double halted_wakeup = 0;
   double poll_wakeup = 0;
   Shared* shared = nullptr; // the guest's vCPUs' halt polling; nullptr on the host
+  // Told when the thread blocks and when it runs again: a kworker's pool
+  // (schedule()'s workqueue hooks); nullptr for other threads.
+  SleepHooks* hooks = nullptr;
 };
 // Per-iteration variability: every host CPU cost (virtio_host_*, in cycles
 // of CPU; not the latencies) scaled by one factor drawn from the iteration's
@@ -540,12 +610,18 @@ bool tx_add(Shared& s, Time t, std::uint32_t id);
 Task<bool> send_fast_path(SimThread& t, Shared& s, Latency& lat, std::uint32_t id);
 // virtio_transport_send_pkt() of packet `id` by `t`, called settled: the
 // fast path if tx_fast_path, else send_pkt_queue and the send work on
-// `local`, the kworker of t's vCPU.
-Task<> guest_send_pkt(SimThread& t, Shared& s, Latency& lat, Kworker& local, std::uint32_t id);
+// `local`, the worker pool of t's vCPU.
+Task<> guest_send_pkt(SimThread& t, Shared& s, Latency& lat, WorkerPool& local, std::uint32_t id);
 // queue_work() of a guest work item (virtio_transport.cpp): a no-op while
-// it is pending; it runs on the kworker already running it (work items are
-// not reentrant), else on `local`, the kworker of the queueing vCPU.
-void queue_work(Shared& s, GuestWork w, Kworker& local, Time t);
+// it is pending; it goes to the pool of the kworker still running it (work
+// items are not reentrant), else to `local`, the pool of the queueing vCPU.
+void queue_work(Shared& s, GuestWork w, WorkerPool& local, Time t);
+// A guest vCPU's worker pool with its kworkers (WorkerPool::kWorkers):
+// `first` makes the pool and its first kworker, kworker_<cpu>; `rest` its
+// other kworkers (made after every other thread, so that the ids, which
+// order simultaneous events, of the threads made before stay as they were).
+WorkerPool& add_worker_pool(World& w, Shared& s, Cpu& cpu);
+void add_spare_kworkers(World& w, Shared& s);
 // Why the simulated system cannot move any more, when a kernel rule
 // explains it (the run driver reports the point as hanging, sim/world.hpp
 // ModelledHang); empty when no rule does (a model defect: internal error).
@@ -555,57 +631,67 @@ std::string kernel_hang_reason(const Shared& s);
 std::uint32_t add_rx_buffers(Shared& s, Time t);
 
 // ---------------------------------------------------------------------------
-// Interrupt context of guest vCPU 0 (where the model puts every virtqueue's
-// MSI-X vector): the injected interrupt and vring_interrupt, whose callbacks
-// (virtio_vsock_rx_done, virtio_vsock_tx_done) queue the rx and tx work on
-// this vCPU's kworker. It preempts any thread on vCPU 0.
+// Interrupt context of the guest vCPU the device's MSI-X vectors land on
+// (virtio_vsock.irq_vcpu, 0 by default): the injected interrupt and
+// vring_interrupt, whose callbacks (virtio_vsock_rx_done,
+// virtio_vsock_tx_done) queue the rx and tx work on this vCPU's worker pool.
+// It preempts any thread on its vCPU. The vectors (drivers/virtio/
+// virtio_pci_common.c vp_find_vqs): one per virtqueue (msix_vectors
+// per_vq), or one for all of them (shared, VP_MSIX_VQ_VECTOR, QEMU's
+// default), whose handler vp_vring_interrupt runs vring_interrupt on every
+// queue.
 class GuestIrq : public SimThread {
 public:
-  GuestIrq(World& w, Cpu& cpu, Shared& s, Kworker& kworker) : SimThread(w, "virtio_irq", cpu), s_(s), kworker_(kworker)
+  GuestIrq(World& w, Cpu& cpu, Shared& s, WorkerPool& pool) : SimThread(w, "virtio_irq", cpu), s_(s), pool_(pool)
   {
     set_daemon();
     become_interrupt_context();
   }
 
-  void raise(Time t, VqKind vq)
-  {
-    inbox_.push(t, vq);
-    wake_at(t);
-  }
+  // vhost's signal of queue `vq` (its call eventfd, irqfd) reaches the
+  // guest at t as an MSI on that queue's vector.
+  void raise(Time t, VqKind vq);
 
 protected:
   Task<> body() override;
 
 private:
+  // vring_interrupt(): the queue's callback if it has new used entries
+  // (more_used); whether it had.
+  bool vring_interrupt(VqKind vq);
+
   Shared& s_;
-  Kworker& kworker_;
-  Inbox inbox_;
+  WorkerPool& pool_;
+  Inbox inbox_; // MSIs by vector
 };
 
 // ---------------------------------------------------------------------------
-// A guest vCPU's kworker (the per-CPU pool of the virtio_vsock workqueue,
-// process context: it sleeps on locks and interrupts preempt it). It runs
-// the work items queued on its vCPU first come first served: rx and tx work
-// queued by the interrupt on vCPU 0, the send work queued by every packet a
-// socket on this vCPU sends. Its CPU time is its own (not the application's).
-class Kworker : public SimThread {
+// A kworker of a guest vCPU's worker pool (process context: it sleeps on
+// locks and interrupts preempt it; kernel/workqueue.c worker_thread). It
+// runs the items of its pool's worklist first come first served while no
+// other worker of the pool runs: rx and tx work queued by the interrupt,
+// the send work queued by every packet a socket on this vCPU sends. Its CPU
+// time is its own (not the application's).
+class Kworker : public SimThread, public SleepHooks {
 public:
-  Kworker(World& w, Cpu& cpu, Shared& s)
-      : SimThread(w, "kworker_" + cpu.name(), cpu), s_(s),
-        lat_(s.seed, s.iteration, "kworker_" + cpu.name(), s.k.latency_jitter)
+  Kworker(World& w, Cpu& cpu, Shared& s, WorkerPool& pool, const std::string& name)
+      : SimThread(w, name, cpu), s_(s), pool_(pool), lat_(s.seed, s.iteration, name, s.k.latency_jitter)
   {
     set_daemon();
   }
-  void push(GuestWork w, Time t)
-  {
-    list_.push_back(w);
-    wake_at(t);
-  }
+  // wq_worker_sleeping(): this worker, running a work item, blocks.
+  void sleeping() override;
+  // wq_worker_running(): it runs again.
+  void running() override;
+  WorkerPool& pool() const { return pool_; }
 
 protected:
   Task<> body() override;
 
 private:
+  // process_one_work(): run the item, unless another worker of the pool is
+  // running it (then it is moved to that worker's scheduled list).
+  Task<> process_one_work(GuestWork w);
   Task<> send_work();
   Task<> rx_work();
   Task<> process_rx_buffer(std::uint32_t id);
@@ -615,8 +701,10 @@ private:
   Waiter waiter();
 
   Shared& s_;
+  WorkerPool& pool_;
   Latency lat_;
-  std::deque<GuestWork> list_;
+  std::deque<GuestWork> scheduled_;  // worker->scheduled: items left to it by a collision
+  bool sleeping_ = false;            // worker->sleeping: blocked, not counted in nr_running
   std::vector<std::uint32_t> taken_; // rx buffers taken in one look
   Pkt merging_;                      // mergeable rx: the packet being reassembled
   std::uint32_t merging_len_ = 0;
@@ -767,13 +855,13 @@ private:
 };
 
 // A guest application thread. virtio_transport_send_pkt() queues each packet
-// on the driver's send list and queues the send work on this vCPU's kworker;
+// on the driver's send list and queues the send work on this vCPU's pool;
 // with the 6.12 fast path it first tries to add the packet itself.
 class GuestApp : public AppThread {
 public:
-  GuestApp(World& w, Cpu& cpu, Shared& s, Conn& c, Role role, Kworker& kworker)
+  GuestApp(World& w, Cpu& cpu, Shared& s, Conn& c, Role role, WorkerPool& pool)
       : AppThread(w, cpu, s, c, c.guest, role, StackCosts::guest(s.k, s.kn.iperf3), s.kn.max_pkt_size, "guest"),
-        kworker_(kworker)
+        pool_(pool)
   {
   }
 
@@ -781,7 +869,7 @@ protected:
   Task<> queue_packet(const Pkt& p) override;
 
 private:
-  Kworker& kworker_;
+  WorkerPool& pool_;
 };
 
 // The host's own af_vsock + virtio_transport_common, with

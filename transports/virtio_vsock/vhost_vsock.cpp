@@ -44,7 +44,6 @@ Task<> Vhost::signal_guest(VqKind vq)
 {
   co_await run(s_.k.virtio_host_signal, Cat::Sys);
   mark(vq == kRx ? "vhost_signal: rx" : "vhost_signal: tx");
-  s_.n.interrupts_to_guest.add();
   s_.irq->raise(now() + lat_(s_.k.virtio_host_interrupt_latency), vq);
 }
 

@@ -10,50 +10,165 @@
 namespace vsim::virtio_vsock::detail {
 
 // ---------------------------------------------------------------------------
-// Work items (kernel/workqueue.c queue_work, process_one_work).
+// Work items and worker pools (kernel/workqueue.c: __queue_work,
+// worker_thread, process_one_work, wq_worker_sleeping, wq_worker_running).
 
-void queue_work(Shared& s, GuestWork w, Kworker& local, Time t)
+void queue_work(Shared& s, GuestWork w, WorkerPool& local, Time t)
 {
   WorkItem& it = s.work[static_cast<std::size_t>(w)];
   if (it.pending)
     return; // already queued: test_and_set_bit(WORK_STRUCT_PENDING) fails
   it.pending = true;
-  (it.running_on ? *it.running_on : local).push(w, t);
+  // __queue_work(): to the pool where the item still runs (work items are
+  // not reentrant), else to the queueing CPU's.
+  (it.running_on ? it.running_on->pool() : local).insert(w, t);
+}
+
+void WorkerPool::insert(GuestWork w, Time t)
+{
+  worklist.push_back(w);
+  if (need_more_worker())
+    wake_up_worker(t);
+}
+
+bool WorkerPool::wake_up_worker(Time t)
+{
+  if (idle.empty())
+    return false;
+  idle.back()->wake_at(t); // it leaves the idle list when it runs (worker_leave_idle)
+  return true;
+}
+
+CpuTime WorkerPool::cpu_time() const
+{
+  CpuTime sum;
+  for (const Kworker* w : workers)
+    for (int c = 0; c < kCats; ++c)
+      sum.cycles[static_cast<std::size_t>(c)] += w->cpu_time().cycles[static_cast<std::size_t>(c)];
+  return sum;
+}
+
+namespace {
+
+Kworker& add_kworker(World& w, Shared& s, WorkerPool& pool)
+{
+  const std::string name = pool.workers.empty() ? "kworker_" + pool.cpu->name()
+                                                : fmt::format("kworker_{}_{}", pool.cpu->name(), pool.workers.size());
+  Kworker& k = w.spawn<Kworker>(*pool.cpu, s, pool, name);
+  pool.workers.push_back(&k);
+  // create_worker(): a new worker enters idle. Spares go to the far end of
+  // the idle list, so the first kworker is the one woken while it is idle.
+  pool.idle.insert(pool.idle.begin(), &k);
+  return k;
+}
+
+} // namespace
+
+WorkerPool& add_worker_pool(World& w, Shared& s, Cpu& cpu)
+{
+  WorkerPool& pool = *s.pools.emplace_back(std::make_unique<WorkerPool>());
+  pool.cpu = &cpu;
+  add_kworker(w, s, pool);
+  return pool;
+}
+
+void add_spare_kworkers(World& w, Shared& s)
+{
+  for (auto& pool : s.pools)
+    while (static_cast<int>(pool->workers.size()) < WorkerPool::kWorkers)
+      add_kworker(w, s, *pool);
 }
 
 Task<> Kworker::body()
 {
   const Costs& k = s_.k;
+  WorkerPool& pool = pool_;
   for (;;) {
-    // worker_thread(): idle until work is queued on this vCPU; a wake-up
-    // switches the kworker in, and going idle again switches to whatever
-    // runs next (an application thread it preempted): a context switch each.
+    // worker_thread(): idle until wake_up_worker; a wake-up switches the
+    // kworker in, and going idle again switches to whatever runs next (an
+    // application thread it preempted): a context switch each.
     if (co_await wait())
       charge(k.guest_context_switch, Cat::Sys);
-    while (!list_.empty()) {
-      const GuestWork w = list_.front();
-      list_.pop_front();
-      WorkItem& it = s_.work[static_cast<std::size_t>(w)];
-      it.pending = false; // cleared before the function runs: queueing it again now re-runs it
-      it.running_on = this;
-      s_.n.guest_work_runs.add();
-      charge(k.virtio_guest_work_run, Cat::Sys); // process_one_work(), settled with the work's first step
-      switch (w) {
-      case GuestWork::Rx:
-        co_await rx_work();
-        break;
-      case GuestWork::Tx:
-        co_await tx_work();
-        break;
-      case GuestWork::Send:
-        co_await send_work();
-        break;
-      }
-      co_await settle();
-      it.running_on = nullptr;
+    // Its wakers wake it only while it is idle; then worker_leave_idle.
+    clear_wakeups();
+    pool.idle.erase(std::find(pool.idle.begin(), pool.idle.end(), this));
+    // Work only if no other worker of the pool runs (need_more_worker): a
+    // worker woken for a blocked one that is running again by now goes
+    // back to sleep. Then, counted in nr_running, items until none is left
+    // or another worker runs too (keep_working).
+    if (pool.need_more_worker()) {
+      ++pool.nr_running; // worker_clr_flags(WORKER_PREP)
+      do {
+        const GuestWork w = pool.worklist.front();
+        pool.worklist.pop_front();
+        co_await process_one_work(w);
+        while (!scheduled_.empty()) { // process_scheduled_works()
+          const GuestWork more = scheduled_.front();
+          scheduled_.pop_front();
+          co_await process_one_work(more);
+        }
+      } while (pool.keep_working());
+      --pool.nr_running; // worker_set_flags(WORKER_PREP)
     }
+    pool.idle.push_back(this); // worker_enter_idle
     co_await run(k.guest_context_switch, Cat::Sys);
   }
+}
+
+Task<> Kworker::process_one_work(GuestWork w)
+{
+  const Costs& k = s_.k;
+  WorkItem& it = s_.work[static_cast<std::size_t>(w)];
+  // find_worker_executing_work(): another worker of the pool runs it; it
+  // runs there once more when that run is over (move_linked_works onto
+  // collision->scheduled), still pending until then.
+  if (Kworker* other = it.running_on) {
+    if (&other->pool_ != &pool_ || other == this)
+      throw std::logic_error("invariant violated: a work item runs on a worker of the pool it is queued on");
+    other->scheduled_.push_back(w);
+    s_.n.work_collisions.add();
+    co_return;
+  }
+  it.pending = false; // cleared before the function runs: queueing it again now re-runs it
+  it.running_on = this;
+  s_.n.guest_work_runs.add();
+  charge(k.virtio_guest_work_run, Cat::Sys); // process_one_work(), settled with the work's first step
+  switch (w) {
+  case GuestWork::Rx:
+    co_await rx_work();
+    break;
+  case GuestWork::Tx:
+    co_await tx_work();
+    break;
+  case GuestWork::Send:
+    co_await send_work();
+    break;
+  }
+  co_await settle();
+  it.running_on = nullptr;
+}
+
+// wq_worker_sleeping(): a running worker blocks; if no other worker of the
+// pool runs and items are pending, the first idle worker is woken to run
+// them (4.19: returned to schedule(), which wakes it; 5.x on: woken here).
+void Kworker::sleeping()
+{
+  if (sleeping_ || pool_.nr_running < 1)
+    throw std::logic_error("invariant violated: wq_worker_sleeping of a kworker that is not running");
+  sleeping_ = true;
+  --pool_.nr_running;
+  if (pool_.need_more_worker() && pool_.wake_up_worker(now()))
+    s_.n.kworker_handoffs.add();
+}
+
+// wq_worker_running(): it runs again, counted in nr_running (both workers
+// are then runnable on the vCPU, which they share step by step).
+void Kworker::running()
+{
+  if (!sleeping_)
+    throw std::logic_error("invariant violated: wq_worker_running of a kworker that did not sleep");
+  sleeping_ = false;
+  ++pool_.nr_running;
 }
 
 Waiter Kworker::waiter()
@@ -65,7 +180,8 @@ Waiter Kworker::waiter()
                 k.guest_context_switch,
                 k.virtio_guest_halted_wakeup,
                 k.virtio_guest_halt_poll_wakeup,
-                &s_};
+                &s_,
+                this};
 }
 
 bool tx_add(Shared& s, Time t, std::uint32_t id)
@@ -124,7 +240,7 @@ Task<bool> send_fast_path(SimThread& t, Shared& s, Latency& lat, std::uint32_t i
 // straight onto the tx queue while send_pkt_queue is empty
 // (skb_queue_empty_lockless), so it never overtakes a queued one; else, or
 // when the fast path fails, onto the queue with queue_work(send_pkt_work).
-Task<> guest_send_pkt(SimThread& t, Shared& s, Latency& lat, Kworker& local, std::uint32_t id)
+Task<> guest_send_pkt(SimThread& t, Shared& s, Latency& lat, WorkerPool& local, std::uint32_t id)
 {
   if (s.kn.tx_fast_path) {
     if (s.guest_send.empty() && co_await send_fast_path(t, s, lat, id)) {
@@ -139,7 +255,7 @@ Task<> guest_send_pkt(SimThread& t, Shared& s, Latency& lat, Kworker& local, std
 
 Task<> GuestApp::queue_packet(const Pkt& p)
 {
-  co_await guest_send_pkt(*this, s_, lat_, kworker_, new_pkt(s_.slab, sk_, c_.index, p));
+  co_await guest_send_pkt(*this, s_, lat_, pool_, new_pkt(s_.slab, sk_, c_.index, p));
 }
 
 // virtqueue_notify(): the notify write exits to KVM, whose ioeventfd
@@ -227,33 +343,75 @@ Task<> Kworker::rx_fill()
     co_await notify_vhost(*this, s_, lat_, kRx);
 }
 
-// The injected interrupt: VM exit and MSI injection, vring_interrupt, and
-// the callback's queue_work. One interrupt per virtqueue's vector; two due
-// at once for the same queue are one (the vector is pending once).
+// vhost's signal (eventfd_signal on the queue's call eventfd) reaches the
+// guest through KVM's irqfd as an MSI on the queue's vector: its own with
+// per-vq vectors, else the one vector every queue shares.
+void GuestIrq::raise(Time t, VqKind vq)
+{
+  inbox_.push(t, s_.kn.shared_irq ? 0 : vq);
+  wake_at(t);
+}
+
+// vring_interrupt() (drivers/virtio/virtio_ring.c): nothing to do unless
+// the device used entries the driver has not taken (more_used: IRQ_NONE);
+// else the queue's callback, virtio_vsock_rx_done or virtio_vsock_tx_done,
+// queues its work. The callbacks being disabled does not matter here (that
+// only asks the device not to interrupt).
+bool GuestIrq::vring_interrupt(VqKind vq)
+{
+  if (!(vq == kRx ? *s_.rxq : *s_.txq).more_used())
+    return false;
+  mark(vq == kRx ? "vring_interrupt: rx" : "vring_interrupt: tx");
+  if (vq == kRx) {
+    s_.n.rx_interrupts.add();
+    queue_work(s_, GuestWork::Rx, pool_, now()); // virtio_vsock_rx_done
+  } else {
+    s_.n.tx_interrupts.add();
+    queue_work(s_, GuestWork::Tx, pool_, now()); // virtio_vsock_tx_done
+  }
+  return true;
+}
+
+// The injected interrupts: per pending vector, the VM exit and injection
+// and the handler. A vector is pending once however many MSIs set it before
+// its handler starts (the APIC's IRR holds one bit per vector: irqfd's
+// kvm_set_msi on a set bit merges); one that arrives while the handler
+// runs is the next interrupt. The handler: vring_interrupt on the vector's
+// queue, or with the shared vector vp_vring_interrupt
+// (drivers/virtio/virtio_pci_common.c), vring_interrupt on every queue in
+// the order virtio_find_vqs made them (rx, tx; the event queue has nothing
+// here), so one interrupt queues the rx and the tx work when both queues
+// have used entries.
 Task<> GuestIrq::body()
 {
   const Costs& k = s_.k;
+  unsigned pending = 0; // the vectors' IRR bits
   for (;;) {
     co_await wait();
     for (;;) {
-      unsigned due = 0;
-      inbox_.take_due(now(), [&](int kind) { due |= 1u << kind; });
-      if (!due)
+      inbox_.take_due(now(), [&](int vector) {
+        if (pending & (1u << vector))
+          s_.n.irq_signals_merged.add();
+        pending |= 1u << vector;
+      });
+      if (!pending)
         break;
-      for (VqKind vq : {kRx, kTx}) {
-        if (!(due & (1u << vq)))
-          continue;
-        charge(k.virtio_guest_irq_exit, Cat::Hypervisor);
-        co_await run(k.virtio_guest_isr, Cat::Irq);
-        mark(vq == kRx ? "vring_interrupt: rx" : "vring_interrupt: tx");
-        if (vq == kRx) {
-          s_.n.rx_interrupts.add();
-          queue_work(s_, GuestWork::Rx, kworker_, now()); // virtio_vsock_rx_done
-        } else {
-          s_.n.tx_interrupts.add();
-          queue_work(s_, GuestWork::Tx, kworker_, now()); // virtio_vsock_tx_done
-        }
+      const int vector = (pending & 1u) ? 0 : 1; // the rx queue's first with per-vq vectors
+      pending &= ~(1u << vector);                // accepted: one more MSI now is another interrupt
+      s_.n.interrupts_to_guest.add();
+      charge(k.virtio_guest_irq_exit, Cat::Hypervisor);
+      co_await run(k.virtio_guest_isr, Cat::Irq);
+      int found = 0;
+      if (s_.kn.shared_irq) {
+        found += vring_interrupt(kRx) ? 1 : 0;
+        found += vring_interrupt(kTx) ? 1 : 0;
+        if (found == 2)
+          s_.n.irq_both_queues.add();
+      } else {
+        found = vring_interrupt(static_cast<VqKind>(vector)) ? 1 : 0;
       }
+      if (!found)
+        s_.n.irq_spurious.add();
     }
   }
 }
@@ -388,7 +546,7 @@ Task<> Kworker::tx_work()
   co_await mutex_unlock(*this, s_.tx_lock);
   co_await settle(); // the IPI of waking a waiter for tx_lock
   if (freed)
-    queue_work(s_, GuestWork::Send, *this, now());
+    queue_work(s_, GuestWork::Send, pool_, now());
 }
 
 } // namespace vsim::virtio_vsock::detail

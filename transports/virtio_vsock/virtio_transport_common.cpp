@@ -18,6 +18,12 @@ namespace {
 Task<> woken(Waiter w, bool forget_others)
 {
   co_await w.t.settle(); // what it owes (an IPI of a wake-up it just made) before it sleeps
+  // schedule() of a task that is not already woken again: a workqueue
+  // worker tells its pool (wq_worker_sleeping), and once it runs again
+  // (wq_worker_running, after the wake-up's latency).
+  const bool blocks = w.hooks && !w.t.wakeup_due();
+  if (blocks)
+    w.hooks->sleeping();
   const bool slept = co_await w.t.wait();
   if (forget_others)
     w.t.clear_wakeups();
@@ -45,6 +51,8 @@ Task<> woken(Waiter w, bool forget_others)
     co_await w.t.sleep(w.lat(w.wakeup_latency + extra));
     w.t.charge(w.context_switch, Cat::Sys); // settled by the caller's next look at shared state
   }
+  if (blocks)
+    w.hooks->running();
 }
 
 } // namespace

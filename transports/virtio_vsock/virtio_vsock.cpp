@@ -52,6 +52,7 @@ Knobs detail::read_knobs(const Params& p)
   kn.indirect = p.boolean("virtio_vsock.indirect_desc");
   kn.skb = p.text("virtio_vsock.packet_type") == "sk_buff";
   kn.tx_fast_path = p.boolean("virtio_vsock.tx_fast_path");
+  kn.shared_irq = p.text("virtio_vsock.msix_vectors") == "shared";
   kn.iperf3 = p.text("workload.app") == "iperf3";
   kn.seqpacket = p.text("workload.socket_type") == "seqpacket";
   kn.zerocopy = p.boolean("workload.zerocopy");
@@ -199,9 +200,9 @@ void set_up_device(Platform& r, Shared& s, const Params& p, Trace* trace)
   s.rxq->trace_as(trace, "virtio_rx in flight", "chains");
   s.txq->trace_as(trace, "virtio_tx in flight", "chains");
   for (Cpu* v : r.guest)
-    s.kworkers.push_back(&world.spawn<Kworker>(*v, s));
+    add_worker_pool(world, s, *v);
   const auto irq_vcpu = static_cast<std::size_t>(p.integer("virtio_vsock.irq_vcpu") % vcpus);
-  s.irq = &world.spawn<GuestIrq>(*r.guest[irq_vcpu], s, *s.kworkers[irq_vcpu]);
+  s.irq = &world.spawn<GuestIrq>(*r.guest[irq_vcpu], s, *s.pools[irq_vcpu]);
   s.vhost = &world.spawn<Vhost>(*r.host[0], s);
   add_rx_buffers(s, 0); // virtio_vsock_probe(): rx buffers before any traffic, no cost
   // virtio_vsock_rx_fill() ends with virtqueue_kick(): before the device runs
@@ -235,18 +236,37 @@ void set_up_connections(Platform& r, Shared& s, int conns)
     const Role first = rt ? Role::Initiator : Role::Writer, second = rt ? Role::Responder : Role::Reader;
     SimThread *g, *h;
     if (r.g2h) {
-      g = &r.world.spawn<GuestApp>(gcpu, s, c, first, *s.kworkers[gi]);
+      g = &r.world.spawn<GuestApp>(gcpu, s, c, first, *s.pools[gi]);
       h = &r.world.spawn<HostApp>(hcpu, s, c, second);
       r.writers.push_back(g);
       r.readers.push_back(h);
     } else {
       h = &r.world.spawn<HostApp>(hcpu, s, c, first);
-      g = &r.world.spawn<GuestApp>(gcpu, s, c, second, *s.kworkers[gi]);
+      g = &r.world.spawn<GuestApp>(gcpu, s, c, second, *s.pools[gi]);
       r.writers.push_back(h);
       r.readers.push_back(g);
     }
     r.guest_apps.push_back(g);
     s.host_apps.push_back(h);
+  }
+}
+
+// A vCPU's kworkers are one thread in the figures, kworker_<cpu> (the
+// pool's): the thread.<name>.* of the others added to its own and dropped.
+void fold_pool_threads(Metrics& m, const Shared& s)
+{
+  for (const auto& pool : s.pools) {
+    const std::string into = "thread." + pool->workers.front()->name() + ".";
+    for (std::size_t i = 1; i < pool->workers.size(); ++i) {
+      const std::string from = "thread." + pool->workers[i]->name() + ".";
+      for (const char* cat : kBusyCategoryNames) {
+        const std::string key = std::string(cat) + "_percent";
+        if (auto it = m.find(from + key); it != m.end()) {
+          m[into + key] += it->second;
+          m.erase(it);
+        }
+      }
+    }
   }
 }
 
@@ -292,10 +312,13 @@ Metrics figures(const Platform& r, const Shared& s, Time elapsed, std::uint64_t 
   for (const Conn& c : s.conns)
     lock_waits += c.guest.lock_waits + c.host.lock_waits;
   m["socket_lock_waits_per_MB"] = static_cast<double>(lock_waits) / mb;
-  std::vector<SimThread*> kworkers(s.kworkers.begin(), s.kworkers.end());
+  std::vector<SimThread*> kworkers;
+  for (const auto& pool : s.pools)
+    kworkers.insert(kworkers.end(), pool->workers.begin(), pool->workers.end());
   m["guest_kworker_seconds"] = k.seconds(thread_cycles(kworkers, {Cat::User, Cat::Sys, Cat::Hypervisor}));
   append_breakdown(m, r.world, elapsed, {s.irq},
                    {{"virtio_tx", &s.txq->occupancy()}, {"virtio_rx", &s.rxq->occupancy()}});
+  fold_pool_threads(m, s);
   return m;
 }
 
@@ -390,6 +413,7 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
   r.g2h = p.text("direction") == "guest_to_host";
   set_up_device(r, s, p, trace);
   set_up_connections(r, s, conns);
+  add_spare_kworkers(r.world, s);
 
   const std::uint64_t total = workload_bytes(p) * static_cast<std::uint64_t>(conns);
   const std::unique_ptr<RunLength> monitor = run_length_monitor(

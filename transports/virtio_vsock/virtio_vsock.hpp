@@ -9,10 +9,12 @@
 //                HostApp are its guest and host kinds (guest_writerN,
 //                guest_readerN, host_writerN, host_readerN)
 //   virtio_transport.cpp  the guest driver: the send_pkt_work item a guest
-//                syscall queues runs right after it on the same vCPU
-//                (charged to a kworker, not to the thread); GuestIrq on
-//                vCPU 0 takes the virtqueue interrupt (irqfd MSI), then runs
-//                the rx and tx work items the callbacks queue
+//                syscall queues runs on its vCPU's worker pool (a Kworker,
+//                not the thread; another kworker of the pool takes over
+//                while one blocks on a socket lock); GuestIrq on vCPU 0
+//                (irq_vcpu) takes the virtqueue interrupt (irqfd MSI, one
+//                shared vector by default), then the pool runs the rx and
+//                tx work items the callbacks queue
 //   vhost_vsock.cpp  Vhost: the device's single vhost worker, handle_tx_kick
 //                and send_pkt_work (which also serves rx kicks)
 #pragma once
