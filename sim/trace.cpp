@@ -12,6 +12,8 @@ constexpr int kQueuesPid = 3; // counter tracks: rings, queues, credit (shared b
 // Their events' tid: Perfetto reads tid 0 as "the pid", and a CPU track's tid
 // (its index + 1) must not be taken by another process.
 constexpr int kQueuesTid = 9999;
+constexpr int kRoundTripsPid = 4;    // round trips and their stages, a track per connection (sim/round_trips.hpp)
+constexpr int kRoundTripsTid = 9001; // their first track's tid (no CPU's)
 } // namespace
 
 Trace::Trace(Time start, Time end, double cycles_per_us, std::size_t cap)
@@ -36,12 +38,18 @@ void Trace::push(Event e)
   }
 }
 
+bool Trace::keep_slice(Time start, Time end) const
+{
+  // Slices are recorded when they end (a thread's, a round trip's) or when
+  // registered (an interrupt's): after the cut, only those already running
+  // at it.
+  const Time last = capped_ ? std::min(cut_, end_) : end_;
+  return end > start && end > start_ && start < last;
+}
+
 void Trace::slice(const Cpu& cpu, Time start, Time end, const std::string& thread, Cat cat, const CpuTime& cycles)
 {
-  // Slices are recorded when they end (a thread's) or when registered (an
-  // interrupt's): after the cut, only those already running at it.
-  const Time last = capped_ ? std::min(cut_, end_) : end_;
-  if (!(end > start) || end <= start_ || start >= last)
+  if (!keep_slice(start, end))
     return;
   nlohmann::ordered_json args = nlohmann::ordered_json::object();
   for (int c = 0; c < kCats; ++c)
@@ -83,6 +91,18 @@ void Trace::counter(const std::string& name, const std::string& unit, Time t, do
   if (!keep(t))
     return;
   push(Event{'C', t, 0, kQueuesPid, kQueuesTid, name, "queue", {{unit, value}}, 0, 0});
+}
+
+void Trace::span(const std::string& track, Time start, Time end, std::string name, std::string cat,
+                 nlohmann::ordered_json args)
+{
+  auto it = std::find(span_tracks_.begin(), span_tracks_.end(), track);
+  if (it == span_tracks_.end())
+    it = span_tracks_.insert(span_tracks_.end(), track);
+  if (!keep_slice(start, end))
+    return;
+  const int tid = kRoundTripsTid + static_cast<int>(it - span_tracks_.begin());
+  push(Event{'X', start, end - start, kRoundTripsPid, tid, std::move(name), std::move(cat), std::move(args), 0, 0});
 }
 
 void Trace::wakeup(const Cpu& from, Time t0, const Cpu& to, Time t1, const std::string& woken)
@@ -145,6 +165,31 @@ nlohmann::ordered_json Trace::to_json(const nlohmann::ordered_json& metadata) co
   }
   events.push_back(
       {{"ph", "M"}, {"name", "thread_name"}, {"pid", kQueuesPid}, {"tid", kQueuesTid}, {"args", {{"name", "levels"}}}});
+  if (!span_tracks_.empty()) { // the round trips, above the CPUs
+    events.push_back({{"ph", "M"},
+                      {"name", "process_name"},
+                      {"pid", kRoundTripsPid},
+                      {"tid", kRoundTripsTid},
+                      {"args", {{"name", "round trips"}}}});
+    events.push_back({{"ph", "M"},
+                      {"name", "process_sort_index"},
+                      {"pid", kRoundTripsPid},
+                      {"tid", kRoundTripsTid},
+                      {"args", {{"sort_index", 0}}}});
+    for (std::size_t i = 0; i < span_tracks_.size(); ++i) {
+      const int tid = kRoundTripsTid + static_cast<int>(i);
+      events.push_back({{"ph", "M"},
+                        {"name", "thread_name"},
+                        {"pid", kRoundTripsPid},
+                        {"tid", tid},
+                        {"args", {{"name", span_tracks_[i]}}}});
+      events.push_back({{"ph", "M"},
+                        {"name", "thread_sort_index"},
+                        {"pid", kRoundTripsPid},
+                        {"tid", tid},
+                        {"args", {{"sort_index", i}}}});
+    }
+  }
 
   // Each counter's level as the window opens.
   for (const auto& [name, level] : before_)

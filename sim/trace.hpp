@@ -53,6 +53,12 @@ public:
   // `unit` (its series: "bytes", "chains"), from t on. Perfetto names the
   // track "<name> <unit>".
   void counter(const std::string& name, const std::string& unit, Time t, double value);
+  // A span of time on a named track of the "round trips" process (not a
+  // CPU's: what a request/response went through, sim/round_trips.hpp):
+  // [start, end) named `name`, category `cat`. Tracks are made on first use,
+  // in that order; spans on one track must nest.
+  void span(const std::string& track, Time start, Time end, std::string name, std::string cat,
+            nlohmann::ordered_json args);
   // Thread `woken` woken by a thread on `from` at t0 resumes on `to` at t1:
   // a flow arrow between zero-length `wake_up` slices at both ends.
   void wakeup(const Cpu& from, Time t0, const Cpu& to, Time t1, const std::string& woken);
@@ -81,6 +87,9 @@ private:
     std::uint64_t seq;
   };
   bool keep(Time t) const { return t >= start_ && t < end_ && !capped_; }
+  // A slice [start, end) of the window (a slice ends up recorded when it
+  // ends: after the cut only one already running at it).
+  bool keep_slice(Time start, Time end) const;
   void push(Event e);
   static int pid_of(const Cpu& cpu) { return cpu.side() == Side::Guest ? 1 : 2; }
   static int tid_of(const Cpu& cpu) { return cpu.index() + 1; }
@@ -98,7 +107,8 @@ private:
     int pid, tid;
     std::string name;
   };
-  std::vector<Track> cpus_;                                      // one per CPU, in the order added
+  std::vector<Track> cpus_;              // one per CPU, in the order added
+  std::vector<std::string> span_tracks_; // the round trips' tracks, tid = kRoundTripsTid + position
   std::map<std::string, std::pair<std::string, double>> before_; // each counter's unit and level as the window opens
 };
 

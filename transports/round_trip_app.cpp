@@ -57,6 +57,7 @@ Task<> initiate(RoundTripSocket& sock, SimThread& t, const RoundTripKnobs& kn, R
   std::uint64_t issued = 0;
   while (issued < std::min<std::uint64_t>(kn.outstanding, kn.transactions)) {
     sent.push_back(co_await settled_now(t));
+    rt.begin(conn, sent.back());
     co_await sock.send_message(kn.request);
     ++issued;
   }
@@ -70,6 +71,7 @@ Task<> initiate(RoundTripSocket& sock, SimThread& t, const RoundTripKnobs& kn, R
     if (kn.think > 0)
       co_await t.sleep(think_time(think, kn));
     sent.push_back(co_await settled_now(t));
+    rt.begin(conn, sent.back());
     co_await sock.send_message(kn.request);
     ++issued;
   }

@@ -43,8 +43,9 @@ public:
 
 // The initiator's loop on thread `t` (the socket's thread) for connection
 // `conn`: up to `outstanding` requests in flight, each round trip reported
-// to `rt` from the request's send() call to the return of the recv() that
-// completes its response; think times from the stream (seed, iteration,
+// to `rt` from the request's send() call (RoundTrips::begin, where its
+// first stage begins) to the return of the recv() that completes its
+// response; think times from the stream (seed, iteration,
 // "conn<conn>.think_time").
 Task<> initiate(RoundTripSocket& sock, SimThread& t, const RoundTripKnobs& kn, RoundTrips& rt, std::uint64_t seed,
                 std::uint32_t iteration, int conn);

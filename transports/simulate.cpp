@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include <fmt/format.h>
+
 #include "transports/transport.hpp"
 
 namespace vsim {
@@ -79,6 +81,19 @@ void append_round_trip_histogram(std::map<std::string, double>& m, const RoundTr
 {
   for (const auto& [bucket, n] : rt.histogram().counts())
     m[kRttHistogramPrefix + std::to_string(bucket)] = static_cast<double>(n);
+}
+
+void append_round_trip_stages(std::map<std::string, double>& m, const RoundTrips& rt)
+{
+  for (const RttStageBand& b : kRttStageBands) {
+    const RoundTrips::Band band = rt.band(b.q_lo, b.q_hi);
+    if (!band.round_trips)
+      continue;
+    const std::string prefix = std::string(kRttStagePrefix) + b.name + ".";
+    m[prefix + "round_trips"] = static_cast<double>(band.round_trips);
+    for (std::size_t i = 0; i < band.mean_us.size(); ++i)
+      m[fmt::format("{}{:02}.{}", prefix, i, rt.stages()[i])] = band.mean_us[i];
+  }
 }
 
 PlatformPlan platform_plan(const Params& params)

@@ -46,6 +46,21 @@ void append_round_trip_metrics(std::map<std::string, double>& m, const RoundTrip
 // final figures: the run-length monitor's snapshots keep one set of names.
 inline constexpr const char* kRttHistogramPrefix = "rtt_histogram.";
 void append_round_trip_histogram(std::map<std::string, double>& m, const RoundTrips& rt);
+// The stage times of the attributed round trips (sim/round_trips.hpp), as
+// rtt_stage.<band>.round_trips = how many, and rtt_stage.<band>.<NN>.<stage>
+// = each stage's mean (us; NN its place on the path, two digits), for the
+// bands kRttStageBands: round trips near the median (from the 0.45- to the
+// 0.55-quantile's bucket) and at or beyond the 99th percentile's bucket.
+// Nothing when no round trip was attributed. Like the histogram, only in a
+// run's final figures; the run driver moves them into the result's
+// round_trip_stages.
+inline constexpr const char* kRttStagePrefix = "rtt_stage.";
+struct RttStageBand {
+  const char* name;
+  double q_lo, q_hi;
+};
+inline constexpr RttStageBand kRttStageBands[] = {{"median", 0.45, 0.55}, {"p99", 0.99, 1.0}};
+void append_round_trip_stages(std::map<std::string, double>& m, const RoundTrips& rt);
 
 // One stage of a round trip's critical path (vsocksim explain): what runs
 // or is waited for, the kernel functions modelled, and its cycles with

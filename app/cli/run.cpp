@@ -267,7 +267,8 @@ private:
     // A point reused from --output was read back from JSON: its figures are
     // compared only when simulated now.
     finish_trace(*trace_, *traced_, trace_reused_ ? nullptr : &r.iterations.at(i), &r.run_length.at(i),
-                 i < r.rtt_histograms.size() ? &r.rtt_histograms[i] : nullptr);
+                 i < r.rtt_histograms.size() ? &r.rtt_histograms[i] : nullptr,
+                 i < r.rtt_stages.size() ? &r.rtt_stages[i] : nullptr);
   }
 
   nlohmann::ordered_json result_json()

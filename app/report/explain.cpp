@@ -339,9 +339,50 @@ std::string waiting_verdict(const View& v, const Params& p, const std::vector<Bu
 
 } // namespace
 
-// A round-trip point: the median and the tail, and the critical path of one
-// round trip from the point's costs with every jitter off, stage by stage.
-std::string round_trip_text(const View& v, const Params& p)
+// The simulated round trips stage by stage (the point's round_trip_stages,
+// docs/results.md): each stage's mean near the median and at or beyond p99,
+// and what the tail adds, largest first named.
+std::string tail_text(const json& point)
+{
+  const auto st = point.find("round_trip_stages");
+  if (st == point.end() || !st->is_object() || !st->contains("stages") || !(*st)["stages"].is_array())
+    return "  the tail: not attributed to stages (only round trips alone in flight on their connection are; this "
+           "point has none, or its result predates per-stage times)\n";
+  auto num = [](const json& j, const char* k) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : kNaN; };
+  const double n_med = num(*st, "median_round_trips"), n_tail = num(*st, "p99_round_trips");
+  std::string out = fmt::format("  simulated, stage by stage (each stage's mean over the {:.0f} round trips near the "
+                                "median and the {:.0f} at or beyond p99, from the per-stage timestamps):\n",
+                                n_med, n_tail);
+  std::vector<std::vector<std::string>> rows = {{"    stage", "near median", "p99 and beyond", "the tail adds"}};
+  double med = 0, tail = 0, top = -std::numeric_limits<double>::infinity();
+  std::string top_stage;
+  for (const json& s : (*st)["stages"]) {
+    const double m = num(s, "median_us"), t = num(s, "p99_us");
+    const std::string name = s.value("stage", std::string("?"));
+    med += std::isnan(m) ? 0 : m;
+    tail += std::isnan(t) ? 0 : t;
+    const double adds = t - m;
+    if (!std::isnan(adds) && adds > top) {
+      top = adds;
+      top_stage = name;
+    }
+    rows.push_back({"    " + name, std::isnan(m) ? "-" : fmt::format("{:.2f} us", m),
+                    std::isnan(t) ? "-" : fmt::format("{:.2f} us", t),
+                    std::isnan(adds) ? "-" : fmt::format("{:+.2f} us", std::abs(adds) < 0.005 ? 0.0 : adds)});
+  }
+  rows.push_back({"    round trip", fmt::format("{:.2f} us", med), fmt::format("{:.2f} us", tail),
+                  fmt::format("{:+.2f} us", tail - med)});
+  out += render_columns(rows);
+  if (!top_stage.empty() && tail - med > 0)
+    out += fmt::format("  the tail: {} adds the most ({:.2f} us, {:.0f}% of the {:.2f} us the tail adds)\n", top_stage,
+                       top, top / (tail - med) * 100, tail - med);
+  return out;
+}
+
+// A round-trip point: the median and the tail, the critical path of one
+// round trip from the point's costs with every jitter off, stage by stage,
+// and the simulated round trips' stages near the median and in the tail.
+std::string round_trip_text(const View& v, const Params& p, const json& point)
 {
   const double p50 = v.get("rtt_p50_us"), p99 = v.get("rtt_p99_us");
   std::string out =
@@ -350,7 +391,7 @@ std::string round_trip_text(const View& v, const Params& p)
                   p50, p99, p99 - p50, (p99 / p50 - 1) * 100, v.get("rtt_mean_us"), v.get("transactions_per_second"));
   const Transport* t = find_transport(p.text("transport"));
   if (!t || !t->round_trip_path)
-    return out + "  its path: not modelled for this transport\n";
+    return out + "  its path: not modelled for this transport\n" + tail_text(point);
   const std::vector<RoundTripStage> path = t->round_trip_path(p);
   double total = 0;
   for (const RoundTripStage& s : path)
@@ -368,9 +409,7 @@ std::string round_trip_text(const View& v, const Params& p)
     out += fmt::format("  the other {:.2f} us of the median: waits this path leaves out (a message larger than its "
                        "ring: {:.2f} ring-full stalls per MB, {:.2f} reader sleeps per MB)\n",
                        rest, v.count("ring_full_stalls_per_MB"), v.count("reader_sleeps_per_MB"));
-  return out + "  the tail: the latencies on the path drawn within costs.latency_jitter, the per-iteration speed "
-               "factors, and a response waiting behind the one before it; not yet attributed to stages (the model "
-               "records no per-stage timestamps)\n";
+  return out + tail_text(point);
 }
 
 std::string explain_point(const json& point, std::size_t position)
@@ -385,7 +424,7 @@ std::string explain_point(const json& point, std::size_t position)
   const Busy* top_thread = nullptr;
   std::string out = heading_text(point, position, p, v) + saturation_text(cpus, threads, top_thread);
   if (!std::isnan(v.get("rtt_p50_us")))
-    return out + round_trip_text(v, p);
+    return out + round_trip_text(v, p, point);
   const Graph g(p);
   out += stages_text(threads, g) + waiting_text(v) + occupancy_text(v);
   if (!g.bound)

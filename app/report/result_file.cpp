@@ -108,7 +108,7 @@ ResultFile read_result(const std::string& path)
         if (std::find(r.ex.grid_keys.begin(), r.ex.grid_keys.end(), k) == r.ex.grid_keys.end())
           r.ex.grid_keys.push_back(k);
       }
-    PointResult pr{pt.index, {}, {}, {}};
+    PointResult pr{pt.index, {}, {}, {}, {}, {}};
     if (failed) {
       pr.failed = p["failed"].is_string() ? p["failed"].get<std::string>() : p["failed"].dump();
       if (p.value("hang", false) == true)

@@ -10,6 +10,7 @@
 #include "app/report/text.hpp"
 #include "sim/histogram.hpp"
 #include "sim/run_length.hpp"
+#include "transports/simulate.hpp"
 
 namespace vsim::app {
 namespace {
@@ -53,6 +54,59 @@ nlohmann::ordered_json rtt_histogram_json(const PointResult& r)
   for (const auto& [b, n] : all)
     buckets.push_back(json::array({Histogram::lower(b), Histogram::upper(b), n}));
   return json{{"unit", "us"}, {"buckets", std::move(buckets)}, {"iterations", std::move(iterations)}};
+}
+
+// A round-trip workload's stage times (transports/simulate.hpp
+// append_round_trip_stages): per stage on the path, its mean over the
+// attributed round trips near the median and at or beyond the 99th
+// percentile, pooled over the iterations (each iteration's band mean
+// weighted by its round trips), and each iteration's own entries (what a
+// resumed run reads back); null if no round trip was attributed.
+nlohmann::ordered_json round_trip_stages_json(const PointResult& r)
+{
+  using json = nlohmann::ordered_json;
+  struct Stage {
+    std::string name;
+    std::map<std::string, double> sum; // band -> sum over iterations of mean x round trips
+  };
+  std::map<int, Stage> stages;         // by place on the path
+  std::map<std::string, double> trips; // band -> round trips over the iterations
+  json iterations = json::array();
+  for (const Metrics& it : r.rtt_stages) {
+    json one = json::object();
+    for (const auto& [key, v] : it) {
+      one[key] = whole_or_real(v);
+      const std::size_t dot = key.find('.');
+      const std::string band = key.substr(0, dot), rest = key.substr(dot + 1);
+      if (rest == "round_trips")
+        continue;
+      Stage& s = stages[std::stoi(rest.substr(0, 2))];
+      s.name = rest.substr(3);
+      s.sum[band] += v * it.at(band + ".round_trips");
+    }
+    for (const auto& [key, v] : it)
+      if (key.ends_with(".round_trips"))
+        trips[key.substr(0, key.find('.'))] += v;
+    iterations.push_back(std::move(one));
+  }
+  if (stages.empty())
+    return nullptr;
+  json out = json::object();
+  out["unit"] = "us";
+  for (const RttStageBand& b : kRttStageBands)
+    out[std::string(b.name) + "_round_trips"] = whole_or_real(trips[b.name]);
+  json list = json::array();
+  for (const auto& [place, s] : stages) {
+    json one = json{{"stage", s.name}};
+    for (const RttStageBand& b : kRttStageBands) {
+      const auto f = s.sum.find(b.name);
+      one[std::string(b.name) + "_us"] = f == s.sum.end() ? json(nullptr) : json(f->second / trips[b.name]);
+    }
+    list.push_back(std::move(one));
+  }
+  out["stages"] = std::move(list);
+  out["iterations"] = std::move(iterations);
+  return out;
 }
 
 nlohmann::ordered_json run_length_json(const Point& p, const PointResult& r)
@@ -158,6 +212,8 @@ nlohmann::ordered_json to_json(const Experiment& ex, const std::vector<PointResu
     point["run_length"] = run_length_json(p, r);
     if (json h = rtt_histogram_json(r); !h.is_null())
       point["rtt_histogram"] = std::move(h);
+    if (json st = round_trip_stages_json(r); !st.is_null())
+      point["round_trip_stages"] = std::move(st);
     points.push_back(std::move(point));
   }
 

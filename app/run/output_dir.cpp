@@ -243,7 +243,7 @@ Metrics metrics_from_json(const nlohmann::ordered_json& obj)
 
 PointResult point_figures_from_json(std::size_t index, const nlohmann::ordered_json& point)
 {
-  PointResult r{index, {}, {}, {}, {}};
+  PointResult r{index, {}, {}, {}, {}, {}};
   for (const auto& it : point.at("iterations"))
     r.iterations.push_back(metrics_from_json(it));
   if (point.contains("run_length") && point["run_length"].contains("iterations"))
@@ -254,6 +254,10 @@ PointResult point_figures_from_json(std::size_t index, const nlohmann::ordered_j
     for (const auto& it : point["rtt_histogram"].at("iterations"))
       r.rtt_histograms.push_back(metrics_from_json(it));
   r.rtt_histograms.resize(r.iterations.size());
+  if (point.contains("round_trip_stages"))
+    for (const auto& it : point["round_trip_stages"].at("iterations"))
+      r.rtt_stages.push_back(metrics_from_json(it));
+  r.rtt_stages.resize(r.iterations.size());
   return r;
 }
 

@@ -426,6 +426,7 @@ public:
       r.iterations.resize(static_cast<std::size_t>(n));
       r.run_length.resize(static_cast<std::size_t>(n));
       r.rtt_histograms.resize(static_cast<std::size_t>(n));
+      r.rtt_stages.resize(static_cast<std::size_t>(n));
       results_.push_back(std::move(r));
       for (std::int64_t i = 0; i < n; ++i)
         tasks_.push_back(Task{p, static_cast<std::uint32_t>(i)});
@@ -574,6 +575,7 @@ private:
       return Failure{"child exited without a valid result"};
     split_prefixed(m, "run_length.", results_[c.task.point].run_length[c.task.iteration]);
     split_prefixed(m, kRttHistogramPrefix, results_[c.task.point].rtt_histograms[c.task.iteration]);
+    split_prefixed(m, kRttStagePrefix, results_[c.task.point].rtt_stages[c.task.iteration]);
     results_[c.task.point].iterations[c.task.iteration] = std::move(m);
     return std::nullopt;
   }
@@ -595,6 +597,7 @@ private:
       r.iterations.clear();
       r.run_length.clear();
       r.rtt_histograms.clear();
+      r.rtt_stages.clear();
     } else if (opt_.on_point) {
       opt_.on_point(r);
     }

@@ -65,6 +65,9 @@ struct PointResult {
   // Round-trip workloads: each iteration's histogram of round trips, its
   // bucket (sim/histogram.hpp, as text) -> count; empty maps if none.
   std::vector<Metrics> rtt_histograms;
+  // Round-trip workloads: each iteration's stage times (the rtt_stage.*
+  // entries of transports/simulate.hpp without the prefix); empty maps if none.
+  std::vector<Metrics> rtt_stages;
   // Empty when every iteration ran. Else why the point failed, its lowest
   // failed iteration's "iteration I: <message or signal>"; then iterations
   // and run_length are empty.
@@ -84,7 +87,8 @@ inline constexpr const char* kInjectedFailure = "injected failure (VSOCKSIM_TEST
 
 // Moves the entries of an iteration's metrics named `prefix`... into `out`
 // (without the prefix): run_length.* (how the figures were obtained) and
-// rtt_histogram.* (the round trips' histogram, transports/simulate.hpp).
+// rtt_histogram.* (the round trips' histogram, transports/simulate.hpp) and
+// rtt_stage.* (their stage times).
 void split_prefixed(Metrics& metrics, const std::string& prefix, Metrics& out);
 
 // Runs params.integer("iterations") iterations of every point of `ex`, each in

@@ -166,7 +166,7 @@ TracedRun trace_iteration(const TraceOptions& opt, const Experiment& ex, double 
 }
 
 void finish_trace(const TraceOptions& opt, const TracedRun& run, const Metrics* untraced, const Metrics* run_length,
-                  const Metrics* rtt_histogram)
+                  const Metrics* rtt_histogram, const Metrics* rtt_stages)
 {
   if (!untraced) {
     write_file_atomic(opt.path, run.json);
@@ -178,6 +178,9 @@ void finish_trace(const TraceOptions& opt, const TracedRun& run, const Metrics* 
   if (rtt_histogram) // moved out of the figures by the run driver (runner.cpp)
     for (const auto& [name, value] : *rtt_histogram)
       expected[kRttHistogramPrefix + name] = value;
+  if (rtt_stages)
+    for (const auto& [name, value] : *rtt_stages)
+      expected[kRttStagePrefix + name] = value;
   for (const auto& [name, value] : expected) {
     auto it = run.metrics.find(name);
     // Bit-exact: the same doubles (NaN never occurs in results).

@@ -62,9 +62,9 @@ TracedRun trace_iteration(const TraceOptions& opt, const Experiment& ex, double 
 // Checks that tracing changed no figure of the iteration (std::logic_error
 // naming the first that differs; untraced nullptr: no check), then writes
 // the trace atomically.
-// rtt_histogram: the iteration's round-trip histogram, which the run
-// driver moved out of its figures (nullptr: none).
+// rtt_histogram, rtt_stages: the iteration's round-trip histogram and
+// stage times, which the run driver moved out of its figures (nullptr: none).
 void finish_trace(const TraceOptions& opt, const TracedRun& run, const Metrics* untraced, const Metrics* run_length,
-                  const Metrics* rtt_histogram);
+                  const Metrics* rtt_histogram, const Metrics* rtt_stages = nullptr);
 
 } // namespace vsim::app

@@ -10,6 +10,7 @@
 #include "transports/hv_sock/costs.hpp"
 #include "transports/hv_sock/params.hpp"
 #include "transports/hv_sock/ring_math.hpp"
+#include "transports/hv_sock/stages.hpp"
 
 namespace vsim::hv_sock {
 
@@ -106,32 +107,44 @@ double guest_send(const Costs& k, std::uint64_t m, bool per_check)
   return k.guest_user_per_call + k.guest_send_syscall + s.sum;
 }
 
-std::vector<RoundTripStage> guest_to_host(const Costs& k, std::uint64_t m, bool per_check)
+// A message guest to host. responded: the guest responds to the host's
+// request, its send() starting in the step that ends its recv() with
+// hv_pkt_iter_close (a stage begins where a step does).
+std::vector<RoundTripStage> guest_to_host(const Costs& k, std::uint64_t m, bool per_check, bool responded)
 {
   const Split rx = split(m, kSendBufPayload, [&](double n) { return k.host_rx_packet + k.host_rx_copy(n); });
   return {
-      {"guest send()", "vsock_stream_sendmsg, hvs_stream_has_space, hvs_stream_enqueue, hv_ringbuffer_write",
-       guest_send(k, m, per_check)},
-      {"guest signals the host", "vmbus_setevent (HvSignalEvent hypercall)", k.guest_signal_host},
-      {"signal to the host's DPC", "host_signal_latency", k.host_signal_latency},
-      {"host DPC and recv()", "the channel DPC draining the ring (Windows)", k.host_dpc + k.host_recv_call + rx.sum},
+      {stage_name(Stage::GuestSend),
+       std::string(responded ? "hv_pkt_iter_close of the request, then " : "") +
+           "vsock_stream_sendmsg, hvs_stream_has_space, hvs_stream_enqueue, hv_ringbuffer_write",
+       (responded ? k.guest_iter_close : 0) + guest_send(k, m, per_check)},
+      {stage_name(Stage::GuestSignal), "vmbus_setevent (HvSignalEvent hypercall)", k.guest_signal_host},
+      {stage_name(Stage::SignalToHost), "host_signal_latency", k.host_signal_latency},
+      {stage_name(Stage::HostRecv), "the channel DPC draining the ring (Windows)",
+       k.host_dpc + k.host_recv_call + rx.sum},
   };
 }
 
-std::vector<RoundTripStage> host_to_guest(const Costs& k, std::uint64_t m, std::uint64_t host_packet)
+// A message host to guest. responding: the guest reads the host's request
+// and responds (its hv_pkt_iter_close goes with its send(): guest_to_host).
+std::vector<RoundTripStage> host_to_guest(const Costs& k, std::uint64_t m, std::uint64_t host_packet, bool responding)
 {
   const Split tx = split(m, host_packet, [&](double n) { return k.host_tx_packet + k.host_tx_copy(n); });
   const Split rx = split(m, host_packet, [&](double n) { return k.guest_dequeue_packet + k.guest_copy(n); });
   return {
-      {"host send()", "packets of hv_sock.host_packet_size into the ring (Windows)", k.host_send_call + tx.sum},
-      {"host signals the guest", "host_signal_guest", k.host_signal_guest},
-      {"signal to the guest's interrupt", "host_interrupt_latency", k.host_interrupt_latency},
-      {"guest interrupt on vCPU 0", "VM exit, vmbus_isr, vmbus_on_event tasklet, hvs_channel_cb",
+      {stage_name(Stage::HostSend), "packets of hv_sock.host_packet_size into the ring (Windows)",
+       k.host_send_call + tx.sum},
+      {stage_name(Stage::HostSignal), "host_signal_guest", k.host_signal_guest},
+      {stage_name(Stage::SignalToGuest), "host_interrupt_latency", k.host_interrupt_latency},
+      {stage_name(Stage::GuestIrq), "VM exit, vmbus_isr, vmbus_on_event tasklet, hvs_channel_cb",
        k.guest_irq_exit + k.guest_isr + k.guest_tasklet},
-      {"reader wake-up", "sk_data_ready -> try_to_wake_up, guest_wakeup_latency, context switch",
+      {stage_name(Stage::ReaderWakeup), "sk_data_ready -> try_to_wake_up, guest_wakeup_latency, context switch",
        k.guest_wakeup_latency + k.guest_context_switch},
-      {"guest recv()", "vsock_stream_recvmsg, hvs_stream_dequeue, hv_pkt_iter_close",
-       (rx.packets - 1) * (k.guest_user_per_call + k.guest_recv_syscall) + rx.sum + k.guest_iter_close},
+      {stage_name(Stage::GuestRecv),
+       responding ? "vsock_stream_recvmsg, hvs_stream_dequeue"
+                  : "vsock_stream_recvmsg, hvs_stream_dequeue, hv_pkt_iter_close",
+       (rx.packets - 1) * (k.guest_user_per_call + k.guest_recv_syscall) + rx.sum +
+           (responding ? 0 : k.guest_iter_close)},
   };
 }
 
@@ -148,9 +161,9 @@ std::vector<RoundTripStage> round_trip_path(const Params& p)
   const bool per_check = p.text("hv_sock.pending_send_size") == "per_check";
   const std::uint64_t host_packet = size("hv_sock.host_packet_size");
   std::vector<RoundTripStage> first =
-      g2h ? guest_to_host(k, request, per_check) : host_to_guest(k, request, host_packet);
+      g2h ? guest_to_host(k, request, per_check, false) : host_to_guest(k, request, host_packet, true);
   std::vector<RoundTripStage> back =
-      g2h ? host_to_guest(k, response, host_packet) : guest_to_host(k, response, per_check);
+      g2h ? host_to_guest(k, response, host_packet, false) : guest_to_host(k, response, per_check, true);
   first.insert(first.end(), back.begin(), back.end());
   return first;
 }

@@ -17,6 +17,7 @@
 #include "sim/rng.hpp"
 #include "sim/summary.hpp"
 #include "sim/world.hpp"
+#include "transports/hv_sock/bound.hpp"
 #include "transports/hv_sock/costs.hpp"
 #include "transports/hv_sock/internal.hpp"
 #include "transports/hv_sock/params.hpp"
@@ -233,6 +234,18 @@ std::pair<Time, std::uint64_t> check_conservation(const Platform& r, const Share
   return {elapsed, delivered};
 }
 
+// The round trip's stages: those of explain's critical path, in its order
+// (bound.cpp round_trip_path), each Stage's id for the threads' stamps.
+void set_up_stages(RoundTrips& rt, Shared& s, const Params& p)
+{
+  std::vector<std::string> names;
+  for (const RoundTripStage& st : round_trip_path(p))
+    names.push_back(st.stage);
+  rt.set_stages(std::move(names));
+  for (std::size_t i = 0; i < kStageNames.size(); ++i)
+    s.stage_ids[i] = rt.stage_id(kStageNames[i]);
+}
+
 } // namespace
 
 std::vector<MetricDecl> metrics()
@@ -257,9 +270,12 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
       p, total, conns, [&](Time elapsed, std::uint64_t delivered) { return figures(r, s, elapsed, delivered); },
       r.world);
   std::optional<RoundTrips> round_trips;
-  if (s.knobs.pattern != Pattern::Stream) // the monitor hears of round trips, not of bytes
+  if (s.knobs.pattern != Pattern::Stream) { // the monitor hears of round trips, not of bytes
     s.round_trips = &round_trips.emplace(s.k.clock_ghz, round_trip_bytes(p), monitor.get());
-  else
+    set_up_stages(*s.round_trips, s, p);
+    for (const Channel& ch : r.channels)
+      s.round_trips->trace_as(trace, ch.index, (r.g2h ? ch.guest : ch.host)->name());
+  } else
     s.run_length = monitor.get();
 
   r.world.run();
@@ -268,8 +284,10 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
   // No CPU can have been busy longer than the whole run lasted.
   check_cpu_busy(r.world, elapsed);
   Metrics out = finish_figures(monitor.get(), whole ? figures(r, s, elapsed, delivered) : Metrics{}, total);
-  if (s.round_trips)
+  if (s.round_trips) {
     append_round_trip_histogram(out, *s.round_trips);
+    append_round_trip_stages(out, *s.round_trips);
+  }
   return out;
 }
 

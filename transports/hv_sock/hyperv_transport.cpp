@@ -18,23 +18,29 @@ Task<> GuestIrq::body()
     co_await wait();
     while (!requests_.empty() && requests_.top().t <= now()) {
       Channel& ch = *requests_.top().ch;
+      const bool data = requests_.top().data;
       requests_.pop();
+      if (data)
+        s_.stamp(ch.index, Stage::GuestIrq, now());
       charge(k.guest_irq_exit, Cat::Hypervisor);
       co_await run(k.guest_isr + k.guest_tasklet, Cat::Irq);
       mark("hvs_channel_cb");
-      channel_callback(ch);
+      channel_callback(ch, data);
     }
   }
 }
 
 // hvs_channel_cb(): wake a reader if data is readable (sk_data_ready), a
 // writer if the outbound ring has room (sk_write_space).
-void GuestIrq::channel_callback(Channel& ch)
+void GuestIrq::channel_callback(Channel& ch, bool data)
 {
   bool readable = ch.inbound.bytes_to_read() >= models::hvs_packet_len(0);
   bool writable = ch.outbound.bytes_to_write() > 0;
-  if ((readable || writable) && ch.guest->waiting())
+  if ((readable || writable) && ch.guest->waiting()) {
+    if (data && readable)
+      s_.stamp(ch.index, Stage::ReaderWakeup, now());
     ch.guest->wake_at(now() + lat_(s_.k.guest_wakeup_latency));
+  }
 }
 
 namespace {
@@ -60,6 +66,7 @@ protected:
   Task<> send(std::uint64_t msg)
   {
     const Costs& k = s_.k;
+    stamp(Stage::GuestSend);
     charge(k.guest_user_per_call, Cat::User);
     charge(k.guest_send_syscall, Cat::Sys);
     ch_.n.syscalls.add();
@@ -142,7 +149,7 @@ protected:
       ch_.n.packets.add();
       mark("hv_ringbuffer_write", "bytes", n);
       if (r.signal)
-        co_await signal_host();
+        co_await signal_host(true);
       written += n;
       if (!s_.knobs.send_loop || written == rem)
         break;
@@ -156,8 +163,10 @@ protected:
       if (packet_left_ > 0) // the rest of a packet already taken
         co_return;
       co_await settle();
-      if (ch_.inbound.unconsumed_packets() > 0)
+      if (ch_.inbound.unconsumed_packets() > 0) {
+        stamp(Stage::GuestRecv);
         co_return;
+      }
       ch_.n.reader_sleeps.add();
       mark("vsock_stream_recvmsg: no data, sleep");
       if (co_await wait())
@@ -187,7 +196,7 @@ protected:
         mark("hv_pkt_iter_close");
         charge(k.guest_iter_close, Cat::Sys);
         if (r.signal)
-          co_await signal_host();
+          co_await signal_host(false); // room for the host's writer
       } else {
         charge(k.guest_dequeue_packet, Cat::Sys);
         packet_left_ = ch_.inbound.peek_payload();

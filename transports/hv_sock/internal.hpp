@@ -5,6 +5,7 @@
 // Not part of the transport's interface (hv_sock.hpp).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <queue>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "sim/run_length.hpp"
 #include "sim/world.hpp"
 #include "transports/hv_sock/costs.hpp"
+#include "transports/hv_sock/stages.hpp"
 #include "transports/simulate.hpp"
 
 namespace vsim::hv_sock::detail {
@@ -108,6 +110,17 @@ struct Shared {
   std::uint32_t iteration;
   RunLength* run_length = nullptr;   // sim.run_length: auto (told of every byte the readers get)
   RoundTrips* round_trips = nullptr; // round-trip patterns: told of every response completed
+  // Each Stage's id in round_trips' path (set_stages: the order of `direction`).
+  std::array<int, static_cast<std::size_t>(Stage::Count)> stage_ids{};
+
+  // Connection conn's current round trip reaches stage st at t (the
+  // engine's time: a thread with work charged and not settled stamps the
+  // start of that work, the step the stage begins in).
+  void stamp(int conn, Stage st, Time t) const
+  {
+    if (round_trips)
+      round_trips->stamp(conn, stage_ids[static_cast<std::size_t>(st)], t);
+  }
 };
 
 // Interrupt context of guest vCPU 0: the synthetic interrupt (an exit and
@@ -124,10 +137,11 @@ public:
   }
 
   // The host signals channel ch; the interrupt arrives on vCPU 0 at t.
-  void raise(Time t, Channel& ch)
+  // data: the host signals data it wrote (a round trip's stage), not room.
+  void raise(Time t, Channel& ch, bool data)
   {
     ch.n.interrupts_to_guest.add();
-    requests_.push(Request{t, seq_++, &ch});
+    requests_.push(Request{t, seq_++, &ch, data});
     wake_at(t);
   }
 
@@ -139,12 +153,14 @@ private:
     Time t;
     std::uint64_t seq;
     Channel* ch;
+    bool data;
     bool operator>(const Request& o) const { return t != o.t ? t > o.t : seq > o.seq; }
   };
 
   // hvs_channel_cb(): wake a reader if data is readable (sk_data_ready), a
-  // writer if the outbound ring has room (sk_write_space).
-  void channel_callback(Channel& ch);
+  // writer if the outbound ring has room (sk_write_space). data: the
+  // interrupt announced data (a round trip's reader wake-up begins).
+  void channel_callback(Channel& ch, bool data);
 
   Shared& s_;
   Latency lat_;
@@ -162,22 +178,34 @@ protected:
   {
   }
 
+  // A stage of this connection's round trip begins (Shared::stamp).
+  void stamp(Stage st) const { s_.stamp(ch_.index, st, world().now()); }
+
   // Guest side: vmbus_setevent() as the HvSignalEvent hypercall (hypervisor
-  // time on this vCPU); the host's DPC or writer runs later.
-  Task<> signal_host()
+  // time on this vCPU); the host's DPC or writer runs later. data: the
+  // signal announces data written (a round trip's stages), not room.
+  Task<> signal_host(bool data)
   {
+    if (data)
+      stamp(Stage::GuestSignal);
     co_await run(s_.k.guest_signal_host, Cat::Hypervisor); // with what was charged before
     mark("vmbus_setevent");
     ch_.n.signals_to_host.add();
+    if (data)
+      stamp(Stage::SignalToHost);
     ch_.host->wake_at(now() + lat_(s_.k.host_signal_latency));
   }
 
   // Host side: signal the guest; it arrives as an interrupt on vCPU 0.
-  Task<> signal_guest()
+  Task<> signal_guest(bool data)
   {
+    if (data)
+      stamp(Stage::HostSignal);
     co_await run(s_.k.host_signal_guest, Cat::Sys);
     mark("host_signal_guest");
-    s_.irq->raise(now() + lat_(s_.k.host_interrupt_latency), ch_);
+    if (data)
+      stamp(Stage::SignalToGuest);
+    s_.irq->raise(now() + lat_(s_.k.host_interrupt_latency), ch_, data);
   }
 
   Shared& s_;

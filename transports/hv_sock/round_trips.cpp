@@ -41,6 +41,7 @@ Task<> initiate(AppSocket& sock, SimThread& t, Shared& s, Channel& ch)
   std::uint64_t issued = 0;
   while (issued < std::min<std::uint64_t>(kn.outstanding, kn.transactions)) {
     sent.push_back(co_await settled_now(t));
+    s.round_trips->begin(ch.index, sent.back());
     co_await sock.send_message(kn.request);
     ++issued;
   }
@@ -54,6 +55,7 @@ Task<> initiate(AppSocket& sock, SimThread& t, Shared& s, Channel& ch)
     if (kn.think > 0)
       co_await t.sleep(think_time(think, kn));
     sent.push_back(co_await settled_now(t));
+    s.round_trips->begin(ch.index, sent.back());
     co_await sock.send_message(kn.request);
     ++issued;
   }

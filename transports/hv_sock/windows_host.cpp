@@ -38,6 +38,7 @@ protected:
   Task<> dpc()
   {
     ch_.n.host_dpc_runs.add();
+    stamp(Stage::HostRecv);
     mark("host_dpc");
     co_await run(s_.k.host_dpc, Cat::Sys);
     ch_.outbound.set_interrupt_mask(true);
@@ -48,6 +49,7 @@ protected:
   Task<> send(std::uint64_t msg)
   {
     const Costs& k = s_.k;
+    stamp(Stage::HostSend);
     co_await run(k.host_send_call, Cat::Sys);
     // A packet must fit an empty ring with the headroom Linux also keeps.
     const std::uint32_t max_pkt = std::min(s_.knobs.host_packet, writable_bytes(ch_.inbound.data_size()));
@@ -61,7 +63,7 @@ protected:
       ch_.n.packets.add();
       mark("hv_ringbuffer_write", "bytes", n);
       if (r.signal)
-        co_await signal_guest();
+        co_await signal_guest(true);
       rem -= n;
     }
   }
@@ -93,7 +95,7 @@ private:
       const bool signal = ring.iter_close(now());
       mark("hv_pkt_iter_close");
       if (signal)
-        co_await signal_guest();
+        co_await signal_guest(false); // room for the guest's writer
       ring.set_interrupt_mask(false);
       if (ring.unconsumed_packets() == 0)
         co_return;
