@@ -307,6 +307,27 @@ json read_plotted_result(const std::string& path)
   }
 }
 
+// Whether a point of the result is a round-trip point: it carries the
+// round trips' histogram (docs/results.md).
+bool has_round_trips(const json& points)
+{
+  return std::any_of(points.begin(), points.end(), [](const json& p) { return p.contains("rtt_histogram"); });
+}
+
+// The round-trip percentiles drawn against the message size, and their names in the legend.
+constexpr std::array<std::pair<const char*, const char*>, 4> kRttPercentiles = {
+    {{"rtt_p50_us", "p50"}, {"rtt_p90_us", "p90"}, {"rtt_p99_us", "p99"}, {"rtt_p999_us", "p99.9"}}};
+
+// A point's swept values, for a line of its own (the point's index when none).
+std::string point_title(const json& point)
+{
+  std::string label;
+  const json swept = point.value("label", json::object());
+  for (const auto& [key, value] : swept.items())
+    label += (label.empty() ? "" : ", ") + value.get<std::string>();
+  return label.empty() ? fmt::format("point {}", point.value("index", 0)) : label;
+}
+
 bool has_cpu_inputs(const json& points)
 {
   for (const json& p : points)
@@ -330,6 +351,7 @@ std::vector<std::string> figures_of(const json& points, const std::vector<std::s
       present.insert(name);
   }
   const bool cpu = has_cpu_inputs(points);
+  const bool rtt = has_round_trips(points);
   std::vector<std::string> names;
   auto add = [&](const std::string& n) {
     if (std::find(names.begin(), names.end(), n) == names.end())
@@ -339,8 +361,14 @@ std::vector<std::string> figures_of(const json& points, const std::vector<std::s
     if (n == kCpuPerGbFigure && !cpu)
       throw InputError(fmt::format("{}: error: --metrics {}: needs {}, {} and {} in every point", path, n,
                                    kCpuInputs[0], kCpuInputs[1], kCpuInputs[2]));
-    if (n != kCpuPerGbFigure && !present.count(n)) {
+    if ((n == kRttCdfFigure || n == kRttPercentilesFigure) && !rtt)
+      throw InputError(
+          fmt::format("{}: error: --metrics {}: needs a round-trip result (points with rtt_histogram)", path, n));
+    const bool figure = n == kCpuPerGbFigure || n == kRttCdfFigure || n == kRttPercentilesFigure;
+    if (!figure && !present.count(n)) {
       std::string list = cpu ? kCpuPerGbFigure : "";
+      if (rtt)
+        list += std::string(list.empty() ? "" : ", ") + kRttCdfFigure + ", " + kRttPercentilesFigure;
       for (const auto& m : present)
         list += (list.empty() ? "" : ", ") + m;
       throw InputError(fmt::format("{}: error: --metrics: '{}' is not a metric of this result (allowed: {})", path, n,
@@ -363,6 +391,10 @@ std::vector<std::string> figures_of(const json& points, const std::vector<std::s
                          n);
   if (cpu)
     add(kCpuPerGbFigure);
+  if (rtt) {
+    add(kRttCdfFigure);
+    add(kRttPercentilesFigure);
+  }
   return names;
 }
 
@@ -505,6 +537,123 @@ public:
                        y.log ? "clustered gap 1" : "rowstacked", quote(dir_ + "/" + kCpuPerGbFigure + ".dat")));
   }
 
+  // Each round-trip point's distribution: the share of its round trips at
+  // or below each histogram bucket's upper bound (pooled over the
+  // iterations), one line per point, on a log x axis.
+  void rtt_cdf()
+  {
+    const std::string data = dir_ + "/" + kRttCdfFigure + ".dat";
+    std::ofstream d(data);
+    std::string plots;
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    std::size_t n = 0;
+    for (const json& p : points_) {
+      const auto h = p.find("rtt_histogram");
+      if (h == p.end() || !h->contains("buckets"))
+        continue;
+      std::vector<std::array<double, 3>> buckets; // lower, upper, count
+      double total = 0;
+      for (const json& b : (*h)["buckets"])
+        if (b.at(1).get<double>() > 0) { // a log axis cannot show the [0, 0] bucket
+          buckets.push_back({b.at(0).get<double>(), b.at(1).get<double>(), b.at(2).get<double>()});
+          total += buckets.back()[2];
+        }
+      if (total <= 0)
+        continue;
+      const std::string title = point_title(p);
+      d << "# " << title << ": round trip (us, the bucket's upper bound), share of round trips at or below it\n";
+      d << fmt::format("{}\t0\n", buckets.front()[0]);
+      double seen = 0;
+      for (const auto& b : buckets) {
+        seen += b[2];
+        d << fmt::format("{}\t{}\n", b[1], seen / total);
+      }
+      d << "\n\n";
+      lo = std::min(lo, buckets.front()[0]);
+      hi = std::max(hi, buckets.back()[1]);
+      plots += fmt::format("{}{} index {} using 1:2 with lines lt {} dt {} title {}", n ? ", " : "plot ", quote(data),
+                           n, n % kColours.size() + 1, n / kColours.size() % 4 + 1, quote(title));
+      ++n;
+    }
+    if (!n)
+      throw InputError(fmt::format("{}: error: {}: no point has round trips to draw", path_, kRttCdfFigure));
+    if (!opt_.quiet)
+      err_ << fmt::format("vsocksim plot: {}: x axis log (round trips from {:g} to {:g} us), one line per point\n",
+                          kRttCdfFigure, lo, hi);
+    std::string keys;
+    const json first = points_[0].value("label", json::object());
+    for (const auto& [key, value] : first.items())
+      keys += (keys.empty() ? "" : ", ") + key;
+    render(kRttCdfFigure,
+           fmt::format("{}\nset key title {}\nset xlabel 'round trip (us)'\nset ylabel 'share of round trips at or "
+                       "below'\n{}\nset yrange [0:1]\nset ytics 0.1\n{}",
+                       title_settings(head_ + "\nround-trip distribution of each point (CDF of rtt_histogram over "
+                                              "the iterations; buckets within 0.4%)"),
+                       quote_text(keys), axis_settings('x', true, lo, hi), plots));
+  }
+
+  // rtt_p50/p90/p99/p999_us (means over the iterations) against the
+  // message size: workload.message_size, request_size or response_size,
+  // whichever is swept with the most values (--x: that key); a line per
+  // percentile and combination of the other swept values.
+  void rtt_percentiles()
+  {
+    const XAxis x = x_axis(points_, rtt_x_key());
+    if (!opt_.quiet)
+      err_ << fmt::format("vsocksim plot: {}: x axis: {}\n", kRttPercentilesFigure, x.note);
+    std::vector<double> values;
+    std::map<std::string, std::vector<std::array<double, 2>>> lines; // "<series>\t<percentile>" -> (x, mean)
+    std::vector<std::string> order;                                  // series, in order of appearance
+    for (std::size_t i = 0; i < points_.size(); ++i) {
+      const std::string series = series_of(points_[i], x.on_x);
+      for (const auto& [metric, name] : kRttPercentiles)
+        if (const json* s = stats_of(points_[i], metric)) {
+          if (std::find(order.begin(), order.end(), series) == order.end())
+            order.push_back(series);
+          lines[series + "\t" + name].push_back({x.x[i], s->at("mean").get<double>()});
+          values.push_back(s->at("mean").get<double>());
+        }
+    }
+    if (values.empty())
+      throw InputError(fmt::format("{}: error: {}: no point has rtt_p50_us to draw", path_, kRttPercentilesFigure));
+    const YScale y = y_scale(values, opt_.y_scale);
+    note(kRttPercentilesFigure, y);
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    const std::string data = dir_ + "/" + kRttPercentilesFigure + ".dat";
+    std::ofstream d(data);
+    std::string plots;
+    std::size_t block = 0;
+    for (std::size_t s = 0; s < order.size(); ++s)
+      for (std::size_t q = 0; q < kRttPercentiles.size(); ++q) {
+        auto pts = lines[order[s] + "\t" + kRttPercentiles[q].second];
+        std::erase_if(pts, [&](const auto& v) { return y.log && v[1] <= 0; });
+        if (pts.empty())
+          continue;
+        std::sort(pts.begin(), pts.end());
+        const std::string title =
+            (order.size() > 1 || order[s] != "all points" ? order[s] + " " : "") + kRttPercentiles[q].second;
+        d << "# " << title << ": x, mean over the iterations (us)\n";
+        for (const auto& v : pts) {
+          d << fmt::format("{}\t{}\n", v[0], v[1]);
+          lo = std::min(lo, v[1]);
+          hi = std::max(hi, v[1]);
+        }
+        d << "\n\n";
+        plots +=
+            fmt::format("{}{} index {} using 1:2 with linespoints lt {} dt {} pt {} title {}", block ? ", " : "plot ",
+                        quote(data), block, s % kColours.size() + 1, q + 1, kPointTypes[q], quote(title));
+        ++block;
+      }
+    left_out(kRttPercentilesFigure, {}, block == 0);
+    render(kRttPercentilesFigure,
+           fmt::format("{}\nset key title {}\nset xlabel {}\nset ylabel 'round trip (us); mean over the "
+                       "iterations'\n{}\n{}\n{}",
+                       title_settings(head_ + "\nround-trip percentiles (rtt_p50_us, rtt_p90_us, rtt_p99_us, "
+                                              "rtt_p999_us) against the message size"),
+                       quote_text(series_keys(points_[0], x.on_x)), quote_text(x.label), x.settings,
+                       axis_settings('y', y.log, lo, hi), plots));
+  }
+
   // Predicted against measured, where the result carries published
   // figures: a series per metric of the rows, both axes on one scale.
   void validation()
@@ -568,6 +717,27 @@ public:
   }
 
 private:
+  // The x axis of the percentiles: --x, else the swept size key with the
+  // most values (message, request, response), else the metric figures'.
+  std::string rtt_x_key() const
+  {
+    if (!opt_.x_key.empty())
+      return x_.key;
+    std::string best;
+    std::size_t most = 0;
+    for (const char* key : {"workload.message_size", "workload.request_size", "workload.response_size"}) {
+      std::set<std::string> values;
+      for (const json& p : points_)
+        if (const json label = p.value("label", json::object()); label.contains(key))
+          values.insert(label[key].dump());
+      if (values.size() > most) {
+        most = values.size();
+        best = key;
+      }
+    }
+    return most ? best : x_.key;
+  }
+
   // Each figure starts from gnuplot's defaults (but the line types above).
   void render(const std::string& stem, const std::string& body)
   {
@@ -634,6 +804,10 @@ std::vector<std::string> plot_result(const std::string& result_path, const std::
   for (const std::string& n : names)
     if (n == kCpuPerGbFigure)
       figures.cpu_per_gb();
+    else if (n == kRttCdfFigure)
+      figures.rtt_cdf();
+    else if (n == kRttPercentilesFigure)
+      figures.rtt_percentiles();
     else
       figures.metric(n);
   if (validation)

@@ -2,7 +2,9 @@
 // gnuplot to SVG and PNG. One figure per metric (by default the run's
 // report.metrics, in the metric's own unit): its mean against the swept key
 // with the most values (or --x KEY), one line per combination of the other
-// swept values, the min-max over the iterations as error bars. CPU cost per
+// swept values, the min-max over the iterations as error bars. Round trips:
+// each point's distribution (CDF on a log axis) and its percentiles against
+// the message size. CPU cost per
 // GB (guest and host) as bars labelled by the points' swept values; predicted
 // against measured when the result carries published figures. Each y axis
 // (and a numeric x axis) is logarithmic when its values span more than 20x,
@@ -40,13 +42,21 @@ std::vector<std::string> plot_predicted_vs_measured(const std::vector<PvmFigure>
 // The name --metrics takes for the CPU cost figure (no metric: worked out
 // from throughput_MBps, guest_cpu_percent and host_cpu_percent).
 inline constexpr const char* kCpuPerGbFigure = "cpu_per_GB";
+// The names --metrics takes for the round-trip figures (a result whose
+// points carry rtt_histogram): the distribution of each point's round
+// trips (CDF, log x axis, from the histogram) and rtt_p50/p90/p99/p999_us
+// against the message size.
+inline constexpr const char* kRttCdfFigure = "rtt_cdf";
+inline constexpr const char* kRttPercentilesFigure = "rtt_percentiles";
 
 struct PlotOptions {
   enum class Scale { Auto, Linear, Log };
   std::string x_key; // the x axis (a swept key); empty: the swept key with the most values
-  // The figures, by metric name (or kCpuPerGbFigure); empty: the run's
-  // report.metrics (those the result has) and the CPU cost, or, for a
-  // result without report.metrics, throughput_MBps and the CPU cost.
+  // The figures, by metric name (or kCpuPerGbFigure, kRttCdfFigure,
+  // kRttPercentilesFigure); empty: the run's report.metrics (those the
+  // result has) and the CPU cost, or, for a result without report.metrics,
+  // throughput_MBps and the CPU cost; and for round trips the two
+  // round-trip figures.
   std::vector<std::string> metrics;
   // Every y axis: Auto is log when the values drawn are all positive and
   // the largest is more than 20 times the smallest, else linear (from 0

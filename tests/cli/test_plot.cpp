@@ -352,3 +352,66 @@ TEST_CASE("cli: plot draws a key zipped with the x axis's along it, and runs not
   CHECK(!fs::exists(dir.in_ws("ran")));
   CHECK(!fs::exists(dir.in_ws("ran2")));
 }
+
+TEST_CASE("cli: plot draws a round-trip result's distribution per point and its percentiles against the size",
+          "[cli][plot][round_trip]")
+{
+  TempDir dir;
+  // Two directions x 64 B and 4 KiB, each with a histogram of 4 round trips
+  // (one of 10-11 us, two of 11-12 us, one of 12-13 us, scaled by the size).
+  std::vector<HandPoint> points;
+  for (const std::string d : {"guest_to_host", "host_to_guest"})
+    for (const auto& [size, text] : std::vector<std::pair<int, std::string>>{{64, "64B"}, {4096, "4KiB"}}) {
+      const double f = size == 64 ? 1 : 2;
+      points.push_back(
+          {{{"direction", d, d}, {"workload.message_size", size, text}},
+           {{"rtt_p50_us", 11.5 * f}, {"rtt_p90_us", 12.5 * f}, {"rtt_p99_us", 12.6 * f}, {"rtt_p999_us", 12.7 * f}}});
+    }
+  const std::string file = hand_result(dir, "rtt.json", "round trips", "rtt_p50_us", points);
+  ojson r = parse_json(read_file(dir.in_ws(file)));
+  for (ojson& p : r["points"]) {
+    const double f = p["params"]["workload.message_size"] == 64 ? 1 : 2;
+    p["rtt_histogram"] = {{"unit", "us"},
+                          {"buckets", {{10 * f, 11 * f, 1}, {11 * f, 12 * f, 2}, {12 * f, 13 * f, 1}}},
+                          {"iterations", ojson::array()}};
+  }
+  write_file(dir.in_ws(file), r.dump(1));
+
+  const Run p = run_cli(dir, {"plot", file, "--output", "figs"});
+  INFO("stderr: " << p.err);
+  REQUIRE(p.status == 0);
+  CHECK(p.out == "figs/rtt_p50_us.svg\nfigs/rtt_p50_us.png\nfigs/rtt_cdf.svg\nfigs/rtt_cdf.png\n"
+                 "figs/rtt_percentiles.svg\nfigs/rtt_percentiles.png\n");
+  CHECK_THAT(p.err, Catch::Contains("vsocksim plot: rtt_cdf: x axis log (round trips from 10 to 26 us), one line per "
+                                    "point\n"));
+  CHECK_THAT(p.err, Catch::Contains("vsocksim plot: rtt_percentiles: x axis: workload.message_size, log (its values "
+                                    "span 64x, more than 20x)\n"));
+  // The CDF: a line per point, from the first bucket's lower bound at 0 to
+  // each bucket's upper bound at the share of round trips up to it.
+  const std::string cdf = read_file(dir.in_ws("figs/rtt_cdf.dat"));
+  CHECK(cdf.rfind("# guest_to_host, 64B: round trip (us, the bucket's upper bound), share of round trips at or below "
+                  "it\n10\t0\n11\t0.25\n12\t0.75\n13\t1\n\n\n# guest_to_host, 4KiB: ",
+                  0) == 0);
+  const std::string gp = read_file(dir.in_ws("figs/plot.gp"));
+  const std::string c = figure_script(gp, "figs", "rtt_cdf");
+  CHECK_THAT(c, Catch::Contains("set logscale x\n"));
+  CHECK_THAT(c, Catch::Contains("set yrange [0:1]\n"));
+  CHECK_THAT(c, Catch::Contains("index 3 using 1:2 with lines lt 4 dt 1 title \"host_to_guest, 4KiB\""));
+  // The percentiles: a line per direction and percentile, x the message size.
+  const std::string pct = read_file(dir.in_ws("figs/rtt_percentiles.dat"));
+  CHECK(pct.rfind("# guest_to_host p50: x, mean over the iterations (us)\n64\t11.5\n4096\t23\n\n\n"
+                  "# guest_to_host p90: x, mean over the iterations (us)\n64\t12.5\n4096\t25\n",
+                  0) == 0);
+  CHECK_THAT(pct, Catch::Contains("# host_to_guest p99.9: x, mean over the iterations (us)\n64\t12.7\n4096\t25.4\n"));
+  const std::string q = figure_script(gp, "figs", "rtt_percentiles");
+  CHECK_THAT(q, Catch::Contains("set logscale x 2\n"));
+  CHECK_THAT(q, Catch::Contains("set xlabel \"workload.message_size\"\n"));
+  CHECK_THAT(q, Catch::Contains("index 7 using 1:2 with linespoints lt 2 dt 4 pt 11 title \"host_to_guest p99.9\""));
+  // By name, alone; refused for a result without round trips.
+  const Run only = run_cli(dir, {"plot", file, "--output", "cdf", "-q", "--metrics", "rtt_cdf"});
+  REQUIRE(only.status == 0);
+  CHECK(only.out == "cdf/rtt_cdf.svg\ncdf/rtt_cdf.png\n");
+  const std::string wide = wide_sweep(dir);
+  CHECK(bad_input_message(run_cli(dir, {"plot", wide, "--metrics", "rtt_percentiles"})) ==
+        "wide.json: error: --metrics rtt_percentiles: needs a round-trip result (points with rtt_histogram)");
+}
