@@ -25,6 +25,8 @@ namespace vsim::app {
 
 namespace {
 
+constexpr long long kRoundTripsPid = 4; // the round trips' tracks (sim/trace.cpp)
+
 using namespace plotting;
 
 // The trace of `run --trace`, parsed: its CPU tracks in order, and what the
@@ -35,7 +37,8 @@ struct Timeline {
   struct Slice {
     double ts, dur;
     long long row;
-    std::string thread, cat;
+    std::string thread, cat; // a round trip's: its name ("round trip", or the stage's) and round_trip or stage
+    bool round_trip;         // on a round trips' track (sim/round_trips.hpp), not a CPU's
   };
   std::vector<Slice> slices;
   std::vector<std::pair<double, long long>> instants; // (ts, row)
@@ -81,11 +84,19 @@ Timeline read_timeline(const std::string& path)
     for (const json& e : t["traceEvents"])
       if (e.at("ph") == "M" && e.at("name") == "process_name")
         processes[e.at("pid").get<long long>()] = e.at("args").at("name").get<std::string>();
+    // The CPUs of each side, and the round trips' tracks (named after
+    // their initiator), on top.
     for (const json& e : t["traceEvents"])
-      if (e.at("ph") == "M" && e.at("name") == "thread_name" && (e.at("pid") == 1 || e.at("pid") == 2)) {
+      if (e.at("ph") == "M" && e.at("name") == "thread_name" &&
+          (e.at("pid") == 1 || e.at("pid") == 2 || e.at("pid") == kRoundTripsPid)) {
         const auto key = std::make_pair(e.at("pid").get<long long>(), e.at("tid").get<long long>());
         row_of[key] = -1;
-        tl.rows.emplace_back(key, processes[key.first] + " " + e.at("args").at("name").get<std::string>());
+        const std::string name = e.at("args").at("name").get<std::string>();
+        // "linux_app0 round trips" in two lines: the margin is a CPU name's.
+        const std::size_t cut = name.rfind(" round trips");
+        tl.rows.emplace_back(key, key.first != kRoundTripsPid ? processes[key.first] + " " + name
+                                  : cut == std::string::npos  ? name
+                                                              : name.substr(0, cut) + "\n" + name.substr(cut + 1));
       }
     // CPUs with nothing in the window are left out.
     std::set<std::pair<long long, long long>> busy;
@@ -93,7 +104,12 @@ Timeline read_timeline(const std::string& path)
       if (e.at("ph") == "X" || e.at("ph") == "i")
         busy.insert({e.at("pid").get<long long>(), e.at("tid").get<long long>()});
     std::erase_if(tl.rows, [&](const auto& r) { return !busy.count(r.first); });
-    std::sort(tl.rows.begin(), tl.rows.end());
+    std::sort(tl.rows.begin(), tl.rows.end(), [](const auto& a, const auto& b) {
+      auto order = [](const auto& r) {
+        return std::make_pair(r.first.first == kRoundTripsPid ? 0 : r.first.first, r.first.second);
+      };
+      return order(a) < order(b);
+    });
     for (std::size_t i = 0; i < tl.rows.size(); ++i) // guest on top
       row_of[tl.rows[i].first] = static_cast<long long>(tl.rows.size() - 1 - i);
     for (const json& e : t["traceEvents"]) {
@@ -114,7 +130,8 @@ Timeline read_timeline(const std::string& path)
                                                                                             row->second};
       else if (ph == "X")
         tl.slices.push_back({e.at("ts").get<double>(), e.at("dur").get<double>(), row->second,
-                             e.at("name").get<std::string>(), e.at("cat").get<std::string>()});
+                             e.at("name").get<std::string>(), e.at("cat").get<std::string>(),
+                             e.at("pid") == kRoundTripsPid});
       else
         tl.instants.emplace_back(e.at("ts").get<double>(), row->second);
     }
@@ -147,6 +164,9 @@ TimelineOutput timeline_output(const std::string& out)
   return o;
 }
 
+// The round trips' stages (Tableau 10).
+const std::array<std::string, 10> kStageColours = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                                   "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 const std::array<std::string, 4> kTimelineCats = {"user", "sys", "irq", "hypervisor"};
 const std::array<std::string, 4> kTimelineCatColours = {"#c8c8c8", "#555555", "#d62728", "#000000"};
 const std::array<std::string, 8> kTimelineColours = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1",
@@ -174,6 +194,8 @@ std::vector<std::string> thread_order(const Timeline& tl, std::set<std::string>&
 {
   std::vector<std::string> threads;
   for (const auto& s : tl.slices) {
+    if (s.round_trip)
+      continue;
     if (std::find(threads.begin(), threads.end(), s.thread) == threads.end())
       threads.push_back(s.thread);
     if (s.cat == "irq" || s.cat == "hypervisor")
@@ -183,8 +205,40 @@ std::vector<std::string> thread_order(const Timeline& tl, std::set<std::string>&
   return threads;
 }
 
-// The top plot, one row per CPU: a box per slice coloured by thread, a strip
-// per category, the instants and the wake-up arrows.
+// The round trips' rows: each round trip's span outlined, its stages
+// inside it, a colour per stage (in order of appearance: the path's).
+std::string round_trip_boxes(const Timeline& tl, TimelineData& data)
+{
+  std::string out, lines;
+  std::vector<std::string> stages;
+  for (const auto& s : tl.slices)
+    if (s.round_trip && s.cat == "round_trip")
+      lines += fmt::format("{}\t{}\t{}\t{}\n", s.ts + s.dur / 2, s.row, s.dur / 2, 0.4);
+    else if (s.round_trip && std::find(stages.begin(), stages.end(), s.thread) == stages.end())
+      stages.push_back(s.thread);
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    std::string boxes;
+    for (const auto& s : tl.slices)
+      if (s.round_trip && s.cat != "round_trip" && s.thread == stages[i])
+        boxes += fmt::format("{}\t{}\t{}\t{}\n", s.ts + s.dur / 2, s.row, s.dur / 2, 0.28);
+    const int b = data.block("round-trip stage " + stages[i] + ": x centre, row, half width, half height", boxes);
+    out += fmt::format("{} index {} using 1:2:3:4 with boxxyerror fs solid 0.85 noborder lc rgb '{}' title {}, ",
+                       quote(data.path), b, kStageColours[i % kStageColours.size()], quote("stage: " + stages[i]));
+  }
+  if (const int b = data.block("round trips (request send() to response recv()): x centre, row, half width, half "
+                               "height",
+                               lines);
+      b >= 0)
+    out += fmt::format(
+        "{} index {} using 1:2:3:4 with boxxyerror fs empty border lc rgb '#000000' lw 1.5 lc rgb '#000000' title "
+        "'round trip (send() to recv())', ",
+        quote(data.path), b);
+  return out;
+}
+
+// The top plot, one row per CPU (and per round trips' track): a box per
+// slice coloured by thread, a strip per category, the round trips and their
+// stages, the instants and the wake-up arrows.
 std::string cpu_rows_plot(const Timeline& tl, TimelineData& data)
 {
   std::set<std::string> irq_like;
@@ -194,7 +248,7 @@ std::string cpu_rows_plot(const Timeline& tl, TimelineData& data)
   for (std::size_t i = 0; i < threads.size(); ++i) {
     std::string lines;
     for (const auto& s : tl.slices)
-      if (s.thread == threads[i])
+      if (s.thread == threads[i] && !s.round_trip)
         lines += fmt::format("{}\t{}\t{}\t{}\n", s.ts + s.dur / 2, s.row, s.dur / 2,
                              irq_like.count(threads[i]) ? 0.22 : 0.3);
     const int b = data.block("slices of " + threads[i] + ": x centre, row, half width, half height", lines);
@@ -210,6 +264,7 @@ std::string cpu_rows_plot(const Timeline& tl, TimelineData& data)
       top += fmt::format("{} index {} using 1:2:3:4 with boxxyerror fs solid 1 noborder lc rgb '{}' title {}, ",
                          quote(data_path), b, kTimelineCatColours[c], quote("category: " + kTimelineCats[c]));
   }
+  top += round_trip_boxes(tl, data);
   std::string lines;
   for (const auto& [ts, row] : tl.instants)
     lines += fmt::format("{}\t{}\n", ts, row + 0.36);
@@ -270,7 +325,7 @@ std::vector<std::string> plot_timeline(const std::string& trace_path, const std:
   write_file_atomic(data.path, data.text);
   std::string ytics;
   for (std::size_t i = 0; i < tl.rows.size(); ++i)
-    ytics += fmt::format("{}{} {}", i ? ", " : "", quote(tl.rows[i].second), tl.rows.size() - 1 - i);
+    ytics += fmt::format("{}{} {}", i ? ", " : "", quote_text(tl.rows[i].second), tl.rows.size() - 1 - i);
 
   std::string gp = fmt::format("# Generated by `vsocksim plot --timeline {}`; rerun with: gnuplot {}\n"
                                "set datafile separator '\\t'\n",

@@ -113,6 +113,9 @@ std::vector<std::string> trace_problems(const ojson& t)
           ++ends[id];
           flow_end[id] = ts;
         }
+      } else if (track.first == 4) { // the round trips (sim/round_trips.hpp)
+        if (e.value("cat", "") != "round_trip" && e.value("cat", "") != "stage")
+          add("round-trip slice category not round_trip or stage", e);
       } else if (!cats.count(e.value("cat", ""))) {
         add("slice category not user, sys, irq or hypervisor", e);
       }
@@ -489,4 +492,71 @@ TEST_CASE("trace: only the traced point is simulated, every iteration of it, and
   CHECK(w["points"].dump() == p["points"].dump());
   CHECK_FALSE(w["manifest"].contains("traced_point"));
   CHECK(parse_json(read_file(dir.in_ws("t0.json")))["metadata"]["point"] == 0);
+}
+
+TEST_CASE("trace: a ping-pong's round trips are spans on their initiator's track, its stages nested in each",
+          "[cli][trace][round_trip]")
+{
+  for (const std::string direction : {"guest_to_host", "host_to_guest"}) {
+    INFO(direction);
+    TempDir dir;
+    write_file(dir.in_ws("pp.yaml"), "name: pp\nplatform: hyperv-2019\ntransport: hv_sock\nseed: 3\niterations: 1\n"
+                                     "direction: " +
+                                         direction +
+                                         "\nworkload:\n  pattern: ping_pong\n  message_size: 64B\n  transactions: "
+                                         "500\nsim:\n  run_length: full\n");
+    const ojson t = traced(dir, {"run", "pp.yaml"}, "t.json");
+    const std::vector<std::string> problems = trace_problems(t);
+    INFO("first problem: " << (problems.empty() ? "" : problems[0]));
+    CHECK(problems.empty());
+    const std::string initiator = direction == "guest_to_host" ? "linux_app0" : "host_app0";
+    long long tid = -1;
+    for (const ojson& e : t["traceEvents"]) {
+      if (e["ph"] == "M" && e["name"] == "process_name" && e["pid"] == 4)
+        CHECK(e["args"]["name"] == "round trips");
+      if (e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == 4) {
+        CHECK(e["args"]["name"] == initiator + " round trips");
+        tid = e["tid"].get<long long>();
+      }
+    }
+    REQUIRE(tid >= 0);
+    // Each round trip whole in the window: its stages fill it, in the
+    // path's order (the initiator's message first).
+    std::vector<const ojson*> trips, stages;
+    for (const ojson& e : t["traceEvents"])
+      if (e["ph"] == "X" && e["pid"] == 4)
+        (e["cat"] == "round_trip" ? trips : stages).push_back(&e);
+    REQUIRE(trips.size() >= 4); // about 36 us each in 200 us
+    std::size_t whole = 0;
+    for (const ojson* rt : trips) {
+      const long long t0 = ns_of((*rt)["ts"]), t1 = t0 + ns_of((*rt)["dur"]);
+      CHECK((*rt)["args"]["stages"] == true);
+      std::vector<std::string> names;
+      long long sum = 0, at = t0;
+      for (const ojson* s : stages)
+        if (ns_of((*s)["ts"]) >= t0 && ns_of((*s)["ts"]) < t1) {
+          names.push_back((*s)["name"]);
+          CHECK(ns_of((*s)["ts"]) == at); // contiguous
+          at = ns_of((*s)["ts"]) + ns_of((*s)["dur"]);
+          sum += ns_of((*s)["dur"]);
+        }
+      if (t1 >= ns_of(t["metadata"]["window_end_us"]) || t0 == ns_of(t["metadata"]["window_start_us"]))
+        continue; // cut by the window
+      ++whole;
+      CHECK(std::llabs(t1 - t0 - std::llround((*rt)["args"]["rtt_us"].get<double>() * 1000)) <= 1);
+      CHECK(std::llabs(sum - (t1 - t0)) <= 10); // each stage rounded to its nanosecond
+      REQUIRE(names.size() == 10);
+      CHECK(names.front() == (direction == "guest_to_host" ? "guest send()" : "host send()"));
+      CHECK(names.back() == (direction == "guest_to_host" ? "guest recv()" : "host DPC and recv()"));
+    }
+    CHECK(whole >= 3);
+    // plot --timeline draws them: a row for the track, the spans and stages.
+    const Run p = run_cli(dir, {"plot", "--timeline", "t.json", "--output", "tl.svg"});
+    INFO("plot stderr: " << p.err);
+    REQUIRE(p.status == 0);
+    const std::string dat = read_file(dir.in_ws("tl.dat"));
+    CHECK_THAT(dat, Catch::Contains("# round trips (request send() to response recv()): x centre, row, half width"));
+    CHECK_THAT(dat, Catch::Contains("# round-trip stage reader wake-up: x centre"));
+    CHECK_THAT(read_file(dir.in_ws("tl.gp")), Catch::Contains("set ytics (\"" + initiator + "\\nround trips\" 3, "));
+  }
 }
