@@ -39,28 +39,6 @@ void apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t iteratio
   vsim::apply_iteration_jitter(k, Costs::fields(), "host_", "guest_", seed, iteration);
 }
 
-// workload.pattern and its keys (ping_pong: one message each way, one in
-// flight, no think time).
-void read_round_trip_knobs(Knobs& kn, const Params& p)
-{
-  const std::string& pattern = p.text("workload.pattern");
-  kn.pattern = pattern == "ping_pong"          ? Pattern::PingPong
-               : pattern == "request_response" ? Pattern::RequestResponse
-                                               : Pattern::Stream;
-  kn.transactions = static_cast<std::uint64_t>(p.integer("workload.transactions"));
-  kn.request = kn.response = kn.message_size;
-  kn.outstanding = 1;
-  kn.think = 0;
-  kn.think_exponential = false;
-  if (kn.pattern != Pattern::RequestResponse)
-    return;
-  kn.request = static_cast<std::uint64_t>(p.integer("workload.request_size"));
-  kn.response = static_cast<std::uint64_t>(p.integer("workload.response_size"));
-  kn.outstanding = static_cast<std::uint32_t>(p.integer("workload.outstanding"));
-  kn.think = std::round(p.number("workload.think_time") * 1e3 * p.number("costs.clock_ghz"));
-  kn.think_exponential = p.text("workload.think_time_distribution") == "exponential";
-}
-
 // The point's knobs.
 Knobs read_knobs(const Params& p)
 {
@@ -72,7 +50,7 @@ Knobs read_knobs(const Params& p)
   kn.start_interval = connection_start_interval(p);
   kn.host_packet = static_cast<std::uint32_t>(p.integer("hv_sock.host_packet_size"));
   kn.host_fill = p.boolean("hv_sock.host_fill");
-  read_round_trip_knobs(kn, p);
+  static_cast<RoundTripKnobs&>(kn) = read_round_trip_knobs(p);
   return kn;
 }
 

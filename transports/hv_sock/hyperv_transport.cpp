@@ -256,7 +256,7 @@ protected:
 // The Linux application of a round-trip workload: one thread sending and
 // receiving in turn on one socket (as sockperf's and netperf's TCP_RR
 // client and server do), the initiator's part or the responder's.
-class LinuxApp : public LinuxSocket, public AppSocket {
+class LinuxApp : public LinuxSocket, public RoundTripSocket {
 public:
   LinuxApp(World& w, Cpu& cpu, Shared& s, Channel& ch, bool initiator)
       : LinuxSocket(w, cpu, s, ch, "linux_app"), initiator_(initiator)
@@ -285,9 +285,9 @@ protected:
     if (!s_.knobs.per_check)
       ch_.outbound.set_pending_send_sz(kPendingSendSize);
     if (initiator_)
-      co_await initiate(*this, *this, s_, ch_);
+      co_await initiate(*this, *this, s_.knobs, *s_.round_trips, s_.seed, s_.iteration, ch_.index);
     else
-      co_await respond(*this, s_);
+      co_await respond(*this, s_.knobs);
     co_await settle();
     ch_.done_at = now();
   }

@@ -20,6 +20,7 @@
 #include "sim/world.hpp"
 #include "transports/hv_sock/costs.hpp"
 #include "transports/hv_sock/stages.hpp"
+#include "transports/round_trip_app.hpp"
 #include "transports/simulate.hpp"
 
 namespace vsim::hv_sock::detail {
@@ -64,12 +65,10 @@ inline const std::vector<CounterMetric<Counters>>& counter_metrics()
   return table;
 }
 
-// workload.pattern: a stream one way, or round trips (ping_pong,
-// request_response) by one thread per side and connection.
-enum class Pattern : std::uint8_t { Stream, PingPong, RequestResponse };
-
-struct Knobs {
-  Pattern pattern;
+// The point's knobs; the round-trip ones (transports/round_trip_app.hpp:
+// pattern, transactions, request and response bytes, requests in flight,
+// think time) as every transport reads them.
+struct Knobs : RoundTripKnobs {
   bool send_loop;
   bool per_check; // pending_send_sz protocol before June 2019
   bool host_fill; // the Windows writer writes what fits (else only whole packets)
@@ -77,13 +76,6 @@ struct Knobs {
   std::uint64_t total_bytes;
   std::uint32_t host_packet;
   double start_interval; // cycles between the starts of successive connections
-  // Round trips (not Pattern::Stream): per connection, request and response
-  // bytes, requests in flight, and the think time's mean in cycles.
-  std::uint64_t transactions;
-  std::uint64_t request, response;
-  std::uint32_t outstanding;
-  double think;
-  bool think_exponential;
 };
 
 class GuestIrq;
@@ -219,21 +211,8 @@ SimThread& spawn_linux_reader(World& w, Cpu& cpu, Shared& s, Channel& ch);
 SimThread& spawn_host_reader(World& w, Cpu& cpu, Shared& s, Channel& ch);
 SimThread& spawn_host_writer(World& w, Cpu& cpu, Shared& s, Channel& ch);
 // Round trips: one application thread per side sending and receiving in
-// turn, the initiator's or the responder's part (round_trips.cpp).
+// turn, the initiator's or the responder's part (transports/round_trip_app).
 SimThread& spawn_linux_app(World& w, Cpu& cpu, Shared& s, Channel& ch, bool initiator);
 SimThread& spawn_host_app(World& w, Cpu& cpu, Shared& s, Channel& ch, bool initiator);
-
-// One side's application socket, as the round-trip threads use it: send()
-// a message, recv() until `bytes` more have arrived.
-class AppSocket {
-public:
-  virtual ~AppSocket() = default;
-  virtual Task<> send_message(std::uint64_t bytes) = 0;
-  virtual Task<> receive_message(std::uint64_t bytes) = 0;
-};
-// The initiator's and the responder's loops over an AppSocket
-// (round_trips.cpp), run as the thread's body after its start delay.
-Task<> initiate(AppSocket& sock, SimThread& t, Shared& s, Channel& ch);
-Task<> respond(AppSocket& sock, Shared& s);
 
 } // namespace vsim::hv_sock::detail

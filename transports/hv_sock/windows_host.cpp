@@ -177,7 +177,7 @@ protected:
 // DPC runs on the guest's signal, or at once when the guest's packets wait
 // in the ring (they arrived while the thread was sending: the signal that
 // announced them was taken by a wait for room).
-class HostApp : public HostSocket, public AppSocket {
+class HostApp : public HostSocket, public RoundTripSocket {
 public:
   HostApp(World& w, Cpu& cpu, Shared& s, Channel& ch, bool initiator)
       : HostSocket(w, cpu, s, ch, "host_app", "host_interrupt"), initiator_(initiator)
@@ -201,9 +201,9 @@ protected:
   {
     co_await sleep(ch_.index * s_.knobs.start_interval); // connections opened one after another
     if (initiator_)
-      co_await initiate(*this, *this, s_, ch_);
+      co_await initiate(*this, *this, s_.knobs, *s_.round_trips, s_.seed, s_.iteration, ch_.index);
     else
-      co_await respond(*this, s_);
+      co_await respond(*this, s_.knobs);
     co_await settle();
     ch_.done_at = now();
   }
