@@ -27,6 +27,7 @@
 #include "transports/round_trip_app.hpp"
 #include "transports/simulate.hpp"
 #include "transports/virtio_vsock/costs.hpp"
+#include "transports/virtio_vsock/stages.hpp"
 #include "transports/virtio_vsock/virtio_vsock.hpp"
 
 namespace vsim::virtio_vsock::detail {
@@ -390,6 +391,20 @@ struct Shared {
   RunLength* run_length = nullptr;         // sim.run_length: auto (told of every byte the readers get)
   RoundTrips* round_trips = nullptr;       // round-trip patterns: told of every response completed
   std::vector<models::HaltPoll> halt_poll; // KVM's halt polling of each guest vCPU, by vCPU (Cpu::index())
+  // Each Stage's id in round_trips' stages (the order of `direction`).
+  std::array<int, static_cast<std::size_t>(Stage::Count)> stage_ids{};
+  // Connection conn's current round trip reaches stage st at t (the
+  // engine's time); with packet p: only a data packet stamps.
+  void stamp(int conn, Stage st, Time t) const
+  {
+    if (round_trips)
+      round_trips->stamp(conn, stage_ids[static_cast<std::size_t>(st)], t);
+  }
+  void stamp(const Pkt& p, Stage st, Time t) const
+  {
+    if (p.op == Op::Rw && p.len > 0)
+      stamp(p.conn, st, t);
+  }
 };
 
 // Requests to a service thread that arrive at given times (doorbells,
@@ -884,6 +899,7 @@ public:
 protected:
   Task<> queue_packet(const Pkt& p) override
   {
+    s_.stamp(Pkt{.conn = c_.index, .op = p.op, .len = p.len}, Stage::VhostWakeup, world().now());
     queue_pkt(s_.host_send, s_.slab, sk_, c_.index, p);
     s_.vhost->ring(now(), kSend); // vhost_work_queue
     co_return;

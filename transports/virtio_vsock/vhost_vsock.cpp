@@ -70,8 +70,10 @@ Task<> Vhost::deliver_to_host(const Pkt& p)
   if (p.eom)
     ++sk.msg_count; // virtio_transport_recv_enqueue: one more whole message (SOCK_SEQPACKET)
   sk.rxq.push_back(Sock::Entry{.len = p.len, .eom = p.eom});
-  if (sk.app->waiting())
+  if (sk.app->waiting()) {
+    s_.stamp(p, Stage::HostWakeup, now());
     sk.app->wake_at(now());
+  }
   co_await release_sock(*this, sk);
 }
 
@@ -97,6 +99,7 @@ Task<> Vhost::handle_tx()
       break;
     }
     const Pkt p = s_.slab[a->token];
+    s_.stamp(p, Stage::VhostTx, world().now());
     // vhost_vsock_alloc_pkt(): kzalloc + kmalloc, or (6.3)
     // vhost_vsock_alloc_skb(): a linear skb; header and payload copied in.
     const PktAllocs allocs = pkt_allocs(s_.kn.skb, p.len);
@@ -127,6 +130,7 @@ Task<> Vhost::do_send_pkt()
   Virtqueue& vq = *s_.rxq;
   vq.disable_notify();
   bool added = false;
+  int data_conn = -1; // a connection whose data went into an rx buffer (round trips' stages)
   std::uint64_t pkts = 0, bytes = 0;
   for (;;) {
     if (s_.host_send.empty()) {
@@ -145,6 +149,7 @@ Task<> Vhost::do_send_pkt()
     }
     Queued& q = s_.host_send.front(); // stays put: host threads only append
     const Pkt p = s_.slab[q.id];      // a copy: the slab may grow while this thread waits for its CPU
+    s_.stamp(p, Stage::VhostRx, world().now());
     const bool header = !(kn.mergeable_rx && q.off > 0);
     // Without mergeable rx the header has a descriptor of its own; with it
     // the first buffer of a packet carries the header (kMrgHeaderBytes), so
@@ -165,8 +170,13 @@ Task<> Vhost::do_send_pkt()
       s_.n.copies.add();
     s_.n.rx_buffers.add();
     vq.push_used(a->head, hdr + n);
-    if (!kn.batch_used && vq.signal_needed())
+    if (p.op == Op::Rw && p.len > 0)
+      data_conn = p.conn;
+    if (!kn.batch_used && vq.signal_needed()) {
+      if (data_conn >= 0)
+        s_.stamp(data_conn, Stage::InterruptToGuest, world().now());
       co_await signal_guest(kRx); // vhost_add_used_and_signal per buffer
+    }
     added = true;
     q.off += n;
     bytes += n;
@@ -188,8 +198,11 @@ Task<> Vhost::do_send_pkt()
       break;
     }
   }
-  if (added && kn.batch_used && vq.signal_needed())
+  if (added && kn.batch_used && vq.signal_needed()) {
+    if (data_conn >= 0)
+      s_.stamp(data_conn, Stage::InterruptToGuest, world().now());
     co_await signal_guest(kRx);
+  }
 }
 
 } // namespace vsim::virtio_vsock::detail

@@ -205,6 +205,7 @@ Task<> Kworker::send_work()
   co_await mutex_lock(*this, lat_, s_.tx_lock);
   bool added = false;
   double cost = 0;
+  const Pkt* data = nullptr; // the first data packet added (round trips' stages)
   while (!s_.guest_send.empty()) {
     const Queued q = s_.guest_send.front();
     if (!tx_add(s_, now(), q.id))
@@ -212,10 +213,17 @@ Task<> Kworker::send_work()
     s_.guest_send.pop_front();
     cost += k.virtio_guest_vq_add;
     added = true;
+    if (!data && s_.slab[q.id].op == Op::Rw && s_.slab[q.id].len > 0) {
+      data = &s_.slab[q.id];
+      s_.stamp(*data, Stage::GuestSendWork, world().now());
+    }
   }
+  const Pkt sent = data ? *data : Pkt{.op = Op::CreditUpdate}; // a copy: the slab may grow meanwhile
   co_await run(cost, Cat::Sys); // kick_prepare reads vhost's avail_event as of the work's end
-  if (added && s_.txq->kick_prepare())
+  if (added && s_.txq->kick_prepare()) {
+    s_.stamp(sent, Stage::KickToVhost, world().now());
     co_await notify_vhost(*this, s_, lat_, kTx); // still under tx_lock
+  }
   co_await mutex_unlock(*this, s_.tx_lock);
 }
 
@@ -227,9 +235,12 @@ Task<bool> send_fast_path(SimThread& t, Shared& s, Latency& lat, std::uint32_t i
   }
   const bool added = tx_add(s, t.now(), id);
   if (added) {
+    const Pkt p = s.slab[id];
     co_await t.run(s.k.virtio_guest_vq_add, Cat::Sys);
-    if (s.txq->kick_prepare()) // virtqueue_kick(): EVENT_IDX still decides
+    if (s.txq->kick_prepare()) { // virtqueue_kick(): EVENT_IDX still decides
+      s.stamp(p, Stage::KickToVhost, t.world().now());
       co_await notify_vhost(t, s, lat, kTx);
+    }
   }
   co_await mutex_unlock(t, s.tx_lock);
   co_await t.settle(); // the IPI of waking a waiter for tx_lock
@@ -449,8 +460,10 @@ Task<> Kworker::rx_work()
 
 Task<> Kworker::process_rx_buffer(std::uint32_t id)
 {
-  charge(s_.k.virtio_guest_rx_buf, Cat::Sys); // settled with what the packet's delivery does first
   const Pkt p = s_.slab[id];
+  if (!p.cont)
+    s_.stamp(p, Stage::GuestRxWork, world().now());
+  charge(s_.k.virtio_guest_rx_buf, Cat::Sys); // settled with what the packet's delivery does first
   s_.slab.release(id);
   if (!s_.kn.mergeable_rx) {
     co_await deliver(p, p.len);
@@ -509,8 +522,10 @@ Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
     sk.tail_fill = len;
     sk.tail_cap = kn.mergeable_rx ? len : rx_buffer_room(kn);
   }
-  if (sk.app->waiting()) // sk_data_ready
+  if (sk.app->waiting()) { // sk_data_ready
+    s_.stamp(p, Stage::GuestWakeup, now());
     sk.app->wake_at(now());
+  }
   co_await release_sock(*this, sk);
 }
 

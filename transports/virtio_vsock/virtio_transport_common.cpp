@@ -267,6 +267,7 @@ Task<> AppThread::send_all()
 Task<std::uint64_t> AppThread::send_call(std::uint64_t len, bool blocking)
 {
   const Knobs& kn = s_.kn;
+  s_.stamp(c_.index, &sk_ == &c_.guest ? Stage::GuestSend : Stage::HostSend, world().now());
   // The application's own work per call: the plain loop's, or iperf3's per
   // write() (StackCosts, by workload.app).
   charge(sc_.user_per_call, Cat::User);
@@ -537,6 +538,7 @@ Task<std::uint64_t> AppThread::recv_call(std::uint64_t len, bool user_work)
     co_await sleep_until_woken(waiter());
     co_await lock_sock(waiter(), sk_);
   }
+  s_.stamp(c_.index, &sk_ == &c_.guest ? Stage::GuestRecv : Stage::HostRecv, world().now());
   std::uint64_t got = 0;
   if (kn.seqpacket)
     got = co_await dequeue_message(len);

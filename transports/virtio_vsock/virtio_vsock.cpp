@@ -397,6 +397,25 @@ std::pair<Time, std::uint64_t> check_round_trips(const Platform& r, const Shared
   return {elapsed, delivered};
 }
 
+// The round trip's stages (stages.hpp): the initiator's message, then the
+// response, each Stage's id for the threads' stamps.
+void set_up_stages(RoundTrips& rt, Shared& s, bool g2h)
+{
+  const auto g2h_first = static_cast<std::size_t>(Stage::GuestSend),
+             h2g_first = static_cast<std::size_t>(Stage::HostSend), end = kStageNames.size();
+  std::vector<std::size_t> order;
+  for (std::size_t i = g2h ? g2h_first : h2g_first; i < (g2h ? h2g_first : end); ++i)
+    order.push_back(i);
+  for (std::size_t i = g2h ? h2g_first : g2h_first; i < (g2h ? end : h2g_first); ++i)
+    order.push_back(i);
+  std::vector<std::string> names;
+  for (std::size_t i : order)
+    names.push_back(kStageNames[i]);
+  rt.set_stages(std::move(names));
+  for (std::size_t i = 0; i < kStageNames.size(); ++i)
+    s.stage_ids[i] = rt.stage_id(kStageNames[i]);
+}
+
 } // namespace
 
 std::vector<MetricDecl> metrics()
@@ -420,9 +439,12 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
       p, total, conns, [&](Time elapsed, std::uint64_t delivered) { return figures(r, s, elapsed, delivered); },
       r.world);
   std::optional<RoundTrips> round_trips;
-  if (s.kn.rt.pattern != Pattern::Stream) // the monitor hears of round trips, not of bytes
+  if (s.kn.rt.pattern != Pattern::Stream) { // the monitor hears of round trips, not of bytes
     s.round_trips = &round_trips.emplace(s.k.clock_ghz, round_trip_bytes(p), monitor.get());
-  else
+    set_up_stages(*s.round_trips, s, r.g2h);
+    for (std::size_t i = 0; i < s.conns.size(); ++i)
+      s.round_trips->trace_as(trace, static_cast<int>(i), r.writers.at(i)->name());
+  } else
     s.run_length = monitor.get();
 
   r.world.run();
@@ -432,8 +454,10 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
   s.txq->check_invariants();
   check_cpu_busy(r.world, elapsed);
   Metrics out = finish_figures(monitor.get(), whole ? figures(r, s, elapsed, delivered) : Metrics{}, total);
-  if (s.round_trips)
+  if (s.round_trips) {
     append_round_trip_histogram(out, *s.round_trips);
+    append_round_trip_stages(out, *s.round_trips);
+  }
   return out;
 }
 
