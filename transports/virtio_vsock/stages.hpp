@@ -31,10 +31,9 @@ enum class Stage : std::size_t {
 };
 
 inline constexpr std::array<const char*, static_cast<std::size_t>(Stage::Count)> kStageNames = {
-    "guest send()",        "guest send work", "kick to vhost",          "vhost tx",
-    "host reader wake-up", "host recv()",     "host send()",            "vhost wake-up",
-    "vhost rx",            "guest interrupt", "guest rx work",          "guest reader wake-up",
-    "guest recv()",
+    "guest send()",  "guest send work",      "kick to vhost", "vhost tx", "host reader wake-up",
+    "host recv()",   "host send()",          "vhost wake-up", "vhost rx", "guest interrupt",
+    "guest rx work", "guest reader wake-up", "guest recv()",
 };
 
 } // namespace vsim::virtio_vsock
