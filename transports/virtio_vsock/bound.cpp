@@ -77,8 +77,8 @@ PlatformPlan platform_plan(const Params& p)
   double vhost = 0, irq = 0, interrupts = 0;
   std::string vhost_what, irq_what;
   for (int i = 0; i < plan.connections; ++i) {
-    const std::string gcpu = fmt::format("vcpu{}", detail::guest_cpu_of(i, plan.vcpus));
-    const std::string hcpu = fmt::format("hcpu{}", detail::host_cpu_of(i, plan.host_cpus));
+    const std::string gcpu = fmt::format("vcpu{}", detail::guest_cpu_of(i, plan.vcpus, kn.iperf3));
+    const std::string hcpu = fmt::format("hcpu{}", detail::host_cpu_of(i, plan.host_cpus, kn.iperf3));
     const std::string kworker = "kworker_" + gcpu;
     if (g2h) {
       // The guest writer (AppThread): send(), then per packet virtio_transport_send_pkt_info:

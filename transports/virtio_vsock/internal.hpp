@@ -495,14 +495,17 @@ Knobs read_knobs(const Params& p);
 
 // Where connection i's threads run: guest vCPU (1 + i) mod vcpus (vCPU 0
 // takes the device's interrupts), host CPU (1 + i) mod host CPUs (vhost on
-// CPU 0).
-inline int guest_cpu_of(int i, int vcpus)
+// CPU 0). With workload.app iperf3 every connection's threads run where the
+// first's do: iperf3 (before 3.16, and iperf-vsock) serves all of its
+// streams from one thread (iperf_run_client's and iperf_run_server's
+// select() loop), so its streams share one CPU each side (`one_thread`).
+inline int guest_cpu_of(int i, int vcpus, bool one_thread = false)
 {
-  return (1 + i) % vcpus;
+  return (1 + (one_thread ? 0 : i)) % vcpus;
 }
-inline int host_cpu_of(int i, int host_cpus)
+inline int host_cpu_of(int i, int host_cpus, bool one_thread = false)
 {
-  return (1 + i) % host_cpus;
+  return (1 + (one_thread ? 0 : i)) % host_cpus;
 }
 
 // What schedule() tells the workqueue of a worker that blocks

@@ -228,9 +228,9 @@ void set_up_connections(Platform& r, Shared& s, int conns)
       sk->buf_alloc = kn.buf_alloc;
       sk->peer_buf_alloc = kn.buf_alloc; // exchanged at connect (REQUEST/RESPONSE)
     }
-    const auto gi = static_cast<std::size_t>(guest_cpu_of(i, vcpus));
+    const auto gi = static_cast<std::size_t>(guest_cpu_of(i, vcpus, kn.iperf3));
     Cpu& gcpu = *r.guest[gi];
-    Cpu& hcpu = *r.host[static_cast<std::size_t>(host_cpu_of(i, hcpus))];
+    Cpu& hcpu = *r.host[static_cast<std::size_t>(host_cpu_of(i, hcpus, kn.iperf3))];
     // The writing side of `direction` writes, or initiates the round trips.
     const bool rt = kn.rt.pattern != Pattern::Stream;
     const Role first = rt ? Role::Initiator : Role::Writer, second = rt ? Role::Responder : Role::Reader;
