@@ -23,6 +23,7 @@
 #include "app/run/runner.hpp"
 #include "app/validation/measurements.hpp"
 #include "models/vmbus_ring.hpp"
+#include "round_trip_support.hpp"
 #include "sim/histogram.hpp"
 #include "sim/round_trips.hpp"
 #include "transports/costs.hpp"
@@ -56,20 +57,7 @@ const std::string kPingPong = "workload:\n  pattern: ping_pong\n  message_size: 
 
 Experiment load(const std::string& extra, const std::vector<std::string>& sets = {})
 {
-  return load_experiment_text(std::string(kBase) + extra, "t.yaml", sets, registry());
-}
-
-std::vector<PointResult> run(const Experiment& ex)
-{
-  RunOptions opt;
-  opt.jobs = 2;
-  opt.progress = false;
-  return run_points(ex, simulate_iteration, opt);
-}
-
-double metric(const PointResult& r, const char* name, std::size_t it = 0)
-{
-  return r.iterations.at(it).at(name);
+  return test::load_with(kBase, extra, sets);
 }
 
 // The round trip of `bytes` each way (one packet each way), in cycles,
@@ -158,17 +146,18 @@ TEST_CASE("a ping-pong round trip with jitter off is the sum of its path's costs
   // The model's per-iteration scaling (here by 1) rounds each cost to whole cycles.
   apply_iteration_jitter(k, hv_sock::Costs::fields(), "host_", "guest_", 11, 0);
   const double us = guest_initiated_round_trip(k, 64) / (k.clock_ghz * 1e3);
-  const auto r = run(ex);
+  const auto r = test::run_all(ex);
   REQUIRE(r.at(0).failed.empty());
   INFO("hand-worked round trip " << us << " us; simulated - hand (cycles): " << std::setprecision(12)
-                                 << (metric(r[0], "rtt_mean_us") - us) * k.clock_ghz * 1e3);
-  CHECK(metric(r[0], "rtt_p50_us") == Approx(us).epsilon(0.004)); // the histogram's bucket
-  CHECK(metric(r[0], "rtt_mean_us") == Approx(us).epsilon(1e-9));
-  CHECK(metric(r[0], "rtt_p1_us") == Approx(us).epsilon(1e-9));
-  CHECK(metric(r[0], "rtt_p999_us") == Approx(us).epsilon(1e-9));
-  CHECK(metric(r[0], "transactions_per_second") == Approx(50 / metric(r[0], "elapsed_seconds")).epsilon(1e-12));
-  CHECK(metric(r[0], "guest_cpu_us_per_transaction") > 0);
-  CHECK(metric(r[0], "host_cpu_us_per_transaction") > 0);
+                                 << (test::figure(r[0], "rtt_mean_us") - us) * k.clock_ghz * 1e3);
+  CHECK(test::figure(r[0], "rtt_p50_us") == Approx(us).epsilon(0.004)); // the histogram's bucket
+  CHECK(test::figure(r[0], "rtt_mean_us") == Approx(us).epsilon(1e-9));
+  CHECK(test::figure(r[0], "rtt_p1_us") == Approx(us).epsilon(1e-9));
+  CHECK(test::figure(r[0], "rtt_p999_us") == Approx(us).epsilon(1e-9));
+  CHECK(test::figure(r[0], "transactions_per_second") ==
+        Approx(50 / test::figure(r[0], "elapsed_seconds")).epsilon(1e-12));
+  CHECK(test::figure(r[0], "guest_cpu_us_per_transaction") > 0);
+  CHECK(test::figure(r[0], "host_cpu_us_per_transaction") > 0);
   for (const auto& [name, v] : r[0].iterations[0])
     CHECK(find_metric(name) != nullptr);
 }
@@ -178,18 +167,19 @@ TEST_CASE("round trips complete in both directions and for requests and response
 {
   for (const char* dir : {"guest_to_host", "host_to_guest"}) {
     INFO(dir);
-    const auto pp = run(load(fmt::format("direction: {}\n", dir) + kPingPong, {"workload.message_size=64KiB"}));
+    const auto pp =
+        test::run_all(load(fmt::format("direction: {}\n", dir) + kPingPong, {"workload.message_size=64KiB"}));
     REQUIRE(pp.at(0).failed.empty());
-    CHECK(metric(pp[0], "rtt_p50_us") > 0);
+    CHECK(test::figure(pp[0], "rtt_p50_us") > 0);
     // Several in flight, and a think time between response and request.
-    const auto rr =
-        run(load(fmt::format("direction: {}\nworkload:\n  pattern: request_response\n", dir),
-                 {"workload.transactions=50", "workload.request_size=100B", "workload.response_size=16KiB",
-                  "workload.outstanding=4", "workload.think_time=5", "workload.think_time_distribution=exponential"}));
+    const auto rr = test::run_all(
+        load(fmt::format("direction: {}\nworkload:\n  pattern: request_response\n", dir),
+             {"workload.transactions=50", "workload.request_size=100B", "workload.response_size=16KiB",
+              "workload.outstanding=4", "workload.think_time=5", "workload.think_time_distribution=exponential"}));
     INFO(rr.at(0).failed);
     REQUIRE(rr.at(0).failed.empty());
-    CHECK(metric(rr[0], "rtt_mean_us") > 0);
-    CHECK(metric(rr[0], "rtt_p99_us") >= metric(rr[0], "rtt_p1_us"));
+    CHECK(test::figure(rr[0], "rtt_mean_us") > 0);
+    CHECK(test::figure(rr[0], "rtt_p99_us") >= test::figure(rr[0], "rtt_p1_us"));
   }
 }
 
@@ -212,12 +202,12 @@ sim:
   run_length: full
 )";
   const Experiment ex = load_experiment_text(yaml, "t.yaml", {}, registry());
-  const auto r = run(ex), again = run(ex);
+  const auto r = test::run_all(ex), again = test::run_all(ex);
   CHECK(r[0].iterations == again[0].iterations);
-  CHECK(metric(r[0], "rtt_mean_us") == 36.193210000000008);
-  CHECK(metric(r[0], "rtt_p1_us") == 31.1875);
-  CHECK(metric(r[0], "rtt_p99_us", 1) == 40.625);
-  CHECK(metric(r[0], "transactions_per_second", 1) == 27541.916455782801);
+  CHECK(test::figure(r[0], "rtt_mean_us") == 36.193210000000008);
+  CHECK(test::figure(r[0], "rtt_p1_us") == 31.1875);
+  CHECK(test::figure(r[0], "rtt_p99_us", 1) == 40.625);
+  CHECK(test::figure(r[0], "transactions_per_second", 1) == 27541.916455782801);
 }
 
 TEST_CASE("run-length control stops a round-trip point once its mean and p99 are known to the precision",
@@ -236,7 +226,7 @@ sim:
   precision: 0.02
 )",
                                              "t.yaml", {}, registry());
-  const auto r = run(ex);
+  const auto r = test::run_all(ex);
   REQUIRE(r.at(0).failed.empty());
   const Metrics& info = r[0].run_length.at(0);
   INFO("reason " << info.at("reason"));
@@ -244,7 +234,7 @@ sim:
   CHECK(info.at("simulated_bytes") < 1000000 * 128 / 4);
   CHECK(info.at("rtt_mean_half_width") <= 0.02);
   CHECK(info.at("rtt_p99_half_width") <= 0.02);
-  CHECK(metric(r[0], "transactions_per_second") > 0);
+  CHECK(test::figure(r[0], "transactions_per_second") > 0);
 }
 
 TEST_CASE("explain's round-trip path is the hand-worked sum, stage by stage", "[hv_sock][round_trip][explain]")
@@ -263,15 +253,15 @@ TEST_CASE("explain's round-trip path is the hand-worked sum, stage by stage", "[
 TEST_CASE("a measurements CSV of round-trip percentiles validates like any metric", "[hv_sock][round_trip][validate]")
 {
   const Experiment ex = load("direction: guest_to_host\n" + kPingPong);
-  const auto r = run(ex);
+  const auto r = test::run_all(ex);
   const std::vector<Measurement> ms =
       load_measurements_text("workload.message_size,metric,unit,min,max,mean,median,source\n"
                              "64,rtt_p99_us,us,,,40,,test\n",
                              "m.csv", registry());
   const Comparison c = compare(ex, r, ms, "m.csv");
   REQUIRE(c.rows.size() == 1);
-  CHECK(c.rows[0].predicted == metric(r[0], "rtt_p99_us"));
-  CHECK(c.rows[0].error_percent == Approx((metric(r[0], "rtt_p99_us") / 40 - 1) * 100));
+  CHECK(c.rows[0].predicted == test::figure(r[0], "rtt_p99_us"));
+  CHECK(c.rows[0].error_percent == Approx((test::figure(r[0], "rtt_p99_us") / 40 - 1) * 100));
 }
 
 // ----------------------------------------------------- stages of a round trip
@@ -346,7 +336,7 @@ TEST_CASE("hv_sock round trips with jitter off: each simulated stage is its hand
     hv_sock::Costs k = hv_sock::Costs::from(p);
     apply_iteration_jitter(k, hv_sock::Costs::fields(), "host_", "guest_", 11, 0); // rounds to whole cycles
     const auto hand = hand_stages(k, 64, g2h);
-    const auto r = run(ex);
+    const auto r = test::run_all(ex);
     REQUIRE(r.at(0).failed.empty());
     const Metrics& st = r[0].rtt_stages.at(0);
     // Every round trip in one bucket; host to guest but the first, whose
@@ -385,7 +375,7 @@ sim:
 )";
   for (const char* dir : {"guest_to_host", "host_to_guest"}) {
     INFO(dir);
-    const auto r = run(load_experiment_text(
+    const auto r = test::run_all(load_experiment_text(
         yaml, "t.yaml", {std::string("direction=") + dir, "workload.pattern=ping_pong", "workload.message_size=256B"},
         registry()));
     REQUIRE(r.at(0).failed.empty());
@@ -401,7 +391,7 @@ sim:
       // from p99's up: within those buckets (each within 0.4% of its values).
       CHECK(median >= Histogram::lower(quantile_bucket(h, 0.45)));
       CHECK(median <= Histogram::upper(quantile_bucket(h, 0.55)));
-      CHECK(median == Approx(metric(r[0], "rtt_p50_us", it)).epsilon(0.01));
+      CHECK(median == Approx(test::figure(r[0], "rtt_p50_us", it)).epsilon(0.01));
       CHECK(tail >= Histogram::lower(quantile_bucket(h, 0.99)));
       CHECK(tail <= Histogram::upper(quantile_bucket(h, 1.0)));
       CHECK(tail > median);
@@ -410,10 +400,10 @@ sim:
     }
   }
   // Four requests in flight: no round trip is alone, none is attributed.
-  const auto rr = run(load_experiment_text(yaml, "t.yaml",
-                                           {"workload.pattern=request_response", "workload.request_size=64B",
-                                            "workload.response_size=256B", "workload.outstanding=4"},
-                                           registry()));
+  const auto rr = test::run_all(load_experiment_text(yaml, "t.yaml",
+                                                     {"workload.pattern=request_response", "workload.request_size=64B",
+                                                      "workload.response_size=256B", "workload.outstanding=4"},
+                                                     registry()));
   REQUIRE(rr.at(0).failed.empty());
   CHECK(rr[0].rtt_stages.at(0).empty());
 }
@@ -435,7 +425,7 @@ sim:
   run_length: full
 )";
   const Experiment ex = load_experiment_text(yaml, "t.yaml", {}, registry());
-  const auto r = run(ex);
+  const auto r = test::run_all(ex);
   REQUIRE(r.at(0).failed.empty());
   const nlohmann::json doc = nlohmann::json::parse(to_json(ex, r, make_manifest(ex, "test")).dump());
   const nlohmann::json& st = doc["points"][0]["round_trip_stages"];

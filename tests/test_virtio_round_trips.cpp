@@ -11,6 +11,7 @@
 #include "app/experiment/experiment.hpp"
 #include "app/experiment/registry.hpp"
 #include "app/run/runner.hpp"
+#include "round_trip_support.hpp"
 #include "transports/simulate.hpp"
 #include "transports/virtio_vsock/costs.hpp"
 
@@ -32,22 +33,7 @@ sim:
 
 Experiment load(const std::string& extra, const std::vector<std::string>& sets = {})
 {
-  return load_experiment_text(std::string(kBase) + extra, "t.yaml", sets, registry());
-}
-
-std::vector<PointResult> run(const Experiment& ex)
-{
-  RunOptions opt;
-  opt.jobs = 2;
-  opt.progress = false;
-  return run_points(ex, simulate_iteration, opt);
-}
-
-double metric(const PointResult& r, const char* name, std::size_t it = 0)
-{
-  INFO(r.failed);
-  REQUIRE(r.failed.empty());
-  return r.iterations.at(it).at(name);
+  return test::load_with(kBase, extra, sets);
 }
 
 } // namespace
@@ -58,33 +44,34 @@ TEST_CASE("virtio round trips complete in both directions, with several in fligh
   for (const char* dir : {"guest_to_host", "host_to_guest"})
     for (const char* type : {"stream", "seqpacket"}) {
       INFO(dir << " " << type);
-      const auto pp =
-          run(load(fmt::format("direction: {}\nworkload:\n  pattern: ping_pong\n  socket_type: {}\n", dir, type),
-                   {"workload.message_size=64KiB", "workload.transactions=40"}));
-      CHECK(metric(pp.at(0), "rtt_p50_us") > 0);
-      CHECK(metric(pp.at(0), "transactions_per_second") == Approx(40 / metric(pp[0], "elapsed_seconds")));
-      const auto rr = run(load(fmt::format("direction: {}\nworkload:\n  pattern: request_response\n  socket_type: "
-                                           "{}\n",
-                                           dir, type),
-                               {"workload.transactions=60", "workload.request_size=100B",
-                                "workload.response_size=16KiB", "workload.outstanding=8", "workload.connections=2",
-                                "workload.think_time=5", "workload.think_time_distribution=exponential"}));
-      CHECK(metric(rr.at(0), "rtt_mean_us") > 0);
-      CHECK(metric(rr[0], "rtt_p99_us") >= metric(rr[0], "rtt_p1_us"));
-      CHECK(metric(rr[0], "guest_cpu_us_per_transaction") > 0);
-      CHECK(metric(rr[0], "host_cpu_us_per_transaction") > 0);
+      const auto pp = test::run_all(
+          load(fmt::format("direction: {}\nworkload:\n  pattern: ping_pong\n  socket_type: {}\n", dir, type),
+               {"workload.message_size=64KiB", "workload.transactions=40"}));
+      CHECK(test::figure(pp.at(0), "rtt_p50_us") > 0);
+      CHECK(test::figure(pp.at(0), "transactions_per_second") == Approx(40 / test::figure(pp[0], "elapsed_seconds")));
+      const auto rr =
+          test::run_all(load(fmt::format("direction: {}\nworkload:\n  pattern: request_response\n  socket_type: "
+                                         "{}\n",
+                                         dir, type),
+                             {"workload.transactions=60", "workload.request_size=100B", "workload.response_size=16KiB",
+                              "workload.outstanding=8", "workload.connections=2", "workload.think_time=5",
+                              "workload.think_time_distribution=exponential"}));
+      CHECK(test::figure(rr.at(0), "rtt_mean_us") > 0);
+      CHECK(test::figure(rr[0], "rtt_p99_us") >= test::figure(rr[0], "rtt_p1_us"));
+      CHECK(test::figure(rr[0], "guest_cpu_us_per_transaction") > 0);
+      CHECK(test::figure(rr[0], "host_cpu_us_per_transaction") > 0);
     }
 }
 
 TEST_CASE("virtio round trips: more requests in flight give more transactions per second and longer round trips",
           "[virtio_vsock][round_trip]")
 {
-  const auto r = run(load("direction: guest_to_host\nworkload:\n  pattern: request_response\n",
-                          {"workload.transactions=400", "workload.request_size=64B", "workload.response_size=64B",
-                           "sweep.grid.workload.outstanding=[1,8]"}));
+  const auto r = test::run_all(load("direction: guest_to_host\nworkload:\n  pattern: request_response\n",
+                                    {"workload.transactions=400", "workload.request_size=64B",
+                                     "workload.response_size=64B", "sweep.grid.workload.outstanding=[1,8]"}));
   REQUIRE(r.size() == 2);
-  CHECK(metric(r[1], "transactions_per_second") > 1.5 * metric(r[0], "transactions_per_second"));
-  CHECK(metric(r[1], "rtt_mean_us") > metric(r[0], "rtt_mean_us"));
+  CHECK(test::figure(r[1], "transactions_per_second") > 1.5 * test::figure(r[0], "transactions_per_second"));
+  CHECK(test::figure(r[1], "rtt_mean_us") > test::figure(r[0], "rtt_mean_us"));
 }
 
 TEST_CASE("a tiny virtio ping-pong run is pinned to exact round trips", "[virtio_vsock][round_trip][determinism]")
@@ -94,12 +81,12 @@ TEST_CASE("a tiny virtio ping-pong run is pinned to exact round trips", "[virtio
   const Experiment ex = load("direction: host_to_guest\nworkload:\n  pattern: ping_pong\n"
                              "  message_size: 256B\n  transactions: 200\n",
                              {"iterations=2"});
-  const auto r = run(ex), again = run(ex);
+  const auto r = test::run_all(ex), again = test::run_all(ex);
   CHECK(r.at(0).iterations == again.at(0).iterations);
-  CHECK(metric(r[0], "rtt_mean_us") == 17.87027631578949);
-  CHECK(metric(r[0], "rtt_p1_us") == 14.796052631578947);
-  CHECK(metric(r[0], "rtt_p99_us", 1) == 23.5625);
-  CHECK(metric(r[0], "transactions_per_second", 1) == 55845.65085093341);
+  CHECK(test::figure(r[0], "rtt_mean_us") == 17.87027631578949);
+  CHECK(test::figure(r[0], "rtt_p1_us") == 14.796052631578947);
+  CHECK(test::figure(r[0], "rtt_p99_us", 1) == 23.5625);
+  CHECK(test::figure(r[0], "transactions_per_second", 1) == 55845.65085093341);
 }
 
 TEST_CASE("virtio round trips are attributed to their stages, which sum to the round trip, in the initiator's order",
@@ -107,9 +94,10 @@ TEST_CASE("virtio round trips are attributed to their stages, which sum to the r
 {
   for (const char* dir : {"guest_to_host", "host_to_guest"}) {
     INFO(dir);
-    const auto r = run(load(fmt::format("direction: {}\nworkload:\n  pattern: ping_pong\n", dir),
-                            {"workload.message_size=512B", "workload.transactions=300", "costs.latency_jitter=0",
-                             "costs.iteration_jitter=0", "costs.guest_iteration_jitter=0"}));
+    const auto r =
+        test::run_all(load(fmt::format("direction: {}\nworkload:\n  pattern: ping_pong\n", dir),
+                           {"workload.message_size=512B", "workload.transactions=300", "costs.latency_jitter=0",
+                            "costs.iteration_jitter=0", "costs.guest_iteration_jitter=0"}));
     INFO(r.at(0).failed);
     REQUIRE(r.at(0).failed.empty());
     const Metrics& st = r[0].rtt_stages.at(0);
@@ -131,8 +119,8 @@ TEST_CASE("virtio round trips are attributed to their stages, which sum to the r
     // stages add up to the median round trip (within the histogram's
     // bucket), and to the mean within 2% (the first round trips, before the
     // halt-polling windows have grown, are longer).
-    CHECK(sum == Approx(metric(r[0], "rtt_p50_us")).epsilon(0.01));
-    CHECK(sum == Approx(metric(r[0], "rtt_mean_us")).epsilon(0.02));
+    CHECK(sum == Approx(test::figure(r[0], "rtt_p50_us")).epsilon(0.01));
+    CHECK(sum == Approx(test::figure(r[0], "rtt_mean_us")).epsilon(0.02));
   }
 }
 
@@ -199,12 +187,12 @@ workload:
   const double cycles = guest_send + kick + vhost_tx + host_wakeup + host_recv + host_send + vhost_wakeup + vhost_rx +
                         guest_irq + rx_work + reader_wakeup + guest_recv;
   const double us = cycles / (k.clock_ghz * 1e3);
-  const auto r = run(ex);
+  const auto r = test::run_all(ex);
   INFO("hand-worked " << us << " us; simulated - hand (cycles): "
-                      << (metric(r.at(0), "rtt_mean_us") - us) * k.clock_ghz * 1e3);
+                      << (test::figure(r.at(0), "rtt_mean_us") - us) * k.clock_ghz * 1e3);
   // Within 5 cycles of 89,000: the engine keeps each step's end in whole
   // cycles; a stage's cost left out or counted twice (the smallest, 430
   // cycles) fails.
-  CHECK(metric(r[0], "rtt_mean_us") == Approx(us).epsilon(5e-5));
-  CHECK(metric(r[0], "rtt_p1_us") == Approx(metric(r[0], "rtt_p999_us")).epsilon(0.011)); // all alike
+  CHECK(test::figure(r[0], "rtt_mean_us") == Approx(us).epsilon(5e-5));
+  CHECK(test::figure(r[0], "rtt_p1_us") == Approx(test::figure(r[0], "rtt_p999_us")).epsilon(0.011)); // all alike
 }
