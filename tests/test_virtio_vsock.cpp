@@ -417,3 +417,50 @@ TEST_CASE("a 32768-entry rx queue is refilled and kicked after its probe fill (m
                 "virtio_vsock.queue_size=32768"});
   CHECK(metric(r[0], "throughput_MBps") > 0);
 }
+
+TEST_CASE("a writer that finds no credit is woken by a credit update that comes before it sleeps (model fuzzer "
+          "finding)",
+          "[virtio][regression]")
+{
+  // The writer released the socket lock and only then waited; a credit
+  // update delivered in between (the kworker that had waited for the lock)
+  // found it not yet asleep and did not wake it, and it slept for ever with
+  // 196700 bytes of credit. As prepare_to_wait() does, it now counts as
+  // sleeping from before release_sock(). With one kworker per vCPU the
+  // deliverer came too late for the window; the worker pools and the shared
+  // vector opened it (model_fuzz seed 20261203, experiment 2246).
+  const Experiment ex = load_experiment_text(R"(
+platform: kvm-2019
+transport: virtio_vsock
+seed: 0
+iterations: 1
+workload: {total_bytes: 1784764, message_size: 334670, connections: 3, start_interval: 177.1}
+sim: {run_length: auto, precision: 0.00723}
+host: {cpus: 14}
+virtio_vsock:
+  preset: linux-6.2
+  max_pkt_size: 64
+  mergeable_rx: true
+  credit_update: threshold
+  vhost_weight_bytes: 317528547
+  indirect_desc: true
+  credit_threshold: 64KiB
+  irq_vcpu: 2
+costs:
+  guest_copy_fixed: 2327518
+  host_wakeup_latency: 12635
+  virtio_guest_alloc: 10000000
+  virtio_guest_work_run: 2164279
+  virtio_guest_wake_ipi: 4739
+  virtio_kvm_halt_poll_ns: 134376
+  virtio_guest_zcopy_pin_page: 10000000
+)",
+                                             "t.yaml", {}, registry());
+  RunOptions opt;
+  opt.jobs = 1;
+  opt.progress = false;
+  const std::vector<PointResult> r = run_points(ex, simulate_iteration, opt);
+  INFO(r.at(0).failed);
+  REQUIRE(r.at(0).failed.empty());
+  CHECK(metric(r[0], "throughput_MBps") > 0);
+}

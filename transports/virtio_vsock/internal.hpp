@@ -263,6 +263,10 @@ struct Sock : SleepLock {
   std::uint32_t tail_cap = 0;  // its capacity
   std::uint64_t received = 0;  // payload bytes that reached this socket, in stream order
   SimThread* app = nullptr;    // the thread using this socket
+  // prepare_to_wait() on the socket's wait queue: its thread found it must
+  // sleep (no credit, no data) and is about to, the socket lock released;
+  // a wake-up from then on is not lost (wake_due()).
+  bool prepared = false;
   std::uint32_t msg_count = 0; // SOCK_SEQPACKET: whole messages queued (vvs->msg_count)
   // MSG_ZEROCOPY (the sender): the next notification id (sk->sk_zckey), the
   // next one to complete (they complete in order), the error queue's
@@ -300,6 +304,14 @@ struct Conn {
   Time done_at = 0;
 };
 
+// Whether a wake-up of the socket's thread is due: it sleeps, or it has
+// prepared to (sk_write_space / sk_data_ready wake a task on the wait
+// queue whether or not it has reached schedule() yet).
+inline bool wake_due(const Sock& sk)
+{
+  return sk.app->waiting() || sk.prepared;
+}
+
 // The timeline's credit track of a sending end (sim/trace.hpp): what it may
 // still send (virtio_transport_get_credit), after each change (it sent, or
 // a credit update came in).
@@ -317,7 +329,7 @@ inline void credit_update_received(SimThread& t, const Conn& c, Sock& sk)
 {
   t.mark("virtio_transport_recv_pkt: credit update", "credit", static_cast<double>(sk.credit_signed()));
   trace_credit(t, c, sk);
-  if (sk.app->waiting() && sk.credit_signed() > 0)
+  if (wake_due(sk) && sk.credit_signed() > 0)
     sk.app->wake_at(t.world().now());
 }
 

@@ -70,7 +70,7 @@ Task<> Vhost::deliver_to_host(const Pkt& p)
   if (p.eom)
     ++sk.msg_count; // virtio_transport_recv_enqueue: one more whole message (SOCK_SEQPACKET)
   sk.rxq.push_back(Sock::Entry{.len = p.len, .eom = p.eom});
-  if (sk.app->waiting()) {
+  if (wake_due(sk)) {
     s_.stamp(p, Stage::HostWakeup, now());
     sk.app->wake_at(now());
   }

@@ -522,7 +522,7 @@ Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
     sk.tail_fill = len;
     sk.tail_cap = kn.mergeable_rx ? len : rx_buffer_room(kn);
   }
-  if (sk.app->waiting()) { // sk_data_ready
+  if (wake_due(sk)) { // sk_data_ready
     s_.stamp(p, Stage::GuestWakeup, now());
     sk.app->wake_at(now());
   }

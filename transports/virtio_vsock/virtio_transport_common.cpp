@@ -291,8 +291,10 @@ Task<std::uint64_t> AppThread::send_call(std::uint64_t len, bool blocking)
       // (SOCK_SEQPACKET) cut here goes on with its next packet.
       s_.n.credit_stalls.add();
       mark("virtio_transport_get_credit: none, sleep");
+      sk_.prepared = true; // prepare_to_wait() before release_sock(): a credit update from now on wakes it
       co_await release_sock(*this, sk_);
       co_await sleep_until_woken(waiter());
+      sk_.prepared = false;
       co_await lock_sock(waiter(), sk_);
       continue;
     }
@@ -473,6 +475,7 @@ Task<> AppThread::select_until(bool writable)
   for (;;) {
     co_await lock_sock(waiter(), sk_);
     const bool ready = writable ? sk_.credit() > 0 : !sk_.rxq.empty();
+    sk_.prepared = !ready; // poll_wait() under the lock: a wake-up from then on is not lost
     co_await release_sock(*this, sk_);
     if (ready)
       break;
@@ -481,6 +484,7 @@ Task<> AppThread::select_until(bool writable)
     else
       s_.n.reader_sleeps.add();
     co_await sleep_until_woken(waiter());
+    sk_.prepared = false;
   }
 }
 
@@ -534,8 +538,10 @@ Task<std::uint64_t> AppThread::recv_call(std::uint64_t len, bool user_work)
   // message (virtio_transport_seqpacket_has_data: msg_count).
   while (kn.seqpacket ? sk_.msg_count == 0 : sk_.rxq.empty()) {
     s_.n.reader_sleeps.add();
+    sk_.prepared = true; // prepare_to_wait() before release_sock(): data from now on wakes it
     co_await release_sock(*this, sk_);
     co_await sleep_until_woken(waiter());
+    sk_.prepared = false;
     co_await lock_sock(waiter(), sk_);
   }
   s_.stamp(c_.index, &sk_ == &c_.guest ? Stage::GuestRecv : Stage::HostRecv, world().now());
