@@ -38,6 +38,8 @@ struct Rig {
     small_device(s);
     if (tune)
       tune(s);
+    add_halt_polling(s, vcpu0);
+    add_halt_polling(s, vcpu1);
     add_worker_pool(w, s, vcpu0);
     add_worker_pool(w, s, vcpu1);
     s.irq = &w.spawn<GuestIrq>(vcpu0, s, *s.pools[0]);

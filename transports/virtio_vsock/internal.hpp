@@ -652,6 +652,10 @@ void queue_work(Shared& s, GuestWork w, WorkerPool& local, Time t);
 // order simultaneous events, of the threads made before stay as they were).
 WorkerPool& add_worker_pool(World& w, Shared& s, Cpu& cpu);
 void add_spare_kworkers(World& w, Shared& s);
+// kvm_vcpu_halt's polling of guest vCPU `vcpu` (the world's vCPUs are its
+// first CPUs, added in order): virtio_kvm_halt_poll_ns at most, grown from
+// halt_poll_ns_grow_start (10 us) (virtio_transport.cpp).
+void add_halt_polling(Shared& s, const Cpu& vcpu);
 // Why the simulated system cannot move any more, when a kernel rule
 // explains it (the run driver reports the point as hanging, sim/world.hpp
 // ModelledHang); empty when no rule does (a model defect: internal error).

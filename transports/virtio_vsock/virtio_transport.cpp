@@ -64,6 +64,14 @@ Kworker& add_kworker(World& w, Shared& s, WorkerPool& pool)
 
 } // namespace
 
+void add_halt_polling(Shared& s, const Cpu& vcpu)
+{
+  if (static_cast<std::size_t>(vcpu.index()) != s.halt_poll.size())
+    throw std::logic_error("invariant violated: the guest's vCPUs are the world's first CPUs, in order");
+  const double cycles_per_ns = s.k.clock_ghz;
+  s.halt_poll.emplace_back(s.k.virtio_kvm_halt_poll_ns * cycles_per_ns, 10000 * cycles_per_ns);
+}
+
 WorkerPool& add_worker_pool(World& w, Shared& s, Cpu& cpu)
 {
   WorkerPool& pool = *s.pools.emplace_back(std::make_unique<WorkerPool>());
@@ -205,7 +213,7 @@ Task<> Kworker::send_work()
   co_await mutex_lock(*this, lat_, s_.tx_lock);
   bool added = false;
   double cost = 0;
-  const Pkt* data = nullptr; // the first data packet added (round trips' stages)
+  int data_conn = -1; // the connection of the first data packet added (round trips' stages)
   while (!s_.guest_send.empty()) {
     const Queued q = s_.guest_send.front();
     if (!tx_add(s_, now(), q.id))
@@ -213,15 +221,15 @@ Task<> Kworker::send_work()
     s_.guest_send.pop_front();
     cost += k.virtio_guest_vq_add;
     added = true;
-    if (!data && s_.slab[q.id].op == Op::Rw && s_.slab[q.id].len > 0) {
-      data = &s_.slab[q.id];
-      s_.stamp(*data, Stage::GuestSendWork, world().now());
+    if (const Pkt& p = s_.slab[q.id]; data_conn < 0 && p.op == Op::Rw && p.len > 0) {
+      data_conn = p.conn;
+      s_.stamp(p, Stage::GuestSendWork, world().now());
     }
   }
-  const Pkt sent = data ? *data : Pkt{.op = Op::CreditUpdate}; // a copy: the slab may grow meanwhile
   co_await run(cost, Cat::Sys); // kick_prepare reads vhost's avail_event as of the work's end
   if (added && s_.txq->kick_prepare()) {
-    s_.stamp(sent, Stage::KickToVhost, world().now());
+    if (data_conn >= 0)
+      s_.stamp(data_conn, Stage::KickToVhost, world().now());
     co_await notify_vhost(*this, s_, lat_, kTx); // still under tx_lock
   }
   co_await mutex_unlock(*this, s_.tx_lock);

@@ -40,7 +40,7 @@ Task<> woken(Waiter w, bool forget_others)
     double extra = 0;
     if (halted) {
       extra = w.halted_wakeup;
-      if (w.shared && !w.shared->halt_poll.empty()) { // (a test's rig may set up no vCPU's polling)
+      if (w.shared) {
         Shared& s = *w.shared;
         const bool polled = s.halt_poll.at(static_cast<std::size_t>(cpu.index())).wake(t - cpu.idle_since());
         (polled ? s.n.halt_polls_caught : s.n.halt_polls_missed).add();

@@ -184,13 +184,8 @@ void set_up_device(Platform& r, Shared& s, const Params& p, Trace* trace)
   World& world = r.world;
   world.set_trace(trace);
   r.guest = world.add_cpus(Side::Guest, "vcpu", vcpus);
-  // kvm_vcpu_halt's polling, per vCPU (halt_poll_ns_grow_start: 10 us).
-  const double cycles_per_ns = s.k.clock_ghz;
-  for (const Cpu* v : r.guest) {
-    if (static_cast<std::size_t>(v->index()) != s.halt_poll.size())
-      throw std::logic_error("invariant violated: the guest's vCPUs are the world's first CPUs");
-    s.halt_poll.emplace_back(s.k.virtio_kvm_halt_poll_ns * cycles_per_ns, 10000 * cycles_per_ns);
-  }
+  for (const Cpu* v : r.guest)
+    add_halt_polling(s, *v);
   r.host = world.add_cpus(Side::Host, "hcpu", hcpus);
   world.set_wake_ipi(Side::Guest, {s.k.virtio_guest_wake_ipi, Cat::Hypervisor});
   world.set_wake_ipi(Side::Host, {s.k.virtio_host_wake_ipi, Cat::Sys});
@@ -322,6 +317,16 @@ Metrics figures(const Platform& r, const Shared& s, Time elapsed, std::uint64_t 
   return m;
 }
 
+// Credit accounting: a sender never has more in flight than its peer's
+// window.
+void check_window(const Conn& c, const Sock& tx)
+{
+  if (tx.tx_cnt - tx.peer_fwd_cnt > tx.peer_buf_alloc)
+    throw std::logic_error(fmt::format("invariant violated: credit never negative (connection {}: {} bytes in "
+                                       "flight against a window of {})",
+                                       c.index, tx.tx_cnt - tx.peer_fwd_cnt, tx.peer_buf_alloc));
+}
+
 // Conservation and credit accounting, per connection (a run the monitor
 // ended early, not `whole`: no connection got more than was sent). Returns
 // the run's end and the bytes delivered.
@@ -346,10 +351,7 @@ std::pair<Time, std::uint64_t> check_connections(const Platform& r, const Shared
           "invariant violated: bytes in == bytes out (connection {}: sent {}, tx_cnt {}, receiver fwd_cnt {}, "
           "delivered {}; the simulation stalled)",
           c.index, kn.total_bytes, tx.tx_cnt, rx.fwd_cnt, c.delivered));
-    if (tx.tx_cnt - tx.peer_fwd_cnt > tx.peer_buf_alloc)
-      throw std::logic_error(fmt::format("invariant violated: credit never negative (connection {}: {} bytes in "
-                                         "flight against a window of {})",
-                                         c.index, tx.tx_cnt - tx.peer_fwd_cnt, tx.peer_buf_alloc));
+    check_window(c, tx);
     if (whole)
       elapsed = std::max(elapsed, c.done_at);
     delivered += c.delivered;
@@ -385,11 +387,8 @@ std::pair<Time, std::uint64_t> check_round_trips(const Platform& r, const Shared
           "sent {} and the responder counted {}, the responder sent {} and the initiator counted {}, delivered {}; "
           "the simulation stalled)",
           c.index, out, in, initiator.tx_cnt, responder.fwd_cnt, responder.tx_cnt, initiator.fwd_cnt, c.delivered));
-    for (const Sock* tx : {&initiator, &responder})
-      if (tx->tx_cnt - tx->peer_fwd_cnt > tx->peer_buf_alloc)
-        throw std::logic_error(fmt::format("invariant violated: credit never negative (connection {}: {} bytes in "
-                                           "flight against a window of {})",
-                                           c.index, tx->tx_cnt - tx->peer_fwd_cnt, tx->peer_buf_alloc));
+    check_window(c, initiator);
+    check_window(c, responder);
     if (whole)
       elapsed = std::max(elapsed, c.done_at);
     delivered += c.delivered;
@@ -401,16 +400,9 @@ std::pair<Time, std::uint64_t> check_round_trips(const Platform& r, const Shared
 // response, each Stage's id for the threads' stamps.
 void set_up_stages(RoundTrips& rt, Shared& s, bool g2h)
 {
-  const auto g2h_first = static_cast<std::size_t>(Stage::GuestSend),
-             h2g_first = static_cast<std::size_t>(Stage::HostSend), end = kStageNames.size();
-  std::vector<std::size_t> order;
-  for (std::size_t i = g2h ? g2h_first : h2g_first; i < (g2h ? h2g_first : end); ++i)
-    order.push_back(i);
-  for (std::size_t i = g2h ? h2g_first : g2h_first; i < (g2h ? end : h2g_first); ++i)
-    order.push_back(i);
-  std::vector<std::string> names;
-  for (std::size_t i : order)
-    names.push_back(kStageNames[i]);
+  std::vector<std::string> names(kStageNames.begin(), kStageNames.end()); // guest to host, then host to guest
+  if (!g2h)
+    std::rotate(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(Stage::HostSend), names.end());
   rt.set_stages(std::move(names));
   for (std::size_t i = 0; i < kStageNames.size(); ++i)
     s.stage_ids[i] = rt.stage_id(kStageNames[i]);
