@@ -534,8 +534,8 @@ TEST_CASE("virtio_vsock: the iteration jitter scales every host CPU cost, and no
       CHECK(v == 1000);
     }
   }
-  CHECK(scaled == 20); // with iperf3's own host user cost (issue 31 item 8), like the loop's; MSG_ZEROCOPY's four, and
-                       // the host's page-allocator allocation (issue 34)
+  CHECK(scaled == 21); // with iperf3's own host user cost (issue 31 item 8), like the loop's; MSG_ZEROCOPY's four, and
+                       // the host's page-allocator allocations, zone->lock and per-CPU lists (issue 34)
 }
 
 TEST_CASE("lock_sock: a thread woken on a halted vCPU waits the halted vCPU's wake-up too, on a busy one not",
@@ -620,22 +620,44 @@ TEST_CASE("virtio_vsock allocations by size class: SLUB's caches up to 8 KiB, th
           "[virtio][parts][6x][alloc]")
 {
   // virtio_vsock_pkt: a kzalloc'd struct and kmalloc(len).
-  auto check = [](PktAllocs a, unsigned slab, unsigned page) {
+  auto check = [](PktAllocs a, unsigned slab, unsigned page, unsigned pcp = 0) {
     CHECK(a.slab == slab);
     CHECK(a.page == page);
+    CHECK(a.pcp == pcp);
   };
-  check(pkt_allocs(false, 0), 1, 0); // a credit update: no buffer
-  check(pkt_allocs(false, 4096), 2, 0);
-  check(pkt_allocs(false, 8192), 2, 0); // KMALLOC_MAX_CACHE_SIZE itself
-  check(pkt_allocs(false, 65536), 1, 1);
+  Knobs pkt{}, skb{};
+  skb.skb = true;
+  check(pkt_allocs(pkt, 0), 1, 0); // a credit update: no buffer
+  check(pkt_allocs(pkt, 4096), 2, 0);
+  check(pkt_allocs(pkt, 8192), 2, 0); // KMALLOC_MAX_CACHE_SIZE itself
+  check(pkt_allocs(pkt, 65536), 1, 1);
   // sk_buff: the skb and one head: SKB_DATA_ALIGN(44 + len) + 320.
   CHECK(pkt_kmalloc_bytes(true, 0) == 64 + 320);
   CHECK(pkt_kmalloc_bytes(true, 4096) == 4160 + 320);
   CHECK(pkt_kmalloc_bytes(true, 65536) == 65600 + 320);
-  check(pkt_allocs(true, 0), 2, 0);
-  check(pkt_allocs(true, 4096), 2, 0);
-  check(pkt_allocs(true, 8192), 1, 1); // 8256 + 320: past the kmalloc caches
-  check(pkt_allocs(true, 65536), 1, 1);
+  check(pkt_allocs(skb, 0), 2, 0);
+  check(pkt_allocs(skb, 4096), 2, 0);
+  check(pkt_allocs(skb, 8192), 1, 1); // 8256 + 320: past the kmalloc caches
+  check(pkt_allocs(skb, 65536), 1, 1);
+  // From 5.13 (pcp_high_order) blocks up to order 3 (32 KiB) come from the
+  // per-CPU lists; order 4 and up still take zone->lock.
+  CHECK(page_order(4096) == 0);
+  CHECK(page_order(4097) == 1);
+  CHECK(page_order(8576) == 2);
+  CHECK(page_order(32768) == 3);
+  CHECK(page_order(32769) == 4);
+  CHECK(page_order(65920) == 5);
+  pkt.pcp_high_order = skb.pcp_high_order = true;
+  check(pkt_allocs(pkt, 8192), 2, 0);     // still a slab object
+  check(pkt_allocs(pkt, 8193), 1, 0, 1);  // order 2
+  check(pkt_allocs(pkt, 32768), 1, 0, 1); // order 3, the last on the lists
+  check(pkt_allocs(pkt, 32769), 1, 1, 0); // order 4: zone->lock
+  check(pkt_allocs(pkt, 65536), 1, 1, 0);
+  check(pkt_allocs(skb, 8192), 1, 0, 1);        // 8576 B: order 2
+  check(pkt_allocs(skb, 32000), 1, 0, 1);       // 32384 B: order 3
+  check(pkt_allocs(skb, 32768 - 364), 1, 0, 1); // exactly 32768 B
+  check(pkt_allocs(skb, 32768), 1, 1, 0);       // 33152 B: order 4
+  check(pkt_allocs(skb, 65536), 1, 1, 0);
   // The blocks kmalloc returns: a 4 KiB rx buffer's skb head is an 8 KiB
   // object, a 64 KiB packet's an order-5 block (5.4's buffer: order 4).
   CHECK(kmalloc_size_roundup(4480) == 8192);
@@ -654,9 +676,16 @@ TEST_CASE("virtio_vsock allocations by size class: SLUB's caches up to 8 KiB, th
   Costs k{};
   k.virtio_guest_alloc = 150;
   k.virtio_guest_page_alloc = 900;
-  CHECK(guest_allocs(k, pkt_allocs(true, 4096)) == 300);
-  CHECK(guest_allocs(k, pkt_allocs(true, 65536)) == 1050);
-  CHECK(guest_allocs(k, pkt_allocs(false, 65536)) == 1050);
+  k.virtio_guest_page_alloc_pcp = 400;
+  skb.pcp_high_order = pkt.pcp_high_order = false;
+  CHECK(guest_allocs(k, pkt_allocs(skb, 4096)) == 300);
+  CHECK(guest_allocs(k, pkt_allocs(skb, 16384)) == 1050);
+  CHECK(guest_allocs(k, pkt_allocs(skb, 65536)) == 1050);
+  CHECK(guest_allocs(k, pkt_allocs(pkt, 65536)) == 1050);
+  // With the per-CPU lists a 16 KiB packet's order-3 head costs 400.
+  skb.pcp_high_order = true;
+  CHECK(guest_allocs(k, pkt_allocs(skb, 16384)) == 550);
+  CHECK(guest_allocs(k, pkt_allocs(skb, 65536)) == 1050);
 }
 
 namespace {

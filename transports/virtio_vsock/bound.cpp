@@ -46,8 +46,8 @@ PlatformPlan platform_plan(const Params& p)
   auto host_copy = [&](double n) { return host.copy(n); };
   auto vhost_copy = [&](double n) { return k.vhost_copy(n); };
   // A packet's allocations by size class (virtio_vsock_pkt or sk_buff).
-  auto guest_alloc = [&](double n) { return detail::guest_allocs(k, detail::pkt_allocs(kn.skb, std::uint32_t(n))); };
-  auto host_alloc = [&](double n) { return detail::host_allocs(k, detail::pkt_allocs(kn.skb, std::uint32_t(n))); };
+  auto guest_alloc = [&](double n) { return detail::guest_allocs(k, detail::pkt_allocs(kn, std::uint32_t(n))); };
+  auto host_alloc = [&](double n) { return detail::host_allocs(k, detail::pkt_allocs(kn, std::uint32_t(n))); };
   const double hcopy_fixed = k.virtio_host_copy_fixed, hbpc = k.virtio_host_copy_bytes_per_cycle;
 
   const std::uint64_t m = kn.message_size;

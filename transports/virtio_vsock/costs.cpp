@@ -106,6 +106,20 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .sources = "[R23], [R24], [R20]",
       },
       {
+          VSIM_COST_NAME(Costs, virtio_guest_page_alloc_pcp),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "one kmalloc of 8-32 KiB (order 1-3) taken from the page allocator's per-CPU lists "
+                 "(rmqueue_pcplist), with virtio_vsock.pcp_high_order (Linux 5.13 and later)",
+          .scope = "virtio_vsock",
+          .plausible = {100, 2000},
+          .basis = "(derived) A pop from the CPU's list of that order with interrupts off (irq save/restore 37 "
+                   "cycles) and no zone->lock, then the compound-page set-up of 2-8 struct pages "
+                   "(prep_new_page); below the zone->lock path of virtio_guest_page_alloc, above a SLUB fast "
+                   "path (20-25 cycles); the per-CPU lists exist to take this work off zone->lock.",
+          .sources = "[R23], [R20]",
+      },
+      {
           VSIM_COST_NAME(Costs, virtio_guest_free),
           .unit = "cycles",
           .range = {0, 1e7},
@@ -304,6 +318,17 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .plausible = {200, 5000},
           .basis = "Same as virtio_guest_page_alloc.",
           .sources = "[R23], [R24], [R20]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_host_page_alloc_pcp),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "one host kmalloc of 8-32 KiB from the page allocator's per-CPU lists, with "
+                 "virtio_vsock.pcp_high_order",
+          .scope = "virtio_vsock",
+          .plausible = {100, 2000},
+          .basis = "Same as virtio_guest_page_alloc_pcp.",
+          .sources = "[R23], [R20]",
       },
       {
           VSIM_COST_NAME(Costs, virtio_host_free),

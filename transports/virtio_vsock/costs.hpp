@@ -18,7 +18,8 @@ struct Costs : SharedCosts {
       virtio_guest_tx_done, virtio_guest_irq_exit, virtio_guest_isr, virtio_guest_dequeue_pkt,
       virtio_guest_poll_syscall, virtio_guest_wake_ipi, virtio_guest_halted_wakeup, virtio_guest_halt_poll_wakeup,
       virtio_kvm_halt_poll_ns, virtio_guest_iperf3_user_per_call, virtio_guest_zcopy_pin_page,
-      virtio_guest_zcopy_unpin_page, virtio_guest_zcopy_notify, virtio_guest_errqueue_recv, virtio_guest_page_alloc;
+      virtio_guest_zcopy_unpin_page, virtio_guest_zcopy_notify, virtio_guest_errqueue_recv, virtio_guest_page_alloc,
+      virtio_guest_page_alloc_pcp;
   // host: its socket layer and vhost
   double virtio_host_user_per_call, virtio_host_send_syscall, virtio_host_recv_syscall, virtio_host_alloc,
       virtio_host_free, virtio_host_pkt, virtio_host_copy_fixed, virtio_host_copy_bytes_per_cycle,
@@ -26,7 +27,7 @@ struct Costs : SharedCosts {
       virtio_host_guest_copy_bytes_per_cycle, virtio_host_signal, virtio_host_kick_latency,
       virtio_host_interrupt_latency, virtio_host_poll_syscall, virtio_host_wake_ipi, virtio_host_iperf3_user_per_call,
       virtio_host_zcopy_pin_page, virtio_host_zcopy_unpin_page, virtio_host_zcopy_notify, virtio_host_errqueue_recv,
-      virtio_host_page_alloc;
+      virtio_host_page_alloc, virtio_host_page_alloc_pcp;
 
   static Costs from(const Params& p);
   // The declarations of virtio-vsock's own costs (the shared ones:

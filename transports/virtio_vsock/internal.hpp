@@ -43,6 +43,7 @@ struct Knobs {
   bool credit_rcvlowat; // credit_update threshold_rcvlowat (6.8)
   bool skb;             // packet_type sk_buff (6.3) instead of struct virtio_vsock_pkt
   bool tx_fast_path;    // virtio_transport_send_pkt's fast path (6.12)
+  bool pcp_high_order;  // orders <= PAGE_ALLOC_COSTLY_ORDER from the per-CPU lists (5.13)
   bool shared_irq;      // msix_vectors shared: one MSI-X vector for every virtqueue (vp_find_vqs' fallback)
   bool iperf3;          // workload.app: iperf3's client and server instead of blocking loops
   bool seqpacket;       // workload.socket_type: one message per send() and per recv()
@@ -593,27 +594,35 @@ std::uint64_t kmalloc_size_roundup(std::uint64_t bytes);
 // virtio_vsock_pkt's buffer, kmalloc(len) (none for 0), or the sk_buff's
 // head (__alloc_skb: SKB_DATA_ALIGN(header + len) + skb_shared_info).
 std::uint64_t pkt_kmalloc_bytes(bool skb, std::uint32_t len);
+// PAGE_ALLOC_COSTLY_ORDER (include/linux/mmzone.h): the highest order the
+// per-CPU lists hold from 5.13 (pcp_allowed_order, 44042b449872).
+inline constexpr unsigned kPageAllocCostlyOrder = 3;
+// get_order(): the buddy order of a block of `bytes` (4 KiB pages).
+unsigned page_order(std::uint64_t bytes);
 // A packet's allocations by class: the struct (kzalloc'd virtio_vsock_pkt,
 // or the sk_buff from skbuff_head_cache) is a slab object; the buffer or
-// head is one or goes to the page allocator, by its size.
+// head is one or goes to the page allocator, by its size: rmqueue() takes
+// it from the per-CPU lists (`pcp`, order <= 3 with pcp_high_order) or from
+// the zone's free lists under zone->lock (`page`).
 struct PktAllocs {
-  unsigned slab = 0, page = 0;
+  unsigned slab = 0, page = 0, pcp = 0;
 };
-PktAllocs pkt_allocs(bool skb, std::uint32_t len);
+PktAllocs pkt_allocs(const Knobs& kn, std::uint32_t len);
 inline void count_allocs(Counters& n, PktAllocs a, std::uint64_t times = 1)
 {
-  n.allocations.add(times * (a.slab + a.page));
-  n.page_allocs.add(times * a.page);
+  n.allocations.add(times * (a.slab + a.page + a.pcp));
+  n.page_allocs.add(times * (a.page + a.pcp));
 }
 // Their cost on either side: virtio_*_alloc per slab object,
-// virtio_*_page_alloc per page-allocator block.
+// virtio_*_page_alloc per zone->lock block, virtio_*_page_alloc_pcp per
+// per-CPU-list block.
 inline double guest_allocs(const Costs& k, PktAllocs a)
 {
-  return a.slab * k.virtio_guest_alloc + a.page * k.virtio_guest_page_alloc;
+  return a.slab * k.virtio_guest_alloc + a.page * k.virtio_guest_page_alloc + a.pcp * k.virtio_guest_page_alloc_pcp;
 }
 inline double host_allocs(const Costs& k, PktAllocs a)
 {
-  return a.slab * k.virtio_host_alloc + a.page * k.virtio_host_page_alloc;
+  return a.slab * k.virtio_host_alloc + a.page * k.virtio_host_page_alloc + a.pcp * k.virtio_host_page_alloc_pcp;
 }
 // The payload a guest rx buffer holds (rx_buf_size), and with sk_buff the
 // room its skb has once kmalloc rounded the head up: the tailroom
@@ -753,11 +762,11 @@ private:
 
 // The costs of one end's socket layer.
 struct StackCosts {
-  double user_per_call, send_syscall, recv_syscall, poll_syscall, alloc, page_alloc, free, pkt, dequeue_pkt,
-      wakeup_latency, context_switch, halted_wakeup, poll_wakeup, pin_page, errqueue_recv;
+  double user_per_call, send_syscall, recv_syscall, poll_syscall, alloc, page_alloc, page_alloc_pcp, free, pkt,
+      dequeue_pkt, wakeup_latency, context_switch, halted_wakeup, poll_wakeup, pin_page, errqueue_recv;
   double copy_fixed, copy_bpc;
   double copy(double bytes) const { return copy_fixed + std::ceil(bytes / copy_bpc); }
-  double allocs(PktAllocs a) const { return a.slab * alloc + a.page * page_alloc; }
+  double allocs(PktAllocs a) const { return a.slab * alloc + a.page * page_alloc + a.pcp * page_alloc_pcp; }
 
   // user_per_call: the application's own user time per call, as its model
   // (workload.app) charges it: the plain loop's per send()/recv(), or
@@ -770,6 +779,7 @@ struct StackCosts {
             k.virtio_guest_poll_syscall,
             k.virtio_guest_alloc,
             k.virtio_guest_page_alloc,
+            k.virtio_guest_page_alloc_pcp,
             k.virtio_guest_free,
             k.virtio_guest_pkt,
             k.virtio_guest_dequeue_pkt,
@@ -790,6 +800,7 @@ struct StackCosts {
             k.virtio_host_poll_syscall,
             k.virtio_host_alloc,
             k.virtio_host_page_alloc,
+            k.virtio_host_page_alloc_pcp,
             k.virtio_host_free,
             k.virtio_host_pkt,
             k.virtio_host_dequeue_pkt,

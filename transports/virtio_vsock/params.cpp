@@ -10,7 +10,7 @@ namespace {
 // A kernel after the 2019 throughput series (5.4 onwards): its knobs are
 // 5.4's but for the packet representation and the guest tx fast path.
 Preset since_5_4(std::string name, std::string doc, std::string credit_update, std::string packet_type,
-                 bool tx_fast_path)
+                 bool tx_fast_path, bool pcp_high_order = true)
 {
   return {std::move(name),
           std::move(doc),
@@ -26,7 +26,8 @@ Preset since_5_4(std::string name, std::string doc, std::string credit_update, s
            {"virtio_vsock.vhost_weight_packets", "256"},
            {"virtio_vsock.vhost_weight_bytes", "512KiB"},
            {"virtio_vsock.packet_type", std::move(packet_type)},
-           {"virtio_vsock.tx_fast_path", tx_fast_path ? "true" : "false"}}};
+           {"virtio_vsock.tx_fast_path", tx_fast_path ? "true" : "false"},
+           {"virtio_vsock.pcp_high_order", pcp_high_order ? "true" : "false"}}};
 }
 
 } // namespace
@@ -42,7 +43,8 @@ const std::vector<Preset>& presets()
   // The 6.x presets keep 5.4's knobs (unchanged to 6.12: buffer sizes,
   // weights, the credit threshold) and add the packet representation
   // (sk_buff: 71dc9ec9ac7d, 6.3) and the guest tx fast path (efcd71af38be,
-  // 6.12). linux-6.2 and linux-6.9 are the kernels the 2023 sk_buff and the
+  // 6.12), and their kernels' page allocator keeps high orders on its per-CPU
+  // lists (44042b449872, 5.13). linux-6.2 and linux-6.9 are the kernels the 2023 sk_buff and the
   // 2024 fast-path series measured their baselines on.
   static const std::vector<Preset> list = {
       {"linux-4.19",
@@ -59,9 +61,10 @@ const std::vector<Preset>& presets()
         {"virtio_vsock.vhost_weight_packets", "0"},
         {"virtio_vsock.vhost_weight_bytes", "0"},
         {"virtio_vsock.packet_type", "virtio_vsock_pkt"},
-        {"virtio_vsock.tx_fast_path", "false"}}},
+        {"virtio_vsock.tx_fast_path", "false"},
+        {"virtio_vsock.pcp_high_order", "false"}}},
       since_5_4("linux-5.4", "Linux 5.4 guest and vhost, after the 2019 throughput series", "threshold",
-                "virtio_vsock_pkt", false),
+                "virtio_vsock_pkt", false, false),
       since_5_4("linux-6.1",
                 "Linux 6.1.0 guest and vhost (struct virtio_vsock_pkt; 6.1.63 backported the sk_buff conversion)",
                 "threshold", "virtio_vsock_pkt", false),
@@ -206,6 +209,14 @@ void declare_params(ParamRegistry& reg)
                    "of queueing the send work; needs packet_type sk_buff")
               .kernel("net/vmw_vsock/virtio_transport.c: virtio_transport_send_pkt, "
                       "virtio_transport_send_skb_fast_path"));
+
+  declare(knob("virtio_vsock.pcp_high_order")
+              .boolean()
+              .doc("the page allocator of both kernels keeps blocks up to PAGE_ALLOC_COSTLY_ORDER (3, 32 KiB) on its "
+                   "per-CPU lists (commit 44042b449872, Linux 5.13): a kmalloc of 8-32 KiB (a packet buffer or skb "
+                   "head of 8-32 KiB) costs virtio_*_page_alloc_pcp instead of taking zone->lock "
+                   "(virtio_*_page_alloc); larger blocks take zone->lock either way")
+              .kernel("mm/page_alloc.c: rmqueue, pcp_allowed_order, rmqueue_pcplist"));
 
   // On by default: vhost-vsock offers VIRTIO_RING_F_INDIRECT_DESC, QEMU 2.12-4.1
   // passes it through (no feature filter for vhost-vsock) and the guest's

@@ -102,7 +102,7 @@ Task<> Vhost::handle_tx()
     s_.stamp(p, Stage::VhostTx, world().now());
     // vhost_vsock_alloc_pkt(): kzalloc + kmalloc, or (6.3)
     // vhost_vsock_alloc_skb(): a linear skb; header and payload copied in.
-    const PktAllocs allocs = pkt_allocs(s_.kn.skb, p.len);
+    const PktAllocs allocs = pkt_allocs(s_.kn, p.len);
     co_await run(k.virtio_host_tx_pkt + host_allocs(k, allocs) + k.vhost_copy(p.len), Cat::Sys);
     count_allocs(s_.n, allocs);
     if (p.len > 0)

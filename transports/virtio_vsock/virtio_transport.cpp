@@ -355,7 +355,7 @@ Task<> Kworker::rx_fill()
   const Costs& k = s_.k;
   co_await settle();
   const std::uint32_t added = add_rx_buffers(s_, now());
-  const PktAllocs a = pkt_allocs(s_.kn.skb, s_.kn.rx_buf_size); // per buffer: virtio_vsock_alloc_skb (6.3)
+  const PktAllocs a = pkt_allocs(s_.kn, s_.kn.rx_buf_size); // per buffer: virtio_vsock_alloc_skb (6.3)
   count_allocs(s_.n, a, added);
   co_await run(added * (guest_allocs(k, a) + k.virtio_guest_vq_add), Cat::Sys);
   if (s_.rxq->kick_prepare())

@@ -161,12 +161,28 @@ std::uint64_t pkt_kmalloc_bytes(bool skb, std::uint32_t len)
   return data + kSkbSharedInfoBytes;
 }
 
-PktAllocs pkt_allocs(bool skb, std::uint32_t len)
+unsigned page_order(std::uint64_t bytes)
 {
-  const std::uint64_t bytes = pkt_kmalloc_bytes(skb, len);
+  unsigned order = 0;
+  while ((std::uint64_t{4096} << order) < bytes)
+    ++order;
+  return order;
+}
+
+// kmalloc() -> kmalloc_large() -> alloc_pages() -> rmqueue(): a block of
+// order <= PAGE_ALLOC_COSTLY_ORDER comes from the per-CPU lists once
+// pcp_allowed_order() admits high orders (5.13), else (order 0 aside, which
+// kmalloc_large never asks for) from the zone under zone->lock.
+PktAllocs pkt_allocs(const Knobs& kn, std::uint32_t len)
+{
+  const std::uint64_t bytes = pkt_kmalloc_bytes(kn.skb, len);
   if (bytes == 0)
-    return {1, 0};
-  return bytes > kKmallocMaxCacheSize ? PktAllocs{1, 1} : PktAllocs{2, 0};
+    return {1, 0, 0};
+  if (bytes <= kKmallocMaxCacheSize)
+    return {2, 0, 0};
+  if (kn.pcp_high_order && page_order(bytes) <= kPageAllocCostlyOrder)
+    return {1, 0, 1};
+  return {1, 1, 0};
 }
 
 std::uint32_t rx_buffer_room(const Knobs& kn)
@@ -335,14 +351,14 @@ Task<> AppThread::fill_pkt(Pkt& p, bool zcopy, bool notify)
   if (zcopy) {
     p.frags = static_cast<std::uint16_t>(pages_of(p.len));
     // a header-only packet (an sk_buff whose data are the pinned pages)
-    const PktAllocs a = pkt_allocs(s_.kn.skb, 0);
+    const PktAllocs a = pkt_allocs(s_.kn, 0);
     cost = sc_.pkt + sc_.allocs(a) + p.frags * sc_.pin_page;
     count_allocs(s_.n, a);
     s_.n.pages_pinned.add(p.frags);
     sk_.pinned_pages += p.frags;
   } else {
     // kzalloc pkt and kmalloc buf, or (6.3) virtio_transport_alloc_skb; copy_from_iter
-    const PktAllocs a = pkt_allocs(s_.kn.skb, p.len);
+    const PktAllocs a = pkt_allocs(s_.kn, p.len);
     cost = sc_.pkt + sc_.allocs(a) + sc_.copy(p.len);
     count_allocs(s_.n, a);
     s_.n.copies.add();
@@ -557,7 +573,7 @@ Task<std::uint64_t> AppThread::recv_call(std::uint64_t len, bool user_work)
   // (credit_update_due), and with SOCK_SEQPACKET after every message
   // (virtio_transport_seqpacket_do_dequeue).
   if (kn.seqpacket || credit_update_due()) {
-    const PktAllocs a = pkt_allocs(kn.skb, 0);
+    const PktAllocs a = pkt_allocs(kn, 0);
     co_await run(sc_.pkt + sc_.allocs(a), Cat::Sys);
     count_allocs(s_.n, a);
     s_.n.credit_updates.add();

@@ -52,6 +52,7 @@ Knobs detail::read_knobs(const Params& p)
   kn.indirect = p.boolean("virtio_vsock.indirect_desc");
   kn.skb = p.text("virtio_vsock.packet_type") == "sk_buff";
   kn.tx_fast_path = p.boolean("virtio_vsock.tx_fast_path");
+  kn.pcp_high_order = p.boolean("virtio_vsock.pcp_high_order");
   kn.shared_irq = p.text("virtio_vsock.msix_vectors") == "shared";
   kn.iperf3 = p.text("workload.app") == "iperf3";
   kn.seqpacket = p.text("workload.socket_type") == "seqpacket";
