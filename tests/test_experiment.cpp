@@ -69,6 +69,7 @@ std::string top_keys()
 {
   auto s = sections();
   s.insert("sweep");
+  s.insert("search");
   return join(s);
 }
 
@@ -847,9 +848,10 @@ TEST_CASE("describe: everything, and unknown topics", "[experiment][describe]")
     auto topics = sections();
     topics.insert("platforms");
     topics.insert("metrics");
+    topics.insert("search");
     CHECK(std::string(e.what()) == "describe 'wrkload': error: unknown topic (allowed: " + join(topics) + ")");
     CHECK(join(topics).find("costs, description, direction, guest, host, hv_sock, iterations, metrics, name, "
-                            "platform, platforms, report, seed, sim, transport") != std::string::npos);
+                            "platform, platforms, report, search, seed, sim, transport") != std::string::npos);
   }
 }
 

@@ -25,14 +25,26 @@ const Transport& transport_of(const Params& params)
 
 } // namespace
 
+std::map<std::string, double> params_metrics(const Params& params)
+{
+  double bytes = 0;
+  for (const Effective& part : transport_of(params).memory(params))
+    bytes += part.value;
+  return {{"memory_bytes_per_connection", bytes}};
+}
+
 std::map<std::string, double> simulate_iteration(const Params& params, std::uint32_t iteration)
 {
-  return transport_of(params).simulate(params, iteration, nullptr);
+  std::map<std::string, double> m = transport_of(params).simulate(params, iteration, nullptr);
+  m.merge(params_metrics(params));
+  return m;
 }
 
 std::map<std::string, double> simulate_traced(const Params& params, std::uint32_t iteration, Trace& trace)
 {
-  return transport_of(params).simulate(params, iteration, &trace);
+  std::map<std::string, double> m = transport_of(params).simulate(params, iteration, &trace);
+  m.merge(params_metrics(params));
+  return m;
 }
 
 double connection_start_interval(const Params& params)
@@ -140,6 +152,14 @@ const std::vector<MetricDecl>& shared_metrics()
         "busy time of all guest vCPUs per round trip (interrupts and exits included)"}},
       {MetricPlace::Run,
        {"host_cpu_us_per_transaction", "us", Scaling::PerByte, "busy time of all host CPUs per round trip"}},
+      // Decided by the parameters alone (params_metrics).
+      {MetricPlace::Size,
+       {"memory_bytes_per_connection", "B", Scaling::AsIs,
+        "what one connection holds in guest and host memory at most: its rings and buffers allocated at set-up "
+        "(hv_sock: the VMBus ring pages each way and the send buffer; virtio_vsock: its share of the rx, tx and "
+        "event virtqueue rings and of the posted rx buffers) and what its socket buffer limits let it queue "
+        "(virtio_vsock: buf_alloc at each end); the parts are the point's effective.memory_* values "
+        "(docs/results.md)"}},
       {MetricPlace::Engine,
        {"sim_events", "", Scaling::AsIs,
         "events the run processed: steps of simulated threads (a cost of the simulator, not of the system)"}},

@@ -24,6 +24,10 @@ std::map<std::string, double> simulate_iteration(const Params& params, std::uint
 // The same run with the timeline recorder `trace` attached (sim/trace.hpp):
 // the same figures, and the timeline in `trace`.
 std::map<std::string, double> simulate_traced(const Params& params, std::uint32_t iteration, Trace& trace);
+// The metrics the point's parameters decide alone, known before it runs (both
+// functions above report them too): memory_bytes_per_connection, the sum of
+// the transport's memory parts (Transport::memory).
+std::map<std::string, double> params_metrics(const Params& params);
 
 // Cycles between the starts of successive connections (workload.start_interval
 // at the platform's clock, whole cycles): connection i's threads start i x this.

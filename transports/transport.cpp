@@ -32,6 +32,7 @@ const std::vector<Transport>& transports()
        hv_sock::effective,
        {"hv_sock.sndbuf", "hv_sock.rcvbuf", "hv_sock.sysctl_wmem_max", "hv_sock.sysctl_rmem_max", "hv_sock.ring_sizing",
         "hv_sock.host_packet_size"},
+       hv_sock::memory,
        hv_sock::round_trip_path},
       {"virtio_vsock",
        virtio_vsock::declare_params,
@@ -56,6 +57,7 @@ const std::vector<Transport>& transports()
        virtio_vsock::effective,
        {"virtio_vsock.max_pkt_size", "virtio_vsock.rx_buf_size", "virtio_vsock.queue_size", "virtio_vsock.buf_alloc",
         "virtio_vsock.credit_threshold", "virtio_vsock.irq_vcpu"},
+       virtio_vsock::memory,
        nullptr},
   };
   return all;

@@ -61,6 +61,10 @@ struct Transport {
   // values, are the same run).
   std::vector<Effective> (*effective)(const Params&);
   std::vector<std::string> absorbed;
+  // What one connection of the point holds in memory, part by part (named
+  // after the kernel structure each models, memory_*; also in `effective`):
+  // memory_bytes_per_connection is their sum.
+  std::vector<Effective> (*memory)(const Params&);
   // Round-trip workloads: the critical path of one round trip of the
   // point's messages, stage by stage in the order the initiator sees them
   // (nullptr: the transport does not model round trips yet).

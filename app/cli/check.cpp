@@ -9,9 +9,12 @@
 
 #include "app/cli/command.hpp"
 #include "app/cli/common.hpp"
+#include "app/experiment/describe.hpp"
 #include "app/experiment/effective.hpp"
 #include "app/experiment/estimate.hpp"
 #include "app/experiment/registry.hpp"
+#include "app/experiment/search_spec.hpp"
+#include "app/search/search.hpp"
 
 namespace vsim::app::cli {
 
@@ -27,6 +30,18 @@ int check(const CheckArgs& a)
 {
   Experiment ex = load_experiment(a.file, a.sets, registry());
   prepare(ex, a.file);
+  if (ex.search) { // what `search` plans before it runs anything
+    std::vector<std::string> warnings;
+    const SearchPlan plan = plan_search(ex, {}, &warnings);
+    std::cout << fmt::format("{}: ok: experiment '{}', a search over {} knob(s), {} combination(s){}; budget {}, "
+                             "method {}; config sha256 {}\n",
+                             a.file, ex.name, ex.search->space.size(), format_number(plan.combinations),
+                             plan.enumerated ? fmt::format(" ({} to simulate)", plan.candidates) : "", plan.budget,
+                             plan.chosen, ex.config_sha256);
+    for (const std::string& w : warnings)
+      std::cout << fmt::format("{}: warning: {}\n", a.file, w);
+    return 0;
+  }
   std::cout << fmt::format("{}: ok: experiment '{}', {} point(s), {}; config sha256 {}\n", a.file, ex.name,
                            ex.points.size(), describe_estimate(estimate(ex), a.jobs), ex.config_sha256);
   for (const std::string& w : effective_warnings(ex))

@@ -38,5 +38,6 @@ Command add_compare(CLI::App& app);
 Command add_explain(CLI::App& app);
 Command add_import(CLI::App& app);
 Command add_reproduce(CLI::App& app);
+Command add_search(CLI::App& app, const Context& ctx);
 
 } // namespace vsim::app::cli

@@ -74,9 +74,10 @@ int main(int argc, char** argv)
 
   const cli::Context ctx{join_args(argc, argv)};
   const std::vector<cli::Command> commands = {
-      cli::add_run(app, ctx), cli::add_plot(app),     cli::add_merge(app),     cli::add_check(app),
-      cli::add_describe(app), cli::add_validate(app), cli::add_calibrate(app), cli::add_show(app),
-      cli::add_compare(app),  cli::add_explain(app),  cli::add_import(app),    cli::add_reproduce(app),
+      cli::add_run(app, ctx),    cli::add_plot(app),     cli::add_merge(app),     cli::add_check(app),
+      cli::add_describe(app),    cli::add_validate(app), cli::add_calibrate(app), cli::add_show(app),
+      cli::add_compare(app),     cli::add_explain(app),  cli::add_import(app),    cli::add_reproduce(app),
+      cli::add_search(app, ctx),
   };
 
   if (argc > 1 && argv[1][0] != '-' && !known_command(app, argv[1]))

@@ -23,6 +23,7 @@
 #include "app/experiment/effective.hpp"
 #include "app/experiment/estimate.hpp"
 #include "app/experiment/registry.hpp"
+#include "app/experiment/search_spec.hpp"
 #include "app/report/calibration_span.hpp"
 #include "app/report/results.hpp"
 #include "app/run/output_dir.hpp"
@@ -56,12 +57,22 @@ struct RunArgs {
   }
 };
 
+// A search's file is run by `vsocksim search`: `run` has no sweep to run.
+void refuse_search(const Experiment& ex, const std::string& file)
+{
+  if (ex.search)
+    load::fail(ex.search->at.positioned() ? ex.search->at : load::in_file(file), "search",
+               load::with_allowed("this experiment is a search: `vsocksim search " + file + "` runs it",
+                                  "run on an experiment without search:"));
+}
+
 // `run --list`: the expanded sweep, one line per point with its index and
 // swept values; the indices are a pure function of the file and the --set
 // entries.
 int list_points(const RunArgs& a)
 {
   Experiment ex = load_experiment(a.file, a.sets, registry());
+  refuse_search(ex, a.file);
   prepare(ex, a.file);
   for (const Point& p : ex.points) {
     std::string line = fmt::format("{:>5}", p.index);
@@ -114,6 +125,7 @@ private:
   void load()
   {
     ex_ = load_experiment(a_.file, a_.sets, registry());
+    refuse_search(ex_, a_.file);
     check_output();
     prep_ = prepare(ex_, a_.file);
     points_total_ = ex_.points.size();

@@ -10,6 +10,7 @@
 
 #include "app/experiment/experiment.hpp"
 #include "app/experiment/platforms.hpp"
+#include "app/experiment/search_spec.hpp"
 #include "app/experiment/units.hpp"
 #include "transports/virtio_vsock/params.hpp"
 
@@ -69,7 +70,7 @@ std::string default_text(const ParamSpec& spec)
 
 std::vector<std::string> topics(const ParamRegistry& reg)
 {
-  std::set<std::string> s = {"platforms", "metrics"};
+  std::set<std::string> s = {"platforms", "metrics", "search"};
   for (const auto& spec : reg.all())
     s.insert(section_of(spec.path).empty() ? spec.path : section_of(spec.path));
   return {s.begin(), s.end()};
@@ -147,6 +148,16 @@ void describe_metrics(std::string& out)
   for (const MetricDoc& d : metric_docs())
     out += fmt::format("{}\n  unit: {}; extrapolated as: {}\n  {}\n", d.name, d.unit.empty() ? "(none)" : d.unit,
                        scaling_text(d.scaling), d.doc);
+}
+
+// The keys of a search section (search_spec.hpp), as describe_param shows a
+// parameter.
+void describe_search(std::string& out, const std::string& topic)
+{
+  for (const SearchKeyDoc& k : search_keys())
+    if (matches(k.path, topic) || topic == "search")
+      out += fmt::format("{}\n  type:    {}\n  default: {}\n  allowed: {}\n  {}\n\n", k.path, k.type, k.default_text,
+                         k.allowed, k.doc);
 }
 
 // Markdown table cells must not contain a bare '|' or a newline.
@@ -279,6 +290,8 @@ std::string describe_text(const ParamRegistry& reg, const std::string& topic)
   for (const auto& spec : reg.all())
     if (matches(spec.path, topic))
       describe_param(out, spec);
+  if (topic.empty() || topic.rfind("search", 0) == 0)
+    describe_search(out, topic);
   if (out.empty())
     throw InputError(fmt::format("describe '{}': error: unknown topic (allowed: {})", topic, join(topics(reg))));
   if (topic.empty()) {
@@ -330,6 +343,12 @@ std::string describe_markdown(const ParamRegistry& reg)
       }
     }
   }
+  out += "\n## `search.*`\n\nThe section of an experiment that `vsocksim search` runs ([search.md](search.md)); a "
+         "file with it has no sweep, and `run` refuses it.\n\n| key | type | default | allowed | meaning |\n"
+         "|---|---|---|---|---|\n";
+  for (const SearchKeyDoc& k : search_keys())
+    out += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.path, cell(k.type), cell(k.default_text), cell(k.allowed),
+                       cell(k.doc));
   // The plausible range of every cost and what it rests on.
   out += "\n## Plausible ranges of the costs\n\nWhat one operation can physically cost on the modelled hardware "
          "(2017-2019 two-socket Xeon servers, 2.5 GHz clock); calibration searches only inside these ranges. "

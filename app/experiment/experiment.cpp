@@ -22,6 +22,7 @@
 #include "app/experiment/platforms.hpp"
 #include "app/experiment/profile_file.hpp"
 #include "app/experiment/scalar.hpp"
+#include "app/experiment/search_spec.hpp"
 #include "app/experiment/sha256.hpp"
 #include "app/experiment/text.hpp"
 #include "app/experiment/units.hpp"
@@ -89,6 +90,8 @@ public:
     }
     if (auto kind = axis_kind_of(key)) {
       set_axis(*kind, key.substr(std::strlen(axis_name(*kind)) + 1), value, at, at);
+    } else if (key == "search" || key.rfind("search.", 0) == 0) {
+      fail(at, key, "the search section is set in the file (allowed: `vsocksim search` options --budget and --seed)");
     } else if (key == "sweep" || key == "sweep.grid" || key == "sweep.zip") {
       fail(at, key, "set one sweep axis at a time (allowed: sweep.grid.KEY=[v1, v2], sweep.zip.KEY=[v1, v2])");
     } else if (const ParamSpec* spec = tree_.param(key)) {
@@ -116,13 +119,39 @@ public:
     for (const auto& [key, g] : given_)
       ex.given.push_back(key);
     expand(ex);
+    if (search_) {
+      if (!grid_.empty() || !zip_.empty())
+        fail(search_->at, "search",
+             with_allowed("a search cannot also have a sweep: its knobs are search.space",
+                          "remove sweep, or put its keys in search.space"));
+      search_->given = given_;
+      ex.search = std::make_shared<const SearchSpec>(std::move(*search_));
+    }
     if (const std::int64_t b = ex.base.integer("report.baseline"); b >= static_cast<std::int64_t>(ex.points.size()))
       fail(with_file(origin_of(given_, "report.baseline")), "report.baseline",
            with_allowed(fmt::format("point {} does not exist", b),
                         fmt::format("-1 for none, or 0 to {}; `run --list` gives the indices", ex.points.size() - 1)));
-    ex.canonical = canonical(ex.base);
+    ex.canonical = canonical(ex.base, ex.search.get());
     ex.config_sha256 = sha256_hex(ex.canonical);
     return ex;
+  }
+
+  // A search's point: the file's values with the knobs' put in
+  // (search_point()).
+  Point search_point(const Experiment& ex, const std::vector<std::size_t>& choice, std::size_t index)
+  {
+    stem_ = std::filesystem::path(ex.file).stem().string();
+    std::map<std::string, Given> given = ex.search->given;
+    Point point{index, {}, {}};
+    for (std::size_t k = 0; k < ex.search->space.size(); ++k) {
+      const SearchKnob& knob = ex.search->space[k];
+      const Given& g = knob.values.at(choice.at(k));
+      given[knob.key] = g;
+      point.label.emplace_back(knob.key, g.raw);
+    }
+    point.params = resolve(given);
+    check_point(point.params, given);
+    return point;
   }
 
 private:
@@ -219,7 +248,17 @@ private:
 
   void take(const std::string& path, const Origin& key_at, const YAML::Node& value)
   {
-    if (path == "sweep") {
+    if (path == "search") {
+      SearchReader r;
+      r.file = file_;
+      r.param = [this](const std::string& p) { return tree_.param(p); };
+      r.parameters_near = [this](const std::string& p) { return tree_.sweepable_near(p); };
+      r.value_of = [this](const ParamSpec& spec, const YAML::Node& node, const Origin& at) {
+        return value_of(spec, node, at);
+      };
+      r.registry = &reg_;
+      search_ = read_search(value, key_at, r);
+    } else if (path == "sweep") {
       expect_map(path, key_at, value, tree_.children(path));
       walk_map(value, path);
     } else if (path == "sweep.grid" || path == "sweep.zip") {
@@ -622,7 +661,7 @@ private:
     return std::visit([](const auto& x) { return nlohmann::json(x); }, v);
   }
 
-  std::string canonical(const Params& base) const
+  std::string canonical(const Params& base, const SearchSpec* search) const
   {
     nlohmann::json j;
     j["params"] = nlohmann::json::object();
@@ -638,6 +677,8 @@ private:
       }
       j["sweep"][kind == AxisKind::Grid ? "grid" : "zip"] = list;
     }
+    if (search != nullptr)
+      j["search"] = search_canonical(*search);
     return j.dump();
   }
 
@@ -648,6 +689,7 @@ private:
   std::map<std::string, Given> given_;      // explicit values from the file and --set
   std::map<std::string, Origin> leaf_seen_; // parameter paths given in the file
   std::vector<Axis> grid_, zip_;
+  std::optional<SearchSpec> search_;
 };
 
 } // namespace
@@ -660,6 +702,15 @@ Experiment load_experiment_text(const std::string& text, const std::string& disp
   for (const auto& entry : sets)
     loader.apply_set(entry);
   return loader.finish(display_name);
+}
+
+Point search_point(const Experiment& ex, const std::vector<std::size_t>& choice, std::size_t index,
+                   const ParamRegistry& reg)
+{
+  if (!ex.search)
+    throw std::logic_error("search_point: the experiment has no search section");
+  Loader loader(reg, ex.file);
+  return loader.search_point(ex, choice, index);
 }
 
 Experiment load_experiment(const std::string& path, const std::vector<std::string>& sets, const ParamRegistry& reg)

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -33,6 +34,8 @@ struct Point {
   std::vector<std::pair<std::string, std::string>> label;
 };
 
+struct SearchSpec; // app/experiment/search_spec.hpp
+
 struct Experiment {
   std::string file;                   // path as given
   std::string name;                   // `name`, or the file's stem
@@ -41,8 +44,11 @@ struct Experiment {
   std::vector<std::string> zip_keys;  // in order (empty if no zip)
   std::vector<Point> points;          // zip axis outermost, then grid keys in order
   std::vector<std::string> given;     // keys given explicitly (file or --set, swept or not), sorted
-  std::string canonical;              // JSON (sorted keys) of base params + grid + zip lists
+  std::string canonical;              // JSON (sorted keys) of base params + grid + zip lists (+ search)
   std::string config_sha256;          // hex SHA-256 of `canonical`
+  // The `search:` section (vsocksim search), when the file has one: then
+  // there is no sweep, and `points` holds the one point of the file's values.
+  std::shared_ptr<const SearchSpec> search;
 };
 
 // Reads and validates FILE, applies the --set entries (each "KEY=VALUE") and
@@ -53,5 +59,13 @@ Experiment load_experiment(const std::string& path, const std::vector<std::strin
 // default name (its stem).
 Experiment load_experiment_text(const std::string& text, const std::string& display_name,
                                 const std::vector<std::string>& sets, const ParamRegistry& reg);
+
+// A point of a search (Experiment::search): the experiment's explicit values
+// with knob k at its value choice[k], resolved and checked as a sweep's
+// point is, labelled with the knobs' values as written. Throws InputError
+// when the loader refuses the combination (the message names the knob
+// values that make it).
+Point search_point(const Experiment& ex, const std::vector<std::size_t>& choice, std::size_t index,
+                   const ParamRegistry& reg);
 
 } // namespace vsim::app

@@ -21,6 +21,7 @@ public:
   explicit KeyTree(const ParamRegistry& reg) : reg_(reg)
   {
     children_[""].insert("sweep");
+    children_[""].insert("search");
     children_["sweep"] = {"grid", "zip"};
     for (const auto& spec : reg.all()) {
       std::string parent;

@@ -10,17 +10,11 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "app/experiment/given.hpp"
 #include "app/experiment/origin.hpp"
 #include "sim/params.hpp"
 
 namespace vsim::app::load {
-
-// A value as given by the user (or a default), validated.
-struct Given {
-  Value value;
-  std::string raw; // as written, e.g. "64KiB"
-  Origin at;
-};
 
 // A scalar to convert: the text and whether it was a plain (unquoted) YAML
 // scalar, which decides whether `12` is a number and `true` a boolean.

@@ -39,6 +39,22 @@ struct PvmFigure {
 std::vector<std::string> plot_predicted_vs_measured(const std::vector<PvmFigure>& figures, const std::string& dir,
                                                     const std::string& script);
 
+// A search's objective space (vsocksim search, docs/search.md): one figure
+// per pair of objectives, the feasible points evaluated, those that broke a
+// constraint, the Pareto front (joined in its order), and a constraint
+// whose expression is an axis's objective as a dashed line at its bound.
+struct ObjectiveSpaceFigure {
+  std::string stem; // file name without extension
+  std::string title, x_label, y_label;
+  std::vector<std::pair<double, double>> feasible, infeasible, front;
+  std::vector<double> x_bounds, y_bounds;
+};
+// Renders each to DIR/STEM.svg and .png, keeping DIR/STEM.dat and the
+// script DIR/SCRIPT; returns the figures written. Throws std::runtime_error
+// when gnuplot is missing or fails.
+std::vector<std::string> plot_objective_space(const std::vector<ObjectiveSpaceFigure>& figures, const std::string& dir,
+                                              const std::string& script);
+
 // The name --metrics takes for the CPU cost figure (no metric: worked out
 // from throughput_MBps, guest_cpu_percent and host_cpu_percent).
 inline constexpr const char* kCpuPerGbFigure = "cpu_per_GB";

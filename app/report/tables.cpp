@@ -373,6 +373,7 @@ const std::vector<MetricGroup>& metric_groups()
       {"counts per MB", "", "_per_MB", [](S, S u) { return u == "1/MB"; }},
       {"queue levels", "queue.", ".mean", [](S n, S) { return n.starts_with("queue.") && n.ends_with(".mean"); }},
       {"queue occupancy", "queue.", "_percent", [](S n, S) { return n.starts_with("queue."); }},
+      {"memory", "", "", [](S n, S) { return n.starts_with("memory_"); }},
       {"ring sizes", "ring_bytes_", "", [](S n, S) { return n.starts_with("ring_bytes_"); }},
       {"simulator", "sim_", "", [](S n, S) { return n.starts_with("sim_"); }},
       {"other", "", "", [](S, S) { return true; }},
@@ -524,6 +525,8 @@ std::string table_notes(const Experiment& ex, std::vector<std::vector<Effective>
   std::vector<std::string> differing;
   if (!eff.empty())
     for (const Effective& e : eff[0]) {
+      if (e.name.starts_with("memory_")) // the parts of memory_bytes_per_connection, a metric of its own
+        continue;
       for (const auto& other : eff) {
         auto it = std::find_if(other.begin(), other.end(), [&](const Effective& o) { return o.name == e.name; });
         if (it == other.end() || it->value != e.value) {

@@ -145,40 +145,48 @@ void write_point_file(const std::string& dir, nlohmann::ordered_json point, cons
   write_file_atomic(point_path(dir, point.at("index").get<std::size_t>()), point.dump(2) + "\n");
 }
 
-std::map<std::size_t, PointResult> reusable_points(const std::string& dir, const Experiment& ex,
-                                                   const nlohmann::ordered_json& manifest)
+FinishedPoints::FinishedPoints(const std::string& dir, const nlohmann::ordered_json& manifest)
 {
-  std::map<std::size_t, PointResult> out;
   const nlohmann::ordered_json code = code_identity(manifest);
   if (code["git_commit"] == "unknown")
-    return out; // no well-defined code version: recompute everything
+    return; // no well-defined code version: recompute everything
   // The finished points in DIR by the hash of their parameters: a point
   // whatever its index (a sweep with a value added reuses the others).
-  std::map<std::string, const nlohmann::ordered_json*> by_hash;
-  const auto files = point_files(dir);
-  for (const auto& [name, j] : files) {
+  for (auto& [name, j] : point_files(dir)) {
     const nlohmann::ordered_json run = j.value("run", nlohmann::ordered_json());
     if (!run.is_object() || run.value("version", nlohmann::ordered_json()) != code["version"] ||
         run.value("git_commit", nlohmann::ordered_json()) != code["git_commit"] || !run.contains("params_sha256") ||
         !run["params_sha256"].is_string())
       continue;
-    by_hash.emplace(run["params_sha256"].get<std::string>(), &j);
+    by_hash_.emplace(run["params_sha256"].get<std::string>(), std::move(j));
   }
-  for (const Point& p : ex.points) {
-    auto it = by_hash.find(params_sha256(params_json(p.params)));
-    if (it == by_hash.end())
-      continue;
-    const nlohmann::ordered_json& j = *it->second;
-    try {
-      if (j.contains("run_length"))
-        (void)j.at("run_length").at("iterations"); // a damaged file is recomputed
-      PointResult r = point_figures_from_json(p.index, j);
-      if (static_cast<std::int64_t>(r.iterations.size()) == p.params.integer("iterations"))
-        out.emplace(p.index, std::move(r));
-    } catch (const nlohmann::ordered_json::exception&) {
-      continue; // a damaged file is recomputed
-    }
-  }
+}
+
+std::optional<PointResult> FinishedPoints::find(const Point& p) const
+{
+  auto it = by_hash_.find(params_sha256(params_json(p.params)));
+  if (it == by_hash_.end())
+    return std::nullopt;
+  const nlohmann::ordered_json& j = it->second;
+  try {
+    if (j.contains("run_length"))
+      (void)j.at("run_length").at("iterations"); // a damaged file is recomputed
+    PointResult r = point_figures_from_json(p.index, j);
+    if (static_cast<std::int64_t>(r.iterations.size()) == p.params.integer("iterations"))
+      return r;
+  } catch (const nlohmann::ordered_json::exception&) {
+  } // a damaged file is recomputed
+  return std::nullopt;
+}
+
+std::map<std::size_t, PointResult> reusable_points(const std::string& dir, const Experiment& ex,
+                                                   const nlohmann::ordered_json& manifest)
+{
+  std::map<std::size_t, PointResult> out;
+  const FinishedPoints finished(dir, manifest);
+  for (const Point& p : ex.points)
+    if (std::optional<PointResult> r = finished.find(p))
+      out.emplace(p.index, std::move(*r));
   return out;
 }
 

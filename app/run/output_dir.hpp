@@ -31,6 +31,22 @@ void write_output_dir(const std::string& dir, const nlohmann::ordered_json& resu
 void write_point_file(const std::string& dir, nlohmann::ordered_json point, const nlohmann::ordered_json& manifest,
                       const std::string& experiment);
 
+// The finished points DIR holds, read once, found by the SHA-256 of their
+// resolved parameters: those written by the same code (version and git
+// commit of `manifest`); none when the code's commit is unknown. What
+// reusable_points looks points up in, and a search each point it evaluates.
+class FinishedPoints {
+public:
+  FinishedPoints(const std::string& dir, const nlohmann::ordered_json& manifest);
+  // The point's figures as its file holds them (with its index), or nullopt
+  // when DIR holds none for its parameters, or a damaged one, or one with
+  // another number of iterations.
+  std::optional<PointResult> find(const Point& p) const;
+
+private:
+  std::map<std::string, nlohmann::ordered_json> by_hash_;
+};
+
 // Points DIR already holds, read back exactly: any point file written by
 // the same code for a point with the same resolved parameters, whatever its
 // index (a sweep with a value added or removed reuses every other point);

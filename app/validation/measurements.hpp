@@ -27,40 +27,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/experiment/experiment.hpp"
+#include "app/experiment/metric_expr.hpp"
 #include "app/run/runner.hpp"
 
 namespace vsim::app {
-
-// The `metric` cell of a measurements row, parsed (see above).
-class MetricExpr {
-public:
-  struct Error {
-    std::size_t offset; // byte of the text at fault
-    std::string what;
-  };
-  // `check_name` returns "" for a name it accepts, else what is wrong. A
-  // name with a '.' is an experiment key. Throws Error.
-  static MetricExpr parse(const std::string& text, const std::function<std::string(const std::string&)>& check_name);
-
-  // The metric names and experiment keys it reads, in order of first use.
-  const std::vector<std::string>& names() const { return names_; }
-  // True when the expression is one metric name and nothing else.
-  bool is_name() const { return rpn_.size() == 1 && rpn_[0].op == 'v' && !is_key(names_[0]); }
-  static bool is_key(const std::string& name) { return name.find('.') != std::string::npos; }
-  // Its value on one iteration's metrics at a point; nullopt when a metric it
-  // reads is absent, or a key has no numeric value (then *missing names it).
-  std::optional<double> eval(const Metrics& m, const Params& point, std::string* missing = nullptr) const;
-
-private:
-  struct Step {
-    char op; // 'n' number, 'v' metric or key, '~' negate, or one of + - * /
-    double number = 0;
-    std::size_t name = 0; // index into names_
-  };
-  std::vector<Step> rpn_; // reverse Polish: evaluated with a stack
-  std::vector<std::string> names_;
-  friend class MetricExprParser;
-};
 
 struct Measurement {
   int line = 0;

@@ -29,7 +29,7 @@ std::set<std::string> described_paths()
   for (const std::string& line : lines_of(r.out)) {
     if (starts_with(line, "Platforms"))
       break;
-    if (!line.empty() && line[0] != ' ')
+    if (!line.empty() && line[0] != ' ' && !starts_with(line, "search.")) // search.*: no parameters
       paths.insert(line);
   }
   return paths;

@@ -134,7 +134,7 @@ TEST_CASE("cli: show --metrics all prints a table per group of metrics, points a
     const Run all = run_cli(dir, {"show", out_dir, "--metrics", "all"});
     INFO("COLUMNS=" << columns << "\n" << all.out);
     REQUIRE(all.status == 0);
-    CHECK(starts_with(all.out, fmt::format("cli-tiny — {} metrics in 10 groups, min/max/avg/median over 2 "
+    CHECK(starts_with(all.out, fmt::format("cli-tiny — {} metrics in 11 groups, min/max/avg/median over 2 "
                                            "iterations\na row per point (index: hv_sock.send_loop)\n\n"
                                            "throughput (MB/s)\n",
                                            metrics.size())));

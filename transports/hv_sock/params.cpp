@@ -125,7 +125,7 @@ std::vector<Effective> effective(const Params& p)
 {
   const std::uint32_t out = ring_size(p, "hv_sock.sndbuf", "hv_sock.sysctl_wmem_max", SocketBuffer::Send);
   const std::uint32_t in = ring_size(p, "hv_sock.rcvbuf", "hv_sock.sysctl_rmem_max", SocketBuffer::Receive);
-  return {
+  std::vector<Effective> e = {
       {"ring_bytes_guest_to_host", static_cast<double>(out), "bytes", "hv_sock.sndbuf",
        ring_note(p, "hv_sock.sndbuf", "hv_sock.sysctl_wmem_max", SocketBuffer::Send, out)},
       {"ring_bytes_host_to_guest", static_cast<double>(in), "bytes", "hv_sock.rcvbuf",
@@ -133,6 +133,9 @@ std::vector<Effective> effective(const Params& p)
       {"host_packet_bytes", static_cast<double>(p.integer("hv_sock.host_packet_size")), "bytes",
        "hv_sock.host_packet_size", ""},
   };
+  for (Effective& part : memory(p))
+    e.push_back(std::move(part));
+  return e;
 }
 
 } // namespace vsim::hv_sock

@@ -17,6 +17,10 @@ std::uint32_t ring_size(const Params& p, const char* key, const char* sysctl, So
 // of SO_SNDBUF / SO_RCVBUF on the way (capped by the sysctl, raised to the
 // default ring, limited to the largest ring, ignored by fixed sizing).
 std::vector<Effective> effective(const Params& p);
+// What one connection holds in memory, part by part (memory.cpp): the
+// VMBus ring pages each way and the send buffer; their sum is
+// memory_bytes_per_connection.
+std::vector<Effective> memory(const Params& p);
 // Where connection i's threads run (the simulation and the bound): guest
 // vCPU (1 + i) mod vcpus (vCPU 0 takes the channel interrupts), host CPU
 // i mod host CPUs.

@@ -116,7 +116,7 @@ std::vector<Effective> effective(const Params& p)
                           "which Linux's virtio_transport_rx_work never refills (only below half the most it held): "
                           "the run hangs once the host has sent a second packet",
                           kn.queue_size);
-  return {
+  std::vector<Effective> e = {
       {"guest_pkt_bytes", d(kn.max_pkt_size), "bytes", "virtio_vsock.max_pkt_size", ""},
       {"host_pkt_bytes", d(kn.host_pkt_size), "bytes", "virtio_vsock.max_pkt_size", host_note},
       {"rx_buf_bytes", d(kn.rx_buf_size), "bytes", "virtio_vsock.rx_buf_size", ""},
@@ -128,6 +128,9 @@ std::vector<Effective> effective(const Params& p)
       {"irq_vcpu", d(irq % vcpus), "", "virtio_vsock.irq_vcpu", irq_note},
       zerocopy_effective(kn, p.text("direction") == "guest_to_host"),
   };
+  for (Effective& part : memory(p))
+    e.push_back(std::move(part));
+  return e;
 }
 
 namespace {

@@ -34,6 +34,10 @@ namespace vsim::virtio_vsock {
 // The point's effective packet, buffer and queue sizes, credit window and
 // interrupt vCPU, with what became of knobs the combination ignores.
 std::vector<Effective> effective(const Params& p);
+// What one connection holds in memory, part by part (memory.cpp): its share
+// of the virtqueue rings and posted rx buffers, and its sockets' buf_alloc;
+// their sum is memory_bytes_per_connection.
+std::vector<Effective> memory(const Params& p);
 
 using Metrics = std::map<std::string, double>;
 

@@ -1,0 +1,264 @@
+#include "app/search/report.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <pagmo/utils/hypervolume.hpp>
+
+#include "app/experiment/describe.hpp"
+#include "app/report/plot.hpp"
+#include "app/report/results.hpp"
+
+namespace vsim::app {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// "1523 ± 12" with three significant digits of the interval.
+std::string with_interval(const ObjectiveValue& v)
+{
+  if (v.half_width == 0)
+    return fmt::format("{:.4g}", v.mean);
+  return fmt::format("{:.4g} ± {:.2g}", v.mean, v.half_width);
+}
+
+std::string objective_title(const SearchObjective& o)
+{
+  return fmt::format("{} {}", o.maximise ? "max" : "min", o.text);
+}
+
+// "NSGA-II", "MOEA/D", "exhaustive" as the reports name the methods.
+std::string method_text(const SearchPlan& p)
+{
+  const std::string name = p.chosen == "nsga2"   ? "NSGA-II (pagmo2)"
+                           : p.chosen == "moead" ? "MOEA/D-DE (pagmo2)"
+                                                 : "exhaustive";
+  return p.method == "auto" ? name + ", chosen by method auto" : name;
+}
+
+std::string ties_text(const SearchResult& r, std::size_t a)
+{
+  std::string s;
+  for (std::size_t b : r.ties[a])
+    s += (s.empty() ? "" : ",") + std::to_string(b + 1);
+  return s.empty() ? "" : "= " + s;
+}
+
+json objective_json(const ObjectiveValue& v)
+{
+  return json{{"mean", v.mean}, {"half_width", v.half_width}};
+}
+
+} // namespace
+
+double hypervolume(const std::vector<std::vector<double>>& minimised, const std::vector<double>& reference)
+{
+  std::vector<pagmo::vector_double> inside;
+  for (const auto& p : minimised) {
+    bool below = true;
+    for (std::size_t m = 0; m < p.size(); ++m)
+      below = below && p[m] < reference[m];
+    if (below)
+      inside.push_back(p);
+  }
+  if (inside.empty())
+    return 0;
+  return pagmo::hypervolume(inside, true).compute(reference);
+}
+
+std::string search_table(const SearchResult& r)
+{
+  const SearchSpec& s = *r.ex.search;
+  std::string out = fmt::format(
+      "Pareto front of {} point(s): {} knob(s), {} point(s) evaluated ({} simulated, {} reused) of a budget of {}; "
+      "{}, seed {}\n",
+      r.front.size(), s.space.size(), r.evaluated.size(), r.simulated, r.reused, r.plan.budget, method_text(r.plan),
+      r.plan.seed);
+  if (r.front.empty()) {
+    out += "no point evaluated meets every constraint\n";
+  } else {
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> head = {"rank", "point"};
+    for (const SearchKnob& k : s.space)
+      head.push_back(k.key);
+    for (const SearchObjective& o : s.objectives)
+      head.push_back(objective_title(o));
+    head.push_back("tied with");
+    rows.push_back(head);
+    for (std::size_t a = 0; a < r.front.size(); ++a) {
+      const Evaluated& e = r.evaluated[r.front[a]];
+      std::vector<std::string> row = {std::to_string(a + 1), std::to_string(e.point.index)};
+      for (const auto& [key, value] : e.point.label)
+        row.push_back(value);
+      for (const ObjectiveValue& v : e.objectives)
+        row.push_back(with_interval(v));
+      row.push_back(ties_text(r, a));
+      rows.push_back(row);
+    }
+    out += render_columns(rows);
+    out += "(each objective: mean ± the half-width of its 95% interval over the iterations; `tied with`: the ranks of "
+           "the front points whose intervals overlap this one's in every objective)\n";
+  }
+  out += "\nSensitivity (from the feasible points evaluated): how far each knob moves each objective's mean\n";
+  std::vector<std::vector<std::string>> rows = {{"knob", "objective", "values seen", "moves by", "share of variance"}};
+  for (const SensitivityRow& row : r.sensitivity)
+    rows.push_back({row.knob, objective_title(s.objectives[row.objective]),
+                    fmt::format("{}/{}", row.values_seen, row.values), fmt::format("{:.3g}", row.moves),
+                    fmt::format("{:.0f}%", row.share * 100)});
+  out += render_columns(rows);
+  return out;
+}
+
+std::string search_csv(const SearchResult& r)
+{
+  const SearchSpec& s = *r.ex.search;
+  std::string out = "rank,point";
+  for (const SearchKnob& k : s.space)
+    out += "," + k.key;
+  for (std::size_t j = 0; j < s.objectives.size(); ++j)
+    out += fmt::format(",objective{0}_mean,objective{0}_half_width", j + 1);
+  out += ",tied_with\n";
+  for (std::size_t a = 0; a < r.front.size(); ++a) {
+    const Evaluated& e = r.evaluated[r.front[a]];
+    out += fmt::format("{},{}", a + 1, e.point.index);
+    for (const auto& [key, value] : e.point.label)
+      out += "," + value;
+    for (const ObjectiveValue& v : e.objectives)
+      out += fmt::format(",{},{}", v.mean, v.half_width);
+    std::string ties;
+    for (std::size_t b : r.ties[a])
+      ties += (ties.empty() ? "" : " ") + std::to_string(b + 1);
+    out += "," + ties + "\n";
+  }
+  return out;
+}
+
+json search_json(const SearchResult& r)
+{
+  const SearchSpec& s = *r.ex.search;
+  json out = json::object();
+  out["experiment"] = r.ex.name;
+  json facts = json::object();
+  facts["method"] = r.plan.chosen;
+  facts["method_asked"] = r.plan.method;
+  facts["seed"] = r.plan.seed;
+  facts["budget"] = r.plan.budget;
+  facts["evaluations"] = r.evaluated.size();
+  facts["simulated"] = r.simulated;
+  facts["reused"] = r.reused;
+  facts["proposals"] = r.proposals;
+  facts["generations"] = r.generations;
+  facts["combinations"] = r.plan.combinations;
+  json knobs = json::array();
+  for (const SearchKnob& k : s.space) {
+    json values = json::array();
+    for (const load::Given& g : k.values)
+      values.push_back(g.raw);
+    knobs.push_back({{"key", k.key}, {"values", values}});
+  }
+  facts["space"] = knobs;
+  json objectives = json::array();
+  for (const SearchObjective& o : s.objectives)
+    objectives.push_back({{"sense", o.maximise ? "max" : "min"}, {"expression", o.text}});
+  facts["objectives"] = objectives;
+  json constraints = json::array();
+  for (const SearchConstraint& c : s.constraints)
+    constraints.push_back(c.text);
+  facts["constraints"] = constraints;
+  json evaluated = json::array();
+  for (const Evaluated& e : r.evaluated) {
+    json one = {{"index", e.point.index}, {"feasible", e.feasible}, {"reused", e.reused}};
+    json obj = json::array();
+    for (const ObjectiveValue& v : e.objectives)
+      obj.push_back(objective_json(v));
+    one["objectives"] = obj;
+    one["constraints"] = e.constraints;
+    if (!e.result.failed.empty())
+      one["failed"] = e.result.failed;
+    evaluated.push_back(std::move(one));
+  }
+  facts["evaluated"] = evaluated;
+  json sensitivity = json::array();
+  for (const SensitivityRow& row : r.sensitivity)
+    sensitivity.push_back({{"knob", row.knob},
+                           {"objective", s.objectives[row.objective].text},
+                           {"values_seen", row.values_seen},
+                           {"moves", row.moves},
+                           {"share", row.share}});
+  facts["sensitivity"] = sensitivity;
+  out["search"] = facts;
+  // The front's points as the result has them (run's JSON point form), each
+  // with its objectives and ties.
+  std::map<std::size_t, const json*> by_index;
+  for (const json& p : r.result.at("points"))
+    by_index[p.at("index").get<std::size_t>()] = &p;
+  json front = json::array();
+  for (std::size_t a = 0; a < r.front.size(); ++a) {
+    const Evaluated& e = r.evaluated[r.front[a]];
+    json p = *by_index.at(e.point.index);
+    json obj = json::array();
+    for (const ObjectiveValue& v : e.objectives)
+      obj.push_back(objective_json(v));
+    p["objectives"] = obj;
+    json ties = json::array();
+    for (std::size_t b : r.ties[a])
+      ties.push_back(r.evaluated[r.front[b]].point.index);
+    p["tied_with"] = ties;
+    front.push_back(std::move(p));
+  }
+  out["front"] = front;
+  out["units"] = r.result.at("units");
+  out["manifest"] = r.result.at("manifest");
+  return out;
+}
+
+namespace search {
+
+std::string write_figures(const SearchResult& r, const std::string& dir)
+{
+  const SearchSpec& s = *r.ex.search;
+  std::vector<ObjectiveSpaceFigure> figures;
+  auto bounds = [&](const SearchObjective& o) {
+    std::vector<double> out;
+    for (const SearchConstraint& c : s.constraints)
+      if (c.expr_text == o.text)
+        out.push_back(c.bound);
+    return out;
+  };
+  // One objective: it against the order of evaluation; else each pair.
+  const std::size_t n = s.objectives.size();
+  for (std::size_t i = 0; i < std::max<std::size_t>(n, 2) - 1; ++i)
+    for (std::size_t j = i + 1; j < std::max<std::size_t>(n, 2); ++j) {
+      ObjectiveSpaceFigure f;
+      f.stem = n <= 2 ? "search-objectives" : fmt::format("search-objectives-{}-{}", i + 1, j + 1);
+      f.title = fmt::format("{}: the objective space ({} points evaluated, {} on the front)", r.ex.name,
+                            r.evaluated.size(), r.front.size());
+      auto x = [&](const Evaluated& e) { return n == 1 ? static_cast<double>(e.point.index) : e.objectives[i].mean; };
+      auto y = [&](const Evaluated& e) { return n == 1 ? e.objectives[0].mean : e.objectives[j].mean; };
+      f.x_label = n == 1 ? "point (order of evaluation)" : objective_title(s.objectives[i]);
+      f.y_label = n == 1 ? objective_title(s.objectives[0]) : objective_title(s.objectives[j]);
+      if (n > 1)
+        f.x_bounds = bounds(s.objectives[i]);
+      f.y_bounds = bounds(s.objectives[n == 1 ? 0 : j]);
+      for (const Evaluated& e : r.evaluated)
+        if (!e.objectives.empty())
+          (e.feasible ? f.feasible : f.infeasible).emplace_back(x(e), y(e));
+      for (std::size_t at : r.front)
+        f.front.emplace_back(x(r.evaluated[at]), y(r.evaluated[at]));
+      if (n > 2) // the front along this pair's first objective
+        std::sort(f.front.begin(), f.front.end());
+      figures.push_back(std::move(f));
+    }
+  try {
+    plot_objective_space(figures, dir, "search-objectives.gp");
+  } catch (const std::runtime_error& e) {
+    return fmt::format("search: warning: the objective-space figure is not drawn: {}", e.what());
+  }
+  return "";
+}
+
+} // namespace search
+
+} // namespace vsim::app
