@@ -3,6 +3,7 @@
 // `search:` section (app/search/search.hpp, docs/search.md), printed as the
 // Pareto front (table or CSV) or as JSON (the front's points in run's point
 // form, beside the search's facts and sensitivity).
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -33,6 +34,18 @@ struct SearchArgs {
   bool quiet = false, force = false;
 };
 
+// The point files a stopped search left in DIR.
+std::size_t point_files_in(const std::string& dir)
+{
+  std::error_code ec;
+  std::size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    n += name.starts_with("point-") && name.ends_with(".json") ? 1 : 0;
+  }
+  return n;
+}
+
 int search(const SearchArgs& a, const Context& ctx)
 {
   const Experiment ex = load_experiment(a.file, a.sets, registry());
@@ -55,7 +68,7 @@ int search(const SearchArgs& a, const Context& ctx)
   if (a.seed_opt->count())
     opt.seed = a.seed;
   std::vector<std::string> warnings;
-  plan_search(ex, opt, &warnings); // every InputError before anything runs or is written
+  const SearchPlan plan = plan_search(ex, opt, &warnings); // every InputError before anything runs or is written
   for (const std::string& w : warnings)
     std::cerr << fmt::format("{}: warning: {}\n", a.file, w);
   SearchHooks hooks{simulate_iteration, run_options(a.jobs, a.quiet), nullptr, ctx.command_line};
@@ -64,8 +77,8 @@ int search(const SearchArgs& a, const Context& ctx)
   SearchResult r;
   try {
     r = run_search(ex, opt, a.output, hooks);
-  } catch (const Interrupted&) {
-    return stopped(0, 0, a.output);
+  } catch (const Interrupted&) { // every finished point is kept; a rerun resumes from them
+    return stopped(a.output.empty() ? 0 : point_files_in(a.output), static_cast<std::size_t>(plan.budget), a.output);
   }
   if (a.format == "json")
     std::cout << search_json(r).dump(2) << '\n';

@@ -41,7 +41,7 @@ std::string bound_text(const SearchConstraint& c, double v)
     bool met = false;
     for (const Choice& ch : tried) {
       const Space::Candidate& cand = space.candidate(ch);
-      if (!cand.point)
+      if (!cand.resolved)
         continue;
       const double v = cand.early[c];
       met = met || con.holds(v);
@@ -79,7 +79,7 @@ SearchPlan plan_search(const Experiment& ex, const SearchOptions& opt, std::vect
                                                  : std::string("out of range")));
   plan.seed = opt.seed.value_or(static_cast<std::uint64_t>(ex.base.integer("seed")));
   plan.method = opt.method.value_or(s.method);
-  Space space(ex);
+  Space space(ex, false);
   plan.combinations = space.combinations();
   std::vector<Choice> tried;
   if (plan.combinations <= kEnumerate) {
@@ -100,7 +100,7 @@ SearchPlan plan_search(const Experiment& ex, const SearchOptions& opt, std::vect
   std::string first_refusal;
   for (const Choice& c : tried) {
     const Space::Candidate& cand = space.candidate(c);
-    if (!cand.point) {
+    if (!cand.resolved) {
       if (first_refusal.empty())
         first_refusal = cand.refused;
       continue;

@@ -100,7 +100,7 @@ public:
       if (evaluated_at_.count(c) || pending(todo, c))
         continue;
       const Space::Candidate& cand = space_.candidate(c);
-      if (!cand.point || cand.violation > 0)
+      if (!cand.resolved || cand.violation > 0)
         continue;
       if (evaluated_.size() + todo.size() >= static_cast<std::size_t>(plan_.budget))
         break;
@@ -130,7 +130,7 @@ public:
       return std::vector<double>(nobj, kPenalty * (1 + std::log1p(violation(e))));
     }
     const Space::Candidate& cand = space_.candidate(c);
-    if (cand.point && cand.violation > 0)
+    if (cand.resolved && cand.violation > 0)
       return std::vector<double>(nobj, kPenalty * (1 + std::log1p(cand.violation)));
     return std::vector<double>(nobj, kPenalty * 100); // refused, or not evaluated (the budget is spent)
   }

@@ -8,7 +8,7 @@
 
 namespace vsim::app::search {
 
-Space::Space(const Experiment& ex) : ex_(ex)
+Space::Space(const Experiment& ex, bool keep_points) : ex_(ex), keep_points_(keep_points)
 {
   if (!ex.search)
     throw std::logic_error("search: the experiment has no search section");
@@ -50,10 +50,11 @@ const Space::Candidate& Space::candidate(const Choice& c)
   out.early.assign(spec().constraints.size(), std::numeric_limits<double>::quiet_NaN());
   try {
     out.point = search_point(ex_, c, 0, registry());
+    out.resolved = true;
   } catch (const InputError& e) {
     out.refused = e.what();
   }
-  if (out.point) {
+  if (out.resolved) {
     const std::map<std::string, double> metrics = params_metrics(out.point->params);
     for (std::size_t i : static_) {
       const SearchConstraint& con = spec().constraints[i];
@@ -61,6 +62,8 @@ const Space::Candidate& Space::candidate(const Choice& c)
       out.early[i] = v ? *v : std::numeric_limits<double>::quiet_NaN();
       out.violation += con.violation(out.early[i]);
     }
+    if (!keep_points_ || out.violation > 0)
+      out.point.reset();
   }
   return cache_.emplace(c, std::move(out)).first->second;
 }

@@ -20,7 +20,10 @@ using Choice = std::vector<std::size_t>;
 
 class Space {
 public:
-  explicit Space(const Experiment& ex);
+  // keep_points: whether a candidate keeps its resolved point (a plan needs
+  // only what each combination is, not the point: a space of 20000
+  // combinations would hold 20000 sets of parameters).
+  explicit Space(const Experiment& ex, bool keep_points = true);
 
   const SearchSpec& spec() const { return *ex_.search; }
   const Experiment& experiment() const { return ex_; }
@@ -36,8 +39,9 @@ public:
   bool before_simulating(std::size_t c) const { return static_.count(c) != 0; }
 
   struct Candidate {
-    std::optional<Point> point; // nullopt: the loader refuses the combination
+    bool resolved = false;      // false: the loader refuses the combination
     std::string refused;        // its message then
+    std::optional<Point> point; // the point, when resolved, kept, and within the constraints checked early
     // Per constraint checked before simulating: its value (NaN otherwise),
     // and the sum of the violations of those it breaks (0: none).
     std::vector<double> early;
@@ -51,6 +55,7 @@ public:
 
 private:
   const Experiment& ex_;
+  bool keep_points_;
   std::set<std::size_t> static_;
   std::map<Choice, Candidate> cache_;
 };
