@@ -899,14 +899,29 @@ std::vector<std::string> plot_objective_space(const std::vector<ObjectiveSpaceFi
       bounds +=
           fmt::format("set arrow from graph 0, first {0} to graph 1, first {0} nohead dt 2 lw 2 lc rgb '#59a14f'\n", b);
     if (!f.x_bounds.empty() || !f.y_bounds.empty())
-      bounds += "set label 2 'dashed: a constraint bound' at graph 0.01, graph -0.12 tc rgb '#59a14f'\n";
+      bounds += "set label 2 'dashed: a constraint bound' at screen 0.74, screen 0.8 tc rgb '#59a14f'\n";
+    // An axis with a bound spans the points and the bound (gnuplot's
+    // autoscale would leave a bound beyond the points out of the figure).
+    auto range = [&](char axis, const std::vector<double>& marks, bool first) {
+      if (marks.empty())
+        return fmt::format("set {}range [*:*]\n", axis);
+      double lo = *std::min_element(marks.begin(), marks.end()), hi = *std::max_element(marks.begin(), marks.end());
+      for (const auto& [title, points] : sets)
+        for (const auto& p : *points) {
+          lo = std::min(lo, first ? p.first : p.second);
+          hi = std::max(hi, first ? p.first : p.second);
+        }
+      const double pad = (hi - lo) * 0.05 + (hi == lo ? 1 : 0);
+      return fmt::format("set {}range [{}:{}]\n", axis, lo - pad, hi + pad);
+    };
+    const std::string ranges = range('x', f.x_bounds, true) + range('y', f.y_bounds, false);
     for (const char* ext : {"svg", "png"}) {
       const std::string out = dir + "/" + f.stem + "." + ext;
       gp +=
           terminal(ext) + fmt::format("set output {}\n{}\nset xlabel {}\nset ylabel {}\nunset arrow\nunset label 2\n{}"
-                                      "set xrange [*:*]\nset yrange [*:*]\n{}\nunset output\n",
+                                      "{}{}\nunset output\n",
                                       quote(out), title_settings(f.title), quote_text(f.x_label), quote_text(f.y_label),
-                                      bounds, plots == "plot" ? "plot 1/0 notitle" : plots);
+                                      bounds, ranges, plots == "plot" ? "plot 1/0 notitle" : plots);
       written.push_back(out);
     }
   }

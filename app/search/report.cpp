@@ -1,6 +1,9 @@
 #include "app/search/report.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -38,12 +41,15 @@ std::string method_text(const SearchPlan& p)
   return p.method == "auto" ? name + ", chosen by method auto" : name;
 }
 
-std::string ties_text(const SearchResult& r, std::size_t a)
+// "+3 (points 9, 11, 13)", at most eight indices named.
+std::string points_text(const std::vector<std::size_t>& points)
 {
   std::string s;
-  for (std::size_t b : r.ties[a])
-    s += (s.empty() ? "" : ",") + std::to_string(b + 1);
-  return s.empty() ? "" : "= " + s;
+  for (std::size_t i = 0; i < points.size() && i < 8; ++i)
+    s += (i ? ", " : "") + std::to_string(points[i]);
+  if (points.size() > 8)
+    s += ", ...";
+  return fmt::format("+{} (point{} {})", points.size(), points.size() == 1 ? "" : "s", s);
 }
 
 json objective_json(const ObjectiveValue& v)
@@ -79,6 +85,25 @@ std::string search_table(const SearchResult& r)
   if (r.front.empty()) {
     out += "no point evaluated meets every constraint\n";
   } else {
+    // Front points with the same figures (every objective's mean equal: a
+    // knob the point's other values make moot, say) are one row, the first
+    // of them standing for the others.
+    std::vector<std::size_t> shown;                       // ranks (0-based) of the rows
+    std::map<std::size_t, std::vector<std::size_t>> same; // shown rank -> the other points' indices
+    for (std::size_t a = 0; a < r.front.size(); ++a) {
+      const Evaluated& e = r.evaluated[r.front[a]];
+      auto twin = std::find_if(shown.begin(), shown.end(), [&](std::size_t b) {
+        const Evaluated& o = r.evaluated[r.front[b]];
+        for (std::size_t j = 0; j < e.objectives.size(); ++j)
+          if (o.objectives[j].mean != e.objectives[j].mean)
+            return false;
+        return true;
+      });
+      if (twin == shown.end())
+        shown.push_back(a);
+      else
+        same[*twin].push_back(e.point.index);
+    }
     std::vector<std::vector<std::string>> rows;
     std::vector<std::string> head = {"rank", "point"};
     for (const SearchKnob& k : s.space)
@@ -86,20 +111,27 @@ std::string search_table(const SearchResult& r)
     for (const SearchObjective& o : s.objectives)
       head.push_back(objective_title(o));
     head.push_back("tied with");
+    head.push_back("same figures");
     rows.push_back(head);
-    for (std::size_t a = 0; a < r.front.size(); ++a) {
+    for (std::size_t a : shown) {
       const Evaluated& e = r.evaluated[r.front[a]];
       std::vector<std::string> row = {std::to_string(a + 1), std::to_string(e.point.index)};
       for (const auto& [key, value] : e.point.label)
         row.push_back(value);
       for (const ObjectiveValue& v : e.objectives)
         row.push_back(with_interval(v));
-      row.push_back(ties_text(r, a));
+      std::string ties;
+      for (std::size_t b : r.ties[a])
+        if (std::find(shown.begin(), shown.end(), b) != shown.end())
+          ties += (ties.empty() ? "= " : ",") + std::to_string(b + 1);
+      row.push_back(ties);
+      row.push_back(same.count(a) ? points_text(same[a]) : "");
       rows.push_back(row);
     }
     out += render_columns(rows);
     out += "(each objective: mean ± the half-width of its 95% interval over the iterations; `tied with`: the ranks of "
-           "the front points whose intervals overlap this one's in every objective)\n";
+           "the rows whose intervals overlap this one's in every objective; `same figures`: the other front points "
+           "whose objectives are exactly this row's, folded into it)\n";
   }
   out += "\nSensitivity (from the feasible points evaluated): how far each knob moves each objective's mean\n";
   std::vector<std::vector<std::string>> rows = {{"knob", "objective", "values seen", "moves by", "share of variance"}};
@@ -251,6 +283,15 @@ std::string write_figures(const SearchResult& r, const std::string& dir)
         std::sort(f.front.begin(), f.front.end());
       figures.push_back(std::move(f));
     }
+  // The figures of an earlier search in DIR (another number of objectives
+  // names them otherwise) go first.
+  std::error_code ec;
+  std::vector<std::filesystem::path> stale;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.path().filename().string().starts_with("search-objectives"))
+      stale.push_back(e.path());
+  for (const auto& p : stale)
+    std::filesystem::remove(p, ec);
   try {
     plot_objective_space(figures, dir, "search-objectives.gp");
   } catch (const std::runtime_error& e) {
