@@ -394,6 +394,12 @@ struct Shared {
   SleepLock tx_lock;             // virtio_vsock.tx_lock: send work, tx work, the 6.12 fast path
   std::deque<Queued> host_send;  // vhost_vsock.send_pkt_list
   std::uint32_t rx_buf_nr = 0, rx_buf_max_nr = 0;
+  // Mergeable rx: the packet being reassembled. The device's, not a
+  // kworker's: the rx work may stop between a packet's buffers (vhost had
+  // not used the rest yet) and run next on another kworker of the pool.
+  Pkt rx_merging{};
+  std::uint32_t rx_merging_len = 0;
+  bool rx_in_merge = false;
   std::deque<Conn> conns;
   GuestIrq* irq = nullptr;
   Vhost* vhost = nullptr;
@@ -749,9 +755,6 @@ private:
   std::deque<GuestWork> scheduled_;  // worker->scheduled: items left to it by a collision
   bool sleeping_ = false;            // worker->sleeping: blocked, not counted in nr_running
   std::vector<std::uint32_t> taken_; // rx buffers taken in one look
-  Pkt merging_;                      // mergeable rx: the packet being reassembled
-  std::uint32_t merging_len_ = 0;
-  bool in_merge_ = false;
 };
 
 // ---------------------------------------------------------------------------

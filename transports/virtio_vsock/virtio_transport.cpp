@@ -479,17 +479,18 @@ Task<> Kworker::process_rx_buffer(std::uint32_t id)
   }
   // Mergeable rx: one header, the payload over several buffers.
   if (!p.cont) {
-    merging_ = p;
-    merging_len_ = 0;
-    in_merge_ = true;
-  } else if (!in_merge_) {
+    s_.rx_merging = p;
+    s_.rx_merging_len = 0;
+    s_.rx_in_merge = true;
+  } else if (!s_.rx_in_merge) {
     throw std::logic_error("invariant violated: a continuation rx buffer without its packet's header");
   }
-  merging_len_ += p.len;
+  s_.rx_merging_len += p.len;
   if (!p.more) {
-    in_merge_ = false;
-    merging_.eom = p.eom; // the packet's last buffer carries its EOM
-    co_await deliver(merging_, merging_len_);
+    s_.rx_in_merge = false;
+    s_.rx_merging.eom = p.eom; // the packet's last buffer carries its EOM
+    const Pkt whole = s_.rx_merging;
+    co_await deliver(whole, s_.rx_merging_len);
   }
 }
 
