@@ -26,7 +26,7 @@ const char* run_end_text(RunEnd e)
   case RunEnd::UnequalConnections:
     return "simulated in full: the connections progressed at unequal rates";
   case RunEnd::FiguresNotSteady:
-    return "simulated in full: a CPU figure or count did not settle to sim.precision";
+    return "simulated in full: a CPU figure or count did not settle to the precision of what it is a part of";
   case RunEnd::RoundTripsNotSteady:
     return "simulated in full: the round trip's mean or 99th percentile did not settle to sim.precision";
   }
@@ -128,9 +128,11 @@ BatchMeansResult batch_means(const std::vector<double>& num, const std::vector<d
 }
 
 RunLength::RunLength(RunLengthConfig cfg, std::function<Figures(Time, std::uint64_t)> snapshot,
-                     std::function<FigureKind(const std::string&)> kind, std::function<void()> stop)
+                     std::function<FigureKind(const std::string&)> kind, std::function<void()> stop, Shorten shorten,
+                     Committed committed)
     : cfg_(cfg), snapshot_(std::move(snapshot)), kind_(std::move(kind)), stop_(std::move(stop)),
-      chunk_(std::max<std::uint64_t>(1, cfg.chunk)),
+      shorten_(cfg.round_trips ? nullptr : std::move(shorten)),
+      committed_(cfg.round_trips ? nullptr : std::move(committed)), chunk_(std::max<std::uint64_t>(1, cfg.chunk)),
       per_conn_(static_cast<std::size_t>(std::max(1, cfg.connections)), 0), next_boundary_(chunk_),
       next_check_(cfg.min_observations)
 {
@@ -144,7 +146,7 @@ RunLength::RunLength(RunLengthConfig cfg, std::function<Figures(Time, std::uint6
 
 void RunLength::delivered(int conn, std::uint64_t bytes, Time now)
 {
-  if (stopped_)
+  if (stopped_ && !shortened_)
     return;
   const auto c = static_cast<std::size_t>(conn);
   if (c >= per_conn_.size())
@@ -154,7 +156,7 @@ void RunLength::delivered(int conn, std::uint64_t bytes, Time now)
   last_delivery_ = now;
   per_conn_[c] += bytes;
   total_ += bytes;
-  if (total_ >= next_boundary_)
+  if (!stopped_ && total_ >= next_boundary_) // a shortened run's drain is counted, not observed
     observe(now);
 }
 
@@ -260,13 +262,24 @@ void RunLength::check(Time now)
     return;
   }
   cut_obs_ = *cut;
-  const Snap& w = snaps_.at(cut_obs_ / 5);
-  warmup_bytes_ = w.d;
   last_ = batch_means(dt_, dd_, cut_obs_, cfg_.batches);
   if (last_.batches == 0 || last_.relative_half_width > cfg_.precision) {
+    warmup_bytes_ = snaps_.at(cut_obs_ / 5).d;
     reason_ = RunEnd::PrecisionNotMet;
     return;
   }
+  // The batches leave out the remainder of the observations (and of the
+  // snapshot intervals, for the figures) at the start of the series after
+  // the cut. The rates are continued from where both the throughput's and
+  // the figures' batches start, so that no byte the statistics did not
+  // judge enters the extrapolation (a transient of a count the throughput
+  // does not show, such as the rx buffers first posted, left out of the
+  // batches would otherwise be extrapolated as steady).
+  const std::size_t intervals = snaps_.size() - 1 - cut_obs_ / 5;
+  base_snap_ =
+      std::max(cut_obs_ / 5 + (intervals >= cfg_.batches ? intervals % cfg_.batches : 0), (last_.first + 4) / 5);
+  const Snap& w = snaps_.at(base_snap_);
+  warmup_bytes_ = w.d;
   if (per_conn_.size() > 1) {
     double mean = 0;
     std::vector<double> since(per_conn_.size());
@@ -281,7 +294,7 @@ void RunLength::check(Time now)
         return;
       }
   }
-  if (!figures_steady(cut_obs_ / 5)) {
+  if (!figures_steady(cut_obs_ / 5) || !in_flight_steady()) {
     reason_ = RunEnd::FiguresNotSteady;
     return;
   }
@@ -295,7 +308,15 @@ void RunLength::check(Time now)
     stop_snap_ = snaps_.back();
   else
     stop_snap_ = take(now);
-  stop_();
+  if (!shorten_) {
+    stop_();
+    return;
+  }
+  shortened_ = true;
+  for (std::uint64_t b : shorten_())
+    skipped_ += b;
+  if (total_ + skipped_ > cfg_.total_bytes)
+    throw std::logic_error("invariant violated: a shortened run leaves out more bytes than it has left");
 }
 
 namespace {
@@ -327,7 +348,7 @@ RunLength::Snap RunLength::take(Time now)
       kinds_.push_back(kind_(entry.first));
     }
   }
-  Snap s{now, total_, per_conn_, {}};
+  Snap s{now, total_, per_conn_, committed_ ? committed_() : total_, {}};
   s.values.reserve(names_.size());
   std::size_t i = 0;
   for (const auto& [name, v] : f) {
@@ -341,17 +362,82 @@ RunLength::Snap RunLength::take(Time now)
   return s;
 }
 
+std::map<std::string, double> figure_scales(const Figures& x, const std::function<FigureKind(const std::string&)>& kind,
+                                            const RunLengthConfig& cfg, double one_cpu)
+{
+  std::map<std::string, FigureKind> kinds;
+  std::map<std::string, double> group_sum;
+  for (const auto& [name, v] : x) {
+    FigureKind k = kind(name);
+    if (!k.judged || !extensive(k.scaling, 0, 0, 0))
+      continue;
+    group_sum[k.group] += std::abs(v);
+    kinds.emplace(name, std::move(k));
+  }
+  std::map<std::string, double> scales;
+  // A figure's scale needs its whole's first: a whole is a busy time or the
+  // elapsed time, whose own wholes are not figures, so two levels at most.
+  std::function<double(const std::string&, int)> scale_of = [&](const std::string& name, int depth) -> double {
+    if (auto it = scales.find(name); it != scales.end())
+      return it->second;
+    const auto k = kinds.find(name);
+    if (k == kinds.end() || depth > 4)
+      throw std::logic_error("invariant violated: figure '" + name +
+                             "' is the whole of another but is not a judged figure of the run (or the wholes loop)");
+    const double self = std::abs(x.at(name));
+    double floor = 0;
+    switch (k->second.whole) {
+    case Whole::Itself:
+      break;
+    case Whole::Figure:
+      floor = cfg.part_share * scale_of(k->second.whole_figure, depth + 1);
+      break;
+    case Whole::OneCpu:
+      floor = cfg.part_share * one_cpu;
+      break;
+    case Whole::Group:
+      floor = cfg.group_share * group_sum.at(k->second.group);
+      break;
+    }
+    return scales[name] = std::max(self, floor);
+  };
+  for (const auto& entry : kinds)
+    scale_of(entry.first, 0);
+  return scales;
+}
+
+bool RunLength::in_flight_steady()
+{
+  if (!committed_)
+    return true;
+  const Snap &w = snaps_.at(base_snap_), &k = snaps_.back();
+  if (k.d <= w.d || k.committed < k.d || w.committed < w.d)
+    throw std::logic_error("invariant violated: the writers began fewer bytes than were delivered");
+  const double change = std::abs(static_cast<double>(k.committed - k.d) - static_cast<double>(w.committed - w.d));
+  const double relative = change / static_cast<double>(k.d - w.d);
+  if (relative <= cfg_.figure_tolerance * cfg_.precision)
+    return true;
+  held_by_ = "bytes_in_flight";
+  held_by_half_width_ = relative;
+  return false;
+}
+
+std::size_t RunLength::index_of(const std::string& name) const
+{
+  // names_ come from a std::map: sorted.
+  const auto it = std::lower_bound(names_.begin(), names_.end(), name);
+  if (it == names_.end() || *it != name)
+    throw std::logic_error("run length: no figure '" + name + "'");
+  return static_cast<std::size_t>(it - names_.begin());
+}
+
 bool RunLength::figures_steady(std::size_t from_snap)
 {
   if (snaps_.size() < from_snap + 1 + cfg_.batches)
     return false;
-  struct Rate {
-    double mean, half_width;
-    const std::string* group;
-    std::size_t figure;
-  };
-  std::vector<Rate> rates;
-  std::map<std::string, double> group_max;
+  // Each judged figure's steady-state rate per byte and the half-width of
+  // its 95% interval, by batch means over the snapshots since the cut.
+  Figures rates, half_widths;
   std::vector<double> dx, dd;
   for (std::size_t f = 0; f < names_.size(); ++f) {
     const FigureKind& k = kinds_[f];
@@ -374,27 +460,70 @@ bool RunLength::figures_steady(std::size_t from_snap)
     const BatchMeansResult b = batch_means(dx, dd, 0, cfg_.batches);
     if (b.batches == 0)
       return false;
-    const double hw = std::isfinite(b.relative_half_width) ? b.relative_half_width * std::abs(b.mean) : 0;
-    rates.push_back(Rate{b.mean, hw, &k.group, f});
-    double& gm = group_max[k.group];
-    gm = std::max(gm, std::abs(b.mean));
+    rates[names_[f]] = b.mean;
+    half_widths[names_[f]] = std::isfinite(b.relative_half_width) ? b.relative_half_width * std::abs(b.mean) : 0;
   }
-  for (const Rate& r : rates) {
-    const double scale = std::max(std::abs(r.mean), cfg_.figure_floor * group_max[*r.group]);
-    if (r.half_width > cfg_.figure_tolerance * cfg_.precision * scale) {
-      held_by_ = names_[r.figure];
-      held_by_half_width_ = r.half_width / scale;
+  // One CPU busy for the whole run, per byte, in the terms of a CPU
+  // percentage's rate (percent x time per byte).
+  const Snap &first = snaps_[from_snap], &last = snaps_.back();
+  const double one_cpu = 100 * (last.t - first.t) / static_cast<double>(last.d - first.d);
+  const std::map<std::string, double> scales = figure_scales(
+      rates, [this](const std::string& n) { return kinds_.at(index_of(n)); }, cfg_, one_cpu);
+  for (const auto& [name, scale] : scales) {
+    const double hw = half_widths.at(name);
+    if (hw > cfg_.figure_tolerance * cfg_.precision * scale) {
+      held_by_ = name;
+      held_by_half_width_ = hw / scale;
       return false;
     }
   }
   return true;
 }
 
-Figures RunLength::extrapolate() const
+Figures RunLength::finish(const Figures& end, Time end_time) const
 {
   if (!stopped_)
-    throw std::logic_error("run length: extrapolate() before the run was stopped");
-  const Snap& w = snaps_.at(cut_obs_ / 5);
+    return end;
+  if (!shortened_)
+    return extrapolate();
+  if (skipped_ == 0)
+    return end; // nothing was left out: the run is a full one
+  // The bytes left out are inserted at the stop, at the steady state's
+  // rates per byte (from where the batches start, w, to the stop, k).
+  const Snap& w = snaps_.at(base_snap_);
+  const Snap& k = stop_snap_;
+  const double dw = static_cast<double>(w.d), dk = static_cast<double>(k.d);
+  if (dk <= dw)
+    throw std::logic_error("run length: no bytes between the warm-up cut and the stop");
+  const double de = static_cast<double>(total_), skipped = static_cast<double>(skipped_);
+  const double r = skipped / (dk - dw); // the bytes left out, in steady-state spans
+  const double tt = end_time + (k.t - w.t) * r;
+  const double dt = de + skipped;
+  Figures out;
+  for (std::size_t f = 0; f < names_.size(); ++f) {
+    const auto it = end.find(names_[f]);
+    if (it == end.end())
+      throw std::logic_error("run length: the run's end lacks the figure " + names_[f]);
+    const double me = it->second, mk = k.values.at(f);
+    const double mw = w.values.empty() ? 0 : w.values.at(f);
+    const Scaling scaling = kinds_[f].scaling;
+    double v = me;
+    if (const auto xe = extensive(scaling, me, end_time, de)) {
+      const double x = *xe + (*extensive(scaling, mk, k.t, dk) - *extensive(scaling, mw, w.t, dw)) * r;
+      v = scaling == Scaling::PerByte ? x / dt : scaling == Scaling::PerTime ? x / tt : x;
+    } else if (scaling == Scaling::BytesOver && me > 0 && mk > 0 && (w.values.empty() || mw > 0)) {
+      v = dt / (de / me + (dk / mk - (w.values.empty() ? 0 : dw / mw)) * r);
+    }
+    out.emplace(names_[f], v);
+  }
+  return out;
+}
+
+Figures RunLength::extrapolate() const
+{
+  if (!stopped_ || shortened_)
+    throw std::logic_error("run length: extrapolate() before the run was stopped, or of a shortened run");
+  const Snap& w = snaps_.at(base_snap_);
   const Snap& k = stop_snap_;
   const double dw = static_cast<double>(w.d), dk = static_cast<double>(k.d);
   const double dt = static_cast<double>(cfg_.total_bytes);
@@ -424,9 +553,9 @@ Figures RunLength::extrapolate() const
 Figures RunLength::info() const
 {
   Figures f;
-  f["run_length.extrapolated"] = stopped_ ? 1 : 0;
+  f["run_length.extrapolated"] = stopped_ && (!shortened_ || skipped_ > 0) ? 1 : 0;
   f["run_length.reason"] = static_cast<double>(static_cast<int>(reason_));
-  f["run_length.simulated_bytes"] = static_cast<double>(stopped_ ? stop_snap_.d : total_);
+  f["run_length.simulated_bytes"] = static_cast<double>(ended_early() ? stop_snap_.d : total_);
   f["run_length.observation_bytes"] = static_cast<double>(chunk_);
   if (reason_ == RunEnd::FiguresNotSteady && !held_by_.empty())
     f["run_length.held_by." + held_by_] = held_by_half_width_;

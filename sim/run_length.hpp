@@ -19,17 +19,24 @@
 //      several connections each connection's steady-state rate is within
 //      the precision of their mean, and every figure that grows with the
 //      run and is judged (CPU time, counts) has a steady-state rate per
-//      byte known to twice that relative half-width (batch means over the
-//      snapshots since the cut; a figure under 5% of the largest of its
-//      unit is judged on 5% of that largest).
+//      byte known to twice the precision of what it is part of (batch
+//      means over the snapshots since the cut; figure_scales: a category
+//      of a CPU's busy time to 1% of the larger of itself and half that
+//      busy time, a busy time to 1% of the larger of itself and half a
+//      CPU, a count per MB to 1% of the larger of itself and 5% of all
+//      the counts per MB).
 // The series stays bounded: at max_observations neighbours merge in pairs
 // and the chunk doubles (the batches grow with the run, as they must for a
 // series whose period exceeds a chunk).
 //
 // Extrapolation: each figure the transport reports is turned into a
-// quantity that grows with the transfer (Scaling), which is taken at the
-// warm-up cut (w) and at the stop (k) and continued at its steady-state rate
-// per byte to the transfer's end:  X = X_k + (X_k - X_w) (D - D_k) / (D_k - D_w).
+// quantity that grows with the transfer (Scaling), which is taken where the
+// batches start (w: the warm-up cut, or the first snapshot after it that
+// both the throughput's and the figures' batches use) and at the stop (k)
+// and continued at its steady-state rate per byte to the transfer's end:
+// X = X_k + (X_k - X_w) (D - D_k) / (D_k - D_w). A byte stream is
+// shortened instead of stopped (Shorten): it runs on to an early natural
+// end, and the bytes it left out are inserted at those rates.
 // A constant-rate run is extrapolated exactly.
 //
 // The monitor knows nothing of transports: it sees bytes, times and a map
@@ -65,12 +72,16 @@ struct RunLengthConfig {
   std::size_t min_observations = 200;  // before the first check
   std::size_t max_observations = 1000; // then pairs merge and the chunk doubles (even, multiple of 10)
   std::size_t batches = 20;
-  // A figure under this share of the largest of its unit is judged on that
-  // share of the largest (an idle CPU's 0.01% does not hold the run).
-  double figure_floor = 0.05;
   // Relative half-width a judged figure's steady-state rate needs, as a
-  // multiple of `precision`.
+  // multiple of `precision`, of the figure's scale (figure_scales).
   double figure_tolerance = 2.0;
+  // A figure is judged on the larger of itself and this share of the scale
+  // of what it is part of (Whole::Figure, Whole::OneCpu): a category of a
+  // CPU's busy time on half that busy time, a busy time on half a CPU.
+  double part_share = 0.5;
+  // ... and for Whole::Group, this share of the sum of its group (a count
+  // per MB on 5% of all the counts per MB together).
+  double group_share = 0.05;
   // A round-trip workload (RoundTrips): an observation per round trip, and
   // the run stops only once the round trip's mean and 99th percentile are
   // known to `precision` too (round_trip_interval).
@@ -136,22 +147,70 @@ BatchMeansResult batch_means(const std::vector<double>& num, const std::vector<d
 
 using Figures = std::map<std::string, double>;
 
-// What the monitor needs to know of a figure: how it scales, and the group
-// of figures of the same unit it is judged among (a figure tiny against
-// the largest of its group is judged on 1% of that largest).
+// What a judged figure is a part of, which sets the precision it is held
+// to (figure_scales): a figure that is small against its whole does not
+// hold the run once the whole is known well enough.
+enum class Whole {
+  Itself, // judged against itself alone (the elapsed time)
+  Figure, // a part of the figure FigureKind::whole_figure names (a category of a CPU's or a
+          // thread's busy time; CPU seconds of the elapsed seconds: of one CPU)
+  OneCpu, // CPU time in percent, a part of one CPU busy for the whole run (100%)
+  Group,  // a part of the sum of the figures of its group (a count per MB of all the counts per MB)
+};
+
+// What the monitor needs to know of a figure: how it scales, the group of
+// figures of the same unit it belongs to, and what it is a part of.
 struct FigureKind {
   Scaling scaling;
   std::string group;
   bool judged = true; // false: extrapolated, but its steady state does not hold the run (explanations)
+  Whole whole = Whole::Group;
+  std::string whole_figure{}; // for Whole::Figure
 };
+
+// The scale each judged figure's precision is relative to, for every
+// judged figure of x that grows with the run (Total, PerByte, PerTime):
+//   Itself:  |x_F|
+//   Figure:  max(|x_F|, part_share x scale(whole_figure))
+//   OneCpu:  max(|x_F|, part_share x one_cpu)
+//   Group:   max(|x_F|, group_share x sum of |x_G| over F's group)
+// x holds either steady-state rates per byte (the monitor; one_cpu is then
+// 100% of a CPU per byte, 100 x time per byte) or a run's figures (one_cpu
+// = 100): a figure and its whole always scale alike, so both give the same
+// judgement. A whole_figure missing from x is a bug (std::logic_error).
+std::map<std::string, double> figure_scales(const Figures& x, const std::function<FigureKind(const std::string&)>& kind,
+                                            const RunLengthConfig& cfg, double one_cpu);
+
+// Asks the transport to end each connection's transfer early: once its
+// writer has sent what it has started to send and one more message.
+// Returns, per connection, the bytes that will no longer be sent.
+using Shorten = std::function<std::vector<std::uint64_t>()>;
+// The bytes the writers have begun to send, all connections (with the
+// bytes delivered: the bytes in flight).
+using Committed = std::function<std::uint64_t()>;
 
 class RunLength {
 public:
   // snapshot(now, delivered): the transport's figures as if the run ended
   // now with `delivered` bytes; kind(name): how a figure scales; stop():
-  // end the simulation at once.
+  // end the simulation at once. With `shorten` (byte streams), a steady run
+  // is not stopped but shortened: the transport ends every transfer soon
+  // (shorten()), the simulation runs on to that natural end (the bytes in
+  // flight drain, the writers and readers finish as in a full run), and
+  // finish() inserts the bytes left out at the steady state's rates, where
+  // they were left out. A stopped run instead continues its steady state to
+  // the transfer's end, and the work of the side that runs ahead (the
+  // writer's, for the bytes in flight at the stop) is counted twice.
+  // With `committed`, the bytes in flight must be steady too: their change
+  // between where the batches start and the last snapshot at most
+  // figure_tolerance x precision of the bytes delivered meanwhile (the
+  // writer's work on bytes not yet delivered counts in the sending side's
+  // figures: a buffer still filling at a steady throughput makes them look
+  // steady and too high; held_by "bytes_in_flight", with that change over
+  // the bytes delivered).
   RunLength(RunLengthConfig cfg, std::function<Figures(Time, std::uint64_t)> snapshot,
-            std::function<FigureKind(const std::string&)> kind, std::function<void()> stop);
+            std::function<FigureKind(const std::string&)> kind, std::function<void()> stop, Shorten shorten = nullptr,
+            Committed committed = nullptr);
 
   // `bytes` reached connection conn's reader at time now (in time order).
   void delivered(int conn, std::uint64_t bytes, Time now);
@@ -159,13 +218,23 @@ public:
   // bytes are delivered() (round-trip workloads).
   void round_trip(double value, Time now);
 
+  // The steady state was judged known (the run was then stopped or
+  // shortened); no more observations.
   bool stopped() const { return stopped_; }
+  // The simulation was ended by stop() before its transfer was over.
+  bool ended_early() const { return stopped_ && !shortened_; }
   // The figures of the whole transfer, extrapolated from the steady state
-  // (only once stopped()).
+  // (only once stopped(), not shortened).
   Figures extrapolate() const;
+  // The figures of the whole transfer from `end`, the transport's figures
+  // at the run's end (time `end_time`; empty for a run that ended early):
+  // `end` itself for a run not stopped, extrapolate() for one that ended
+  // early, and for a shortened one `end` with the bytes left out inserted
+  // at the steady state's rates per byte.
+  Figures finish(const Figures& end, Time end_time) const;
   // run_length.* entries: extrapolated (0/1), reason (RunEnd), simulated_bytes,
   // warmup_bytes, batches, half_width (relative), observation_bytes; for
-  // FiguresNotSteady also held_by.<figure> = that figure's relative half-width.
+  // FiguresNotSteady also held_by.<figure> = that figure's half-width over its scale.
   Figures info() const;
   // The entries of a run simulated in full on request (no monitor).
   static Figures full_info(std::uint64_t total_bytes);
@@ -175,15 +244,18 @@ private:
     Time t = 0;
     std::uint64_t d = 0;
     std::vector<std::uint64_t> per_conn;
-    std::vector<double> values; // by names_; empty for the start of the run (everything zero)
+    std::uint64_t committed = 0; // the writers' bytes begun (d without a Committed)
+    std::vector<double> values;  // by names_; empty for the start of the run (everything zero)
   };
   Snap take(Time now);
   std::vector<std::string> names_; // the figures' names, from the first snapshot
   std::vector<FigureKind> kinds_;  // and their kinds
+  std::size_t index_of(const std::string& name) const;
   void observe(Time now);
   void merge_pairs();
   void check(Time now);
   bool figures_steady(std::size_t from_snap);
+  bool in_flight_steady();
   bool round_trips_steady(Time from);
   std::vector<Time> rtt_t_;  // each round trip's completion
   std::vector<double> rtt_;  // and its value
@@ -193,6 +265,10 @@ private:
   std::function<Figures(Time, std::uint64_t)> snapshot_;
   std::function<FigureKind(const std::string&)> kind_;
   std::function<void()> stop_;
+  Shorten shorten_;
+  Committed committed_;
+  bool shortened_ = false;
+  std::uint64_t skipped_ = 0; // bytes the shortened run left out, all connections
   std::uint64_t chunk_;
   std::uint64_t total_ = 0; // delivered so far
   std::vector<std::uint64_t> per_conn_;
@@ -205,9 +281,10 @@ private:
   std::size_t next_check_;
   bool stopped_ = false;
   RunEnd reason_ = RunEnd::TooShort;
-  std::size_t cut_obs_ = 0; // observations in the warm-up (at the last check)
-  std::uint64_t warmup_bytes_ = 0;
-  std::string held_by_; // the figure that did not settle at the last check, and its relative half-width
+  std::size_t cut_obs_ = 0;   // observations in the warm-up by MSER-5 (at the last check)
+  std::size_t base_snap_ = 0; // the snapshot the steady-state rates are taken from: the cut, or where the batches start
+  std::uint64_t warmup_bytes_ = 0; // bytes before base_snap_
+  std::string held_by_; // the figure that did not settle at the last check, and its half-width over its scale
   double held_by_half_width_ = 0;
   BatchMeansResult last_{};
   Snap stop_snap_;

@@ -209,6 +209,132 @@ TEST_CASE("run length: extrapolating a constant-rate run after a warm-up is exac
   CHECK(x.at("ring") == 7);
 }
 
+namespace {
+
+// A one-connection pipeline: the writer keeps `in_flight` bytes ahead of the
+// reader (up to the connection's target), the reader gets 1000 bytes per
+// observation, 50 cycles each after a 20-observation warm-up of 400, and the
+// last `in_flight` bytes drain at 80 cycles per 1000. Its figures: the
+// reader's CPU time (a quarter of the time), and a count the writer makes
+// per 1000 bytes it sends (sent_per_MB: 1000 in a whole run).
+struct Pipeline {
+  std::uint64_t total, in_flight, target, delivered = 0;
+  Time t = 0;
+  std::uint64_t committed() const { return std::min(target, delivered + in_flight); }
+  Figures figures(Time now, std::uint64_t d) const
+  {
+    const double dd = static_cast<double>(d);
+    return {{"cpu_seconds", 0.25 * now}, {"sent_per_MB", static_cast<double>(committed()) / 1000 / (dd / 1e6)}};
+  }
+  // Feeds the monitor until the transfer (the target) is delivered.
+  void run(RunLength& rl)
+  {
+    for (std::size_t i = 0; delivered < target; ++i) {
+      const bool drain = delivered + in_flight >= target && committed() == target;
+      t += i < 20 ? 400.0 : drain ? 80.0 : 50.0;
+      const std::uint64_t b = std::min<std::uint64_t>(1000, target - delivered);
+      delivered += b;
+      rl.delivered(0, b, t);
+    }
+  }
+};
+
+FigureKind pipeline_kind(const std::string& n)
+{
+  return n == "cpu_seconds" ? FigureKind{Scaling::Total, "s"} : FigureKind{Scaling::PerByte, "1/MB"};
+}
+
+} // namespace
+
+TEST_CASE("run length: a shortened run drains as a whole one does, and its middle is inserted exactly", "[run_length]")
+{
+  // The whole run by hand: 20 x 400 cycles, then 50 per 1000 bytes until
+  // the last in_flight bytes, which take 80 per 1000.
+  const std::uint64_t total = 1000ull * 100000, in_flight = 50000;
+  const double t_whole = 20 * 400.0 + (100000 - 20 - 50) * 50.0 + 50 * 80.0;
+  RunLengthConfig cfg;
+  cfg.total_bytes = total;
+  cfg.chunk = 1000;
+
+  Pipeline shortened{total, in_flight, total};
+  RunLength rl(
+      cfg, [&](Time now, std::uint64_t d) { return shortened.figures(now, d); }, pipeline_kind,
+      [] { FAIL("a run with shorten() is not stopped"); },
+      [&] {
+        // The transport's rule: end after what is begun and one more message.
+        const std::uint64_t target = std::min(shortened.target, shortened.committed() + 1000);
+        const std::vector<std::uint64_t> left_out{shortened.target - target};
+        shortened.target = target;
+        return left_out;
+      },
+      [&] { return shortened.committed(); });
+  shortened.run(rl);
+  REQUIRE(rl.stopped());
+  CHECK_FALSE(rl.ended_early());
+  const Figures info = rl.info();
+  CHECK(info.at("run_length.extrapolated") == 1);
+  CHECK(info.at("run_length.simulated_bytes") == static_cast<double>(shortened.target));
+  CHECK(shortened.target < total / 10); // the drain of a short run
+  const Figures x = rl.finish(shortened.figures(shortened.t, shortened.delivered), shortened.t);
+  CHECK(x.at("cpu_seconds") == Approx(0.25 * t_whole).epsilon(1e-12));
+  CHECK(x.at("sent_per_MB") == Approx(1000).epsilon(1e-12));
+
+  // Stopped instead (no shorten): the steady state is continued to the end,
+  // without the drain, and the writer's bytes in flight at the stop count
+  // twice: in_flight / total too many sent.
+  Pipeline stopped{total, in_flight, total};
+  RunLength rs(
+      cfg, [&](Time now, std::uint64_t d) { return stopped.figures(now, d); }, pipeline_kind, [] {});
+  for (std::size_t i = 0; !rs.stopped(); ++i) {
+    stopped.t += i < 20 ? 400.0 : 50.0;
+    stopped.delivered += 1000;
+    rs.delivered(0, 1000, stopped.t);
+  }
+  CHECK(rs.ended_early());
+  const Figures y = rs.finish({}, 0);
+  CHECK(y.at("sent_per_MB") == Approx(1000.0 * (1 + static_cast<double>(in_flight) / total)).epsilon(1e-12));
+  CHECK(y.at("cpu_seconds") == Approx(0.25 * (t_whole - 50 * 30.0)).epsilon(1e-12));
+}
+
+TEST_CASE("run length: bytes in flight still growing hold the run", "[run_length]")
+{
+  // The writer's lead grows by 1.5% of the bytes delivered (a buffer
+  // filling at a steady throughput) until it reaches 60000 bytes.
+  RunLengthConfig cfg;
+  cfg.total_bytes = 1ull << 40;
+  cfg.chunk = 1000;
+  std::uint64_t delivered = 0, target = cfg.total_bytes;
+  auto committed = [&] { return std::min(target, delivered + std::min<std::uint64_t>(60000, delivered * 15 / 1000)); };
+  bool stopped = false;
+  RunLength rl(
+      cfg,
+      [&](Time, std::uint64_t d) {
+        return Figures{{"sent_per_MB", static_cast<double>(committed()) / 1000 / (static_cast<double>(d) / 1e6)}};
+      },
+      pipeline_kind, [&] { stopped = true; }, nullptr, committed);
+  Time t = 0;
+  Noise noise;
+  for (int i = 0; i < 20000 && !rl.stopped(); ++i) {
+    t += 50 * (1 + 0.01 * noise.next());
+    delivered += 1000;
+    rl.delivered(0, 1000, t);
+    if (delivered == 3'000'000) { // still filling: judged steady but for the bytes in flight
+      CHECK_FALSE(rl.stopped());
+      CHECK(rl.info().at("run_length.reason") == static_cast<int>(RunEnd::FiguresNotSteady));
+      CHECK(rl.info().count("run_length.held_by.bytes_in_flight") == 1);
+    }
+  }
+  // The lead stops growing at 60000 bytes after 4 MB; the window the rates
+  // come from must then grow until the lead's change over it is within 1%
+  // of the bytes it delivered.
+  REQUIRE(rl.stopped());
+  CHECK(stopped);
+  CHECK(delivered > 4'000'000);
+  const double sent = rl.finish({}, 0).at("sent_per_MB");
+  CHECK(sent > 1000);
+  CHECK(sent < 1000 * 1.01);
+}
+
 TEST_CASE("run length: runs that are not extrapolated, and why", "[run_length]")
 {
   SECTION("a transfer too short for the first check")
@@ -289,6 +415,96 @@ TEST_CASE("run length: runs that are not extrapolated, and why", "[run_length]")
   }
 }
 
+TEST_CASE("run length: what each figure is held to (figure_scales)", "[run_length]")
+{
+  RunLengthConfig cfg; // part_share 0.5, group_share 0.05
+  SECTION("a category of a CPU's time against that CPU's busy time, a busy time against one CPU")
+  {
+    const Figures x = {{"cpu.vcpu0.busy_percent", 40},      {"cpu.vcpu0.hypervisor_percent", 2},
+                       {"cpu.vcpu0.sys_percent", 38},       {"cpu.vcpu1.busy_percent", 90},
+                       {"cpu.vcpu1.hypervisor_percent", 6}, {"cpu.vcpu1.sys_percent", 84},
+                       {"thread.vhost.busy_percent", 0.5},  {"thread.vhost.sys_percent", 0.5},
+                       {"guest_cpu_percent", 130},          {"elapsed_seconds", 2},
+                       {"writer_sys_seconds", 0.1},         {"syscalls_per_MB", 480},
+                       {"credit_updates_per_MB", 5},        {"kicks_per_MB", 15},
+                       {"throughput_MBps", 1000},           {"queue.virtio_tx.mean_percent", 3}};
+    const auto s = figure_scales(x, metric_kind, cfg, 100);
+    CHECK(s.at("cpu.vcpu0.busy_percent") == 50);       // under half a CPU: half a CPU
+    CHECK(s.at("cpu.vcpu0.hypervisor_percent") == 25); // half of its CPU's busy scale
+    CHECK(s.at("cpu.vcpu0.sys_percent") == 38);        // large enough to be its own
+    CHECK(s.at("cpu.vcpu1.busy_percent") == 90);
+    CHECK(s.at("cpu.vcpu1.hypervisor_percent") == 45); // half of a 90% busy time
+    CHECK(s.at("thread.vhost.sys_percent") == 25);     // an idle thread's category: a quarter of a CPU
+    CHECK(s.at("guest_cpu_percent") == 130);
+    CHECK(s.at("elapsed_seconds") == 2);        // itself only
+    CHECK(s.at("writer_sys_seconds") == 1);     // half of one CPU for the 2 s
+    CHECK(s.at("credit_updates_per_MB") == 25); // 5% of all the counts per MB (500)
+    CHECK(s.at("syscalls_per_MB") == 480);
+    CHECK(s.count("throughput_MBps") == 0);              // not a figure that grows with the run
+    CHECK(s.count("queue.virtio_tx.mean_percent") == 0); // explained, not judged
+  }
+  SECTION("a whole that is not among the figures is a bug")
+  {
+    const Figures x = {{"cpu.vcpu0.hypervisor_percent", 2}};
+    CHECK_THROWS_AS(figure_scales(x, metric_kind, cfg, 100), std::logic_error);
+  }
+}
+
+namespace {
+
+// A CPU figure of the form metric_kind knows (a vCPU's busy time and one
+// category of it) whose category's CPU time grows at `pct` percent of the
+// elapsed time plus a random walk of `walk` percent x sqrt(time): a rate
+// whose interval narrows as 1/sqrt(run), as rare costly events make it.
+struct NoisyCategory {
+  double pct, walk;
+  Noise noise{};
+  double x = 0, last_t = 0;
+  Figures operator()(Time t, std::uint64_t d)
+  {
+    const double dt = t - last_t;
+    x += pct * dt + walk * std::sqrt(dt) * noise.next();
+    last_t = t;
+    const double dd = static_cast<double>(d);
+    return {{"cpu.vcpu0.busy_percent", 40},
+            {"cpu.vcpu0.hypervisor_percent", t > 0 ? x / t : 0},
+            {"cpu.vcpu0.sys_percent", 40 - (t > 0 ? x / t : 0)},
+            {"throughput_MBps", dd / t}};
+  }
+};
+
+} // namespace
+
+TEST_CASE("run length: a figure small against its whole does not hold the run, one that matters does", "[run_length]")
+{
+  // The same relative noise (the category's interval still above 1% of
+  // itself after 8000 observations) on a small category (2% of a CPU 40%
+  // busy) and on a large one (30%).
+  auto run = [](double pct, double part_share) {
+    Driver d;
+    d.cfg.total_bytes = 1ull << 40;
+    d.cfg.chunk = 1000;
+    d.cfg.part_share = part_share;
+    d.kind = metric_kind;
+    d.figures = NoisyCategory{pct, 4 * pct};
+    d.start();
+    d.feed(8000, [](std::size_t) { return 10.0; });
+    return d.rl->info();
+  };
+  const Figures small = run(2, 0.5);
+  CHECK(small.at("run_length.reason") == static_cast<int>(RunEnd::Extrapolated));
+  CHECK(small.at("run_length.simulated_bytes") < 1e6); // at one of the first checks
+  const Figures large = run(30, 0.5);
+  CHECK(large.at("run_length.reason") == static_cast<int>(RunEnd::FiguresNotSteady));
+  CHECK(large.count("run_length.held_by.cpu.vcpu0.hypervisor_percent") == 1);
+  // Judged against itself alone (its whole's share so small that its own
+  // 2% is the larger), the small category holds the run as the large one
+  // does: the noise itself is the same.
+  const Figures small_alone = run(2, 0.01);
+  CHECK(small_alone.at("run_length.reason") == static_cast<int>(RunEnd::FiguresNotSteady));
+  CHECK(small_alone.count("run_length.held_by.cpu.vcpu0.hypervisor_percent") == 1);
+}
+
 // ---- end to end ---------------------------------------------------------------------
 
 namespace {
@@ -328,17 +544,22 @@ TEST_CASE("run length: auto agrees with full on representative points of both tr
       {"hv_sock h2g 64 KiB, SO_RCVBUF 64 KiB",
        "transport: hv_sock\nplatform: hyperv-2019\ndirection: host_to_guest\niterations: 2\n"
        "workload: {message_size: 64KiB, total_bytes: 256MB}\nhv_sock: {rcvbuf: 64KiB}\n"},
-      // virtio-vsock's counts come in bursts (rx refills, credit updates):
-      // at 0.5% they need most of a 256 MB run to settle; at 2% less. 16 KiB:
-      // since the plain loop pays its own small user cost (issue 31 item 8),
-      // a 4 KiB loop writer no longer fills its vCPU, and its kicks (the
-      // vCPU's hypervisor time) come in bursts that do not settle to 2% in
-      // 256 MB (auto then simulates it in full).
+      // At 2% (chosen when every figure was held to 1% of itself, before
+      // issue 37): 16 KiB since the plain loop pays its own small user cost
+      // (issue 31 item 8), a 4 KiB loop writer no longer fills its vCPU, and
+      // its kicks (the vCPU's hypervisor time) did not settle to 2% in
+      // 256 MB.
       {"virtio 4.19 g2h 16 KiB, precision 2%",
        "transport: virtio_vsock\nplatform: kvm-2019\ndirection: guest_to_host\niterations: 2\n"
        "workload: {message_size: 16KiB, total_bytes: 256MB}\nvirtio_vsock: {preset: linux-4.19}\n"
        "sim: {precision: 0.02}\n",
        0.02},
+      // At the default precision (issue 37): with a category of a vCPU's
+      // time held to 1% of half that vCPU's busy time instead of 1% of
+      // itself, this point stops after a fifth to a third of its bytes.
+      {"virtio 5.4 g2h 4 KiB, default precision",
+       "transport: virtio_vsock\nplatform: kvm-2019\ndirection: guest_to_host\niterations: 2\n"
+       "workload: {message_size: 4KiB, total_bytes: 256MB}\nvirtio_vsock: {preset: linux-5.4}\n"},
       {"virtio 5.4 h2g 64 KiB, precision 2%",
        "transport: virtio_vsock\nplatform: kvm-2019\ndirection: host_to_guest\niterations: 2\n"
        "workload: {message_size: 64KiB, total_bytes: 512MB}\nvirtio_vsock: {preset: linux-5.4}\n"
@@ -366,25 +587,46 @@ TEST_CASE("run length: auto agrees with full on representative points of both tr
       // the half-width holds with near certainty (scripts/run_length_check.py
       // compares every shipped experiment, point by point).
       CHECK(std::abs(ma.at("throughput_MBps") / mf.at("throughput_MBps") - 1) <= 2 * hw);
-      // Every CPU figure and count per MB within twice the precision (1% at
-      // the default; figures under 5% of the largest of their kind judged on
-      // 5% of that largest, as the monitor judges them).
-      double cpu_max = 0, count_max = 0;
-      for (const auto& [n, v] : mf) {
-        if (is_cpu_figure(n))
-          cpu_max = std::max(cpu_max, std::abs(v));
-        if (n.ends_with("_per_MB"))
-          count_max = std::max(count_max, std::abs(v));
-      }
+      // Every CPU figure and count per MB within twice the half-width the
+      // monitor holds it to (2% at the default precision, the criterion of
+      // scripts/run_length_check.py) of the scale it is judged on: the
+      // larger of itself and a share of what it is a part of.
+      const std::map<std::string, double> scales = figure_scales(mf, metric_kind, RunLengthConfig{}, 100);
       REQUIRE(ma.size() == mf.size());
       for (const auto& [n, v] : mf) {
         const bool cpu = is_cpu_figure(n), count = n.ends_with("_per_MB");
         if (!cpu && !count)
           continue;
-        INFO(n << ": auto " << ma.at(n) << ", full " << v);
-        CHECK(std::abs(ma.at(n) - v) <= 2 * c.precision * std::max(std::abs(v), 0.05 * (cpu ? cpu_max : count_max)));
+        INFO(n << ": auto " << ma.at(n) << ", full " << v << ", scale " << scales.at(n));
+        CHECK(std::abs(ma.at(n) - v) <= 2 * RunLengthConfig{}.figure_tolerance * c.precision * scales.at(n));
       }
     }
+  }
+}
+
+TEST_CASE("run length: a shortened virtio run drains as the full one does", "[run_length][e2e]")
+{
+  // vsock-throughput-2019's 512-byte host-to-guest point before the series
+  // (7.68 MB, a credit update per read): iteration 1 judges its steady
+  // state after 93% of the bytes. Stopped there and continued at the steady
+  // rates (before issue 37) the host writer's CPU came out 3.5% high (46.07%
+  // against 44.50%): its 256 KiB in flight were counted twice and the
+  // reader's drain, with the writer idle, was left out. Shortened, the run
+  // drains as the full one does.
+  const std::string yaml =
+      "transport: virtio_vsock\nplatform: kvm-2019\ndirection: host_to_guest\nseed: 2019\niterations: 2\n"
+      "workload: {app: iperf3, message_size: 512, total_bytes: 7680000}\n"
+      "virtio_vsock: {preset: linux-4.19, small_pkt_copy: false, credit_update: every_read, max_pkt_size: 4KiB, "
+      "host_split: false}\n";
+  const auto a = run_text(yaml, {});
+  const auto f = run_text(yaml, {"sim.run_length=full"});
+  const Metrics& info = a[0].run_length.at(1);
+  REQUIRE(info.at("extrapolated") == 1);
+  CHECK(info.at("simulated_bytes") < 7680000);
+  const Metrics &ma = a[0].iterations.at(1), &mf = f[0].iterations.at(1);
+  for (const char* n : {"cpu.hcpu1.sys_percent", "host_cpu_percent", "throughput_MBps", "allocations_per_MB"}) {
+    INFO(n << ": auto " << ma.at(n) << ", full " << mf.at(n));
+    CHECK(std::abs(ma.at(n) / mf.at(n) - 1) < 0.002);
   }
 }
 

@@ -38,6 +38,8 @@ struct Rig {
     small_device(s);
     if (tune)
       tune(s);
+    for (Conn& c : s.conns)
+      c.target = s.kn.total_bytes; // as set_up_connections sets it
     add_halt_polling(s, vcpu0);
     add_halt_polling(s, vcpu1);
     add_worker_pool(w, s, vcpu0);

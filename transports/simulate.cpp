@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/breakdown.hpp"
 #include "transports/transport.hpp"
 
 namespace vsim {
@@ -296,10 +297,32 @@ bool metric_matches(const std::string& pattern, const std::string& name)
 FigureKind metric_kind(const std::string& name)
 {
   const MetricDoc* d = find_metric(name);
+  if (!d)
+    return FigureKind{Scaling::AsIs, "", false};
   // Ring and queue occupancy explains the figures; it does not hold a run
   // until it has settled (its time shares swing with every fill and drain).
-  const bool judged = !name.starts_with("queue.");
-  return d ? FigureKind{d->scaling, d->unit, judged} : FigureKind{Scaling::AsIs, "", false};
+  FigureKind k{d->scaling, d->unit, !name.starts_with("queue.")};
+  // What each figure is a part of (docs/run-length.md, "What each figure is
+  // held to"): a category of a CPU's or a thread's time is a part of its
+  // busy time; a busy time and every other CPU percentage (a side's, the
+  // application's) of one CPU; CPU seconds of the elapsed seconds (one CPU
+  // for the run); counts per MB, and anything else, of their unit's sum.
+  if (d->scaling == Scaling::PerTime && d->unit == "%") {
+    k.whole = Whole::OneCpu;
+    if (name.starts_with("cpu.") || name.starts_with("thread."))
+      for (const char* cat : kBusyCategoryNames) {
+        const std::string suffix = std::string(".") + cat + "_percent";
+        if (std::string_view(cat) != "busy" && name.ends_with(suffix)) {
+          k.whole = Whole::Figure;
+          k.whole_figure = name.substr(0, name.size() - suffix.size()) + ".busy_percent";
+        }
+      }
+  } else if (d->scaling == Scaling::Total && d->unit == "s") {
+    k.whole = name == "elapsed_seconds" ? Whole::Itself : Whole::Figure;
+    if (k.whole == Whole::Figure)
+      k.whole_figure = "elapsed_seconds";
+  }
+  return k;
 }
 
 bool run_length_auto(const Params& params)
@@ -322,18 +345,19 @@ RunLengthConfig run_length_config(const Params& params, std::uint64_t total_byte
 
 std::unique_ptr<RunLength> run_length_monitor(const Params& params, std::uint64_t total_bytes, int connections,
                                               std::function<std::map<std::string, double>(Time, std::uint64_t)> figures,
-                                              World& world)
+                                              World& world, Shorten shorten, Committed committed)
 {
   if (!run_length_auto(params))
     return nullptr;
-  return std::make_unique<RunLength>(run_length_config(params, total_bytes, connections), std::move(figures),
-                                     metric_kind, [&world] { world.end_now(); });
+  return std::make_unique<RunLength>(
+      run_length_config(params, total_bytes, connections), std::move(figures), metric_kind,
+      [&world] { world.end_now(); }, std::move(shorten), std::move(committed));
 }
 
 std::map<std::string, double> finish_figures(const RunLength* monitor, std::map<std::string, double> full,
-                                             std::uint64_t total_bytes)
+                                             Time end_time, std::uint64_t total_bytes)
 {
-  std::map<std::string, double> out = monitor && monitor->stopped() ? monitor->extrapolate() : std::move(full);
+  std::map<std::string, double> out = monitor ? monitor->finish(full, end_time) : std::move(full);
   const Figures info = monitor ? monitor->info() : RunLength::full_info(total_bytes);
   out.insert(info.begin(), info.end());
   return out;

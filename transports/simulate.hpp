@@ -192,15 +192,19 @@ bool run_length_auto(const Params& params);
 RunLengthConfig run_length_config(const Params& params, std::uint64_t total_bytes, int connections);
 // The point's run-length monitor (nullptr under sim.run_length: full):
 // `figures` gives the transport's figures as if the run ended at a time
-// with so many bytes delivered; the monitor ends `world`'s run when it stops.
+// with so many bytes delivered; with `shorten` (byte streams: it ends every
+// connection's transfer after its writer's next message, RunLength) the
+// monitor shortens a steady run, else it ends `world`'s run; `committed`:
+// the bytes the writers have begun to send (the bytes in flight must be
+// steady too).
 std::unique_ptr<RunLength> run_length_monitor(const Params& params, std::uint64_t total_bytes, int connections,
                                               std::function<std::map<std::string, double>(Time, std::uint64_t)> figures,
-                                              World& world);
-// The figures of a finished run: `full` as simulated, or, when the monitor
-// (nullptr under sim.run_length: full) stopped the run, extrapolated from
-// it; either way with the run_length.* entries that say how they were
-// obtained.
+                                              World& world, Shorten shorten = nullptr, Committed committed = nullptr);
+// The figures of a finished run: `full` as simulated (at time end_time),
+// or, when the monitor (nullptr under sim.run_length: full) stopped or
+// shortened the run, the whole transfer's from it (RunLength::finish);
+// either way with the run_length.* entries that say how they were obtained.
 std::map<std::string, double> finish_figures(const RunLength* monitor, std::map<std::string, double> full,
-                                             std::uint64_t total_bytes);
+                                             Time end_time, std::uint64_t total_bytes);
 
 } // namespace vsim

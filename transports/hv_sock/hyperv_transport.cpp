@@ -220,11 +220,13 @@ protected:
     co_await sleep(ch_.index * kn.start_interval); // connections opened one after another
     if (!kn.per_check)                             // since June 2019: set once when the channel opens
       ch_.outbound.set_pending_send_sz(kPendingSendSize);
-    std::uint64_t left = kn.total_bytes;
-    while (left > 0) {
-      std::uint64_t msg = std::min(left, kn.message_size);
+    // Up to the connection's target, which the run-length monitor may
+    // lower (never below what is committed).
+    for (std::uint64_t sent = 0; sent < ch_.target;) {
+      const std::uint64_t msg = std::min(ch_.target - sent, kn.message_size);
+      ch_.committed = sent + msg;
       co_await send(msg);
-      left -= msg;
+      sent += msg;
     }
   }
 };
@@ -238,9 +240,8 @@ public:
 protected:
   Task<> body() override
   {
-    const std::uint64_t total = s_.knobs.total_bytes;
     co_await sleep(ch_.index * s_.knobs.start_interval); // connections opened one after another
-    while (ch_.delivered < total) {
+    while (ch_.delivered < ch_.target) {
       recv_call();
       co_await wait_for_data();
       const std::uint64_t got = co_await dequeue(s_.knobs.message_size);

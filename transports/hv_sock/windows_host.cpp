@@ -136,8 +136,7 @@ public:
 protected:
   Task<> body() override
   {
-    const std::uint64_t total = s_.knobs.total_bytes;
-    while (ch_.delivered < total) {
+    while (ch_.delivered < ch_.target) {
       co_await wait();
       co_await dpc();
     }
@@ -162,10 +161,13 @@ protected:
   {
     const Knobs& kn = s_.knobs;
     co_await sleep(ch_.index * kn.start_interval); // connections opened one after another
-    for (std::uint64_t left = kn.total_bytes; left > 0;) {
-      const std::uint64_t msg = std::min(left, kn.message_size);
+    // Up to the connection's target, which the run-length monitor may
+    // lower (never below what is committed).
+    for (std::uint64_t sent = 0; sent < ch_.target;) {
+      const std::uint64_t msg = std::min(ch_.target - sent, kn.message_size);
+      ch_.committed = sent + msg;
       co_await send(msg);
-      left -= msg;
+      sent += msg;
     }
   }
 

@@ -303,6 +303,12 @@ struct Conn {
   Sock guest, host;
   std::uint64_t delivered = 0;
   Time done_at = 0;
+  // The bytes this connection moves: workload.total_bytes, fewer once the
+  // run-length monitor shortened the run (sim/run_length.hpp, Shorten);
+  // and the bytes its writer has begun to send (every send() call begun,
+  // in full: the transfer is never shortened below them).
+  std::uint64_t target = 0;
+  std::uint64_t committed = 0;
 };
 
 // Whether a wake-up of the socket's thread is due: it sleeps, or it has

@@ -257,25 +257,32 @@ constexpr int kMultisend = 10;
 Task<> AppThread::send_all()
 {
   const Knobs& kn = s_.kn;
-  std::uint64_t left = kn.total_bytes;
+  // The bytes still to send: up to the connection's target, which the
+  // run-length monitor may lower (never below what is committed).
+  std::uint64_t sent = 0;
+  auto next = [&] {
+    const std::uint64_t len = std::min(c_.target - sent, kn.message_size);
+    c_.committed = std::max(c_.committed, sent + len);
+    return len;
+  };
   if (!kn.iperf3) {
-    while (left > 0) {
+    while (sent < c_.target) {
       if (kn.zerocopy)
         co_await read_errqueue();
-      left -= co_await send_call(std::min(left, kn.message_size), true);
+      sent += co_await send_call(next(), true);
     }
     co_return;
   }
   // iperf_run_client() with its streams non-blocking: select() for
   // writing, then iperf_send(); Nwrite() returns what a write() took, 0 on
   // EAGAIN, and the multisend loop goes on regardless.
-  while (left > 0) {
+  while (sent < c_.target) {
     co_await select_until(true);
-    for (int i = 0; i < kMultisend && left > 0; ++i) {
-      const std::uint64_t sent = co_await send_call(std::min(left, kn.message_size), false);
-      if (sent == 0)
+    for (int i = 0; i < kMultisend && sent < c_.target; ++i) {
+      const std::uint64_t took = co_await send_call(next(), false);
+      if (took == 0)
         s_.n.eagain_writes.add();
-      left -= sent;
+      sent += took;
     }
   }
 }
@@ -507,7 +514,7 @@ Task<> AppThread::select_until(bool writable)
 Task<> AppThread::receive_all()
 {
   const Knobs& kn = s_.kn;
-  while (c_.delivered < kn.total_bytes) {
+  while (c_.delivered < c_.target) {
     if (!kn.iperf3) {
       co_await recv_call(kn.message_size, true);
       continue;
@@ -517,7 +524,7 @@ Task<> AppThread::receive_all()
     // tight loop: iperf3's own work is once per block, not per read()).
     co_await select_until(false);
     charge(sc_.user_per_call, Cat::User); // iperf3's own work per block (virtio_*_iperf3_user_per_call)
-    std::uint64_t block = std::min(kn.message_size, kn.total_bytes - c_.delivered);
+    std::uint64_t block = std::min(kn.message_size, c_.target - c_.delivered);
     while (block > 0)
       block -= co_await recv_call(block, false);
   }
