@@ -24,7 +24,7 @@ const char* run_end_text(RunEnd e)
   case RunEnd::NoSteadyState:
     return "simulated in full: the warm-up did not end within the first half of the run";
   case RunEnd::UnequalConnections:
-    return "simulated in full: the connections progressed at unequal rates";
+    return "simulated in full: the connections' shares of the throughput were unequal, or not steady";
   case RunEnd::FiguresNotSteady:
     return "simulated in full: a CPU figure or count did not settle to the precision of what it is a part of";
   case RunEnd::RoundTripsNotSteady:
@@ -275,26 +275,16 @@ void RunLength::check(Time now)
   // judge enters the extrapolation (a transient of a count the throughput
   // does not show, such as the rx buffers first posted, left out of the
   // batches would otherwise be extrapolated as steady).
-  const std::size_t intervals = snaps_.size() - 1 - cut_obs_ / 5;
-  base_snap_ =
-      std::max(cut_obs_ / 5 + (intervals >= cfg_.batches ? intervals % cfg_.batches : 0), (last_.first + 4) / 5);
+  const std::size_t cut_snap = cut_obs_ / 5;
+  const std::size_t intervals = snaps_.size() - 1 - cut_snap;
+  base_snap_ = std::max(cut_snap + (intervals >= cfg_.batches ? intervals % cfg_.batches : 0), (last_.first + 4) / 5);
   const Snap& w = snaps_.at(base_snap_);
   warmup_bytes_ = w.d;
-  if (per_conn_.size() > 1) {
-    double mean = 0;
-    std::vector<double> since(per_conn_.size());
-    for (std::size_t c = 0; c < per_conn_.size(); ++c) {
-      since[c] = static_cast<double>(per_conn_[c] - w.per_conn[c]);
-      mean += since[c];
-    }
-    mean /= static_cast<double>(since.size());
-    for (double s : since)
-      if (std::abs(s - mean) > cfg_.precision * mean) {
-        reason_ = RunEnd::UnequalConnections;
-        return;
-      }
+  if (!connections_steady(w, cut_snap)) {
+    reason_ = RunEnd::UnequalConnections;
+    return;
   }
-  if (!figures_steady(cut_obs_ / 5) || !in_flight_steady()) {
+  if (!figures_steady(cut_snap) || !in_flight_steady()) {
     reason_ = RunEnd::FiguresNotSteady;
     return;
   }
@@ -313,7 +303,7 @@ void RunLength::check(Time now)
     return;
   }
   shortened_ = true;
-  for (std::uint64_t b : shorten_())
+  for (std::uint64_t b : shorten_(shares_))
     skipped_ += b;
   if (total_ + skipped_ > cfg_.total_bytes)
     throw std::logic_error("invariant violated: a shortened run leaves out more bytes than it has left");
@@ -404,6 +394,73 @@ std::map<std::string, double> figure_scales(const Figures& x, const std::functio
   for (const auto& entry : kinds)
     scale_of(entry.first, 0);
   return scales;
+}
+
+std::vector<std::uint64_t> steady_span(const std::vector<std::uint64_t>& room, const std::vector<double>& shares)
+{
+  if (room.size() != shares.size())
+    throw std::logic_error("steady_span: a share for every connection");
+  double span = INFINITY;
+  for (std::size_t c = 0; c < room.size(); ++c) {
+    if (shares[c] < 0)
+      throw std::logic_error("steady_span: a negative share");
+    if (shares[c] > 0)
+      span = std::min(span, static_cast<double>(room[c]) / shares[c]);
+  }
+  std::vector<std::uint64_t> out(room.size(), 0);
+  if (!std::isfinite(span))
+    return out;
+  for (std::size_t c = 0; c < room.size(); ++c)
+    out[c] = std::min(room[c], static_cast<std::uint64_t>(std::floor(span * shares[c])));
+  return out;
+}
+
+bool RunLength::connections_steady(const Snap& w, std::size_t from_snap)
+{
+  const std::size_t n = per_conn_.size();
+  std::vector<double> since(n);
+  double sum = 0;
+  for (std::size_t c = 0; c < n; ++c) {
+    since[c] = static_cast<double>(per_conn_[c] - w.per_conn[c]);
+    sum += since[c];
+  }
+  if (sum <= 0)
+    return false;
+  shares_.assign(n, 0);
+  for (std::size_t c = 0; c < n; ++c)
+    shares_[c] = since[c] / sum;
+  if (n == 1)
+    return true;
+  // Each connection's share of the throughput must be steady: its
+  // half-width by batch means over the snapshots since the cut at most
+  // figure_tolerance x precision of an equal share. (Shares compared over
+  // the whole window alone pass a window in which one connection ended and
+  // another sped up.)
+  if (snaps_.size() < from_snap + 1 + cfg_.batches)
+    return false;
+  std::vector<double> dc, dd;
+  for (std::size_t c = 0; c < n; ++c) {
+    dc.clear();
+    dd.clear();
+    for (std::size_t j = from_snap + 1; j < snaps_.size(); ++j) {
+      dc.push_back(static_cast<double>(snaps_[j].per_conn[c] - snaps_[j - 1].per_conn[c]));
+      dd.push_back(static_cast<double>(snaps_[j].d - snaps_[j - 1].d));
+    }
+    const BatchMeansResult b = batch_means(dc, dd, 0, cfg_.batches);
+    if (b.batches == 0)
+      return false;
+    const double hw = std::isfinite(b.relative_half_width) ? b.relative_half_width * b.mean : INFINITY;
+    if (hw > cfg_.figure_tolerance * cfg_.precision / static_cast<double>(n))
+      return false;
+  }
+  // Unequal shares: a shortened run ends as a whole one does (steady_span:
+  // the faster connections end first, and the end where the slower go on
+  // alone is simulated). A stopped run would continue the shares to the
+  // transfer's end as they are: only equal ones (within the precision).
+  if (shorten_)
+    return true;
+  const double mean = sum / static_cast<double>(n);
+  return std::all_of(since.begin(), since.end(), [&](double s) { return std::abs(s - mean) <= cfg_.precision * mean; });
 }
 
 bool RunLength::in_flight_steady()

@@ -16,8 +16,10 @@
 //      computes the relative half-width of the 95% confidence interval of
 //      the mean time per byte, t(0.975, batches-1) s / sqrt(batches) / mean;
 //   3. stops the run if that half-width is at most `precision`, with
-//      several connections each connection's steady-state rate is within
-//      the precision of their mean, and every figure that grows with the
+//      several connections each connection's share of the throughput is
+//      steady (known to twice the precision of an equal share by batch
+//      means) and, for a run that is stopped rather than shortened, within
+//      the precision of an equal share, and every figure that grows with the
 //      run and is judged (CPU time, counts) has a steady-state rate per
 //      byte known to twice the precision of what it is part of (batch
 //      means over the snapshots since the cut; figure_scales: a category
@@ -117,7 +119,7 @@ enum class RunEnd {
   TooShort = 2,            // the transfer ended before the first check (too few observations)
   PrecisionNotMet = 3,     // the half-width stayed above the precision until the transfer ended
   NoSteadyState = 4,       // the warm-up never ended in the first half of the run
-  UnequalConnections = 5,  // the connections' steady-state rates differed by more than the precision
+  UnequalConnections = 5,  // the connections' shares of the throughput were not steady, or unequal in a stopped run
   FiguresNotSteady = 6,    // a figure's steady-state rate (CPU time, a count) was not known to the precision
   RoundTripsNotSteady = 7, // the round trip's mean or 99th percentile was not known to the precision
 };
@@ -181,10 +183,22 @@ struct FigureKind {
 std::map<std::string, double> figure_scales(const Figures& x, const std::function<FigureKind(const std::string&)>& kind,
                                             const RunLengthConfig& cfg, double one_cpu);
 
-// Asks the transport to end each connection's transfer early: once its
-// writer has sent what it has started to send and one more message.
-// Returns, per connection, the bytes that will no longer be sent.
-using Shorten = std::function<std::vector<std::uint64_t>()>;
+// Asks the transport to end the transfers early by one span of the steady
+// state: connection c leaves out shares[c] x S bytes (shares: each
+// connection's part of the steady-state throughput, summing to 1), S the
+// largest span every connection has room for (steady_span). Returns, per
+// connection, the bytes that will no longer be sent.
+using Shorten = std::function<std::vector<std::uint64_t>(const std::vector<double>& shares)>;
+
+// The bytes each connection leaves out when a run is shortened by one span
+// of its steady state: shares[c] x S, with S the largest span for which no
+// connection leaves out more than room[c] (what its writer has not begun,
+// less one more message). Connections that share the throughput unequally
+// then leave out unequal bytes, as a stretch of time cut out of the middle
+// of a full run would: the faster ones still end first, and the end where
+// the slower ones go on alone is simulated, not extrapolated. One
+// connection leaves out its room.
+std::vector<std::uint64_t> steady_span(const std::vector<std::uint64_t>& room, const std::vector<double>& shares);
 // The bytes the writers have begun to send, all connections (with the
 // bytes delivered: the bytes in flight).
 using Committed = std::function<std::uint64_t()>;
@@ -195,7 +209,7 @@ public:
   // now with `delivered` bytes; kind(name): how a figure scales; stop():
   // end the simulation at once. With `shorten` (byte streams), a steady run
   // is not stopped but shortened: the transport ends every transfer soon
-  // (shorten()), the simulation runs on to that natural end (the bytes in
+  // (shorten(shares), by one span of the steady state), the simulation runs on to that natural end (the bytes in
   // flight drain, the writers and readers finish as in a full run), and
   // finish() inserts the bytes left out at the steady state's rates, where
   // they were left out. A stopped run instead continues its steady state to
@@ -256,6 +270,8 @@ private:
   void check(Time now);
   bool figures_steady(std::size_t from_snap);
   bool in_flight_steady();
+  bool connections_steady(const Snap& w, std::size_t from_snap);
+  std::vector<double> shares_; // each connection's share of the steady-state throughput (at the stop)
   bool round_trips_steady(Time from);
   std::vector<Time> rtt_t_;  // each round trip's completion
   std::vector<double> rtt_;  // and its value

@@ -260,7 +260,8 @@ TEST_CASE("run length: a shortened run drains as a whole one does, and its middl
   RunLength rl(
       cfg, [&](Time now, std::uint64_t d) { return shortened.figures(now, d); }, pipeline_kind,
       [] { FAIL("a run with shorten() is not stopped"); },
-      [&] {
+      [&](const std::vector<double>& shares) {
+        CHECK(shares == std::vector<double>{1.0});
         // The transport's rule: end after what is begun and one more message.
         const std::uint64_t target = std::min(shortened.target, shortened.committed() + 1000);
         const std::vector<std::uint64_t> left_out{shortened.target - target};
@@ -294,6 +295,134 @@ TEST_CASE("run length: a shortened run drains as a whole one does, and its middl
   const Figures y = rs.finish({}, 0);
   CHECK(y.at("sent_per_MB") == Approx(1000.0 * (1 + static_cast<double>(in_flight) / total)).epsilon(1e-12));
   CHECK(y.at("cpu_seconds") == Approx(0.25 * (t_whole - 50 * 30.0)).epsilon(1e-12));
+}
+
+TEST_CASE("run length: steady_span leaves out one span of the steady state, within each connection's room",
+          "[run_length]")
+{
+  // One connection: its room.
+  CHECK(steady_span({5000}, {1.0}) == std::vector<std::uint64_t>{5000});
+  // Shares 0.7 / 0.3: the span is the smaller of 7000 / 0.7 and 9000 / 0.3.
+  CHECK(steady_span({7000, 9000}, {0.7, 0.3}) == std::vector<std::uint64_t>{7000, 3000});
+  CHECK(steady_span({9000, 1500}, {0.7, 0.3}) == std::vector<std::uint64_t>{3500, 1500});
+  // Equal shares: every connection leaves out the least room.
+  CHECK(steady_span({800, 600, 700, 900}, {0.25, 0.25, 0.25, 0.25}) == std::vector<std::uint64_t>(4, 600));
+  // A connection with no room (its writer is on its last message): nothing is left out.
+  CHECK(steady_span({0, 9000}, {0.5, 0.5}) == std::vector<std::uint64_t>{0, 0});
+  // A connection with no share bounds nothing and leaves out nothing.
+  CHECK(steady_span({0, 9000}, {0.0, 1.0}) == std::vector<std::uint64_t>{0, 9000});
+  CHECK_THROWS(steady_span({1, 2}, {1.0}));
+}
+
+namespace {
+
+// Two connections by hand: while both run, connection 0 gets 7 bytes and
+// connection 1 gets 3 per time unit (shares 0.7 / 0.3; with `swing`,
+// connection 0's share swings by that much either side of 0.5, with a
+// period of 40,000 units); once one has its target, the other
+// gets 10 per unit alone. A shortened run must give the time of the whole
+// run: the faster connection ends first, the slower goes on alone.
+struct TwoStreams {
+  std::uint64_t target[2], delivered[2] = {0, 0};
+  double t = 0;
+  double swing = 0;
+  Figures figures(Time now, std::uint64_t) const { return {{"cpu_seconds", 0.25 * now}}; }
+  void run(RunLength* rl)
+  {
+    double carry = 0;
+    while (delivered[0] < target[0] || delivered[1] < target[1]) {
+      t += 1;
+      const bool both = delivered[0] < target[0] && delivered[1] < target[1];
+      const double share0 = swing > 0 ? 0.5 + swing * std::sin(2 * M_PI * t / 40000) : 0.7;
+      for (int c = 0; c < 2; ++c) {
+        const double want = both ? (c == 0 ? 10 * share0 + carry : 10 - std::floor(10 * share0 + carry)) : 10;
+        std::uint64_t b = static_cast<std::uint64_t>(std::floor(want));
+        if (c == 0 && both)
+          carry = want - std::floor(want);
+        b = std::min(b, target[c] - delivered[c]);
+        if (b == 0)
+          continue;
+        delivered[c] += b;
+        if (rl)
+          rl->delivered(c, b, t);
+      }
+    }
+  }
+};
+
+} // namespace
+
+TEST_CASE("run length: connections with unequal steady shares are shortened by one span of time, and end as a "
+          "whole run does",
+          "[run_length]")
+{
+  // The whole run by hand, N bytes each: connection 0 ends at N / 7, when
+  // connection 1 has 3N / 7; its 4N / 7 left take 4N / 70. Time: N / 5.
+  const std::uint64_t n = 7'000'000;
+  RunLengthConfig cfg;
+  cfg.total_bytes = 2 * n;
+  cfg.chunk = 1000;
+  cfg.connections = 2;
+  TwoStreams two{{n, n}};
+  std::vector<double> shares_seen;
+  RunLength rl(
+      cfg, [&](Time now, std::uint64_t d) { return two.figures(now, d); }, pipeline_kind,
+      [] { FAIL("a run with shorten() is not stopped"); },
+      [&](const std::vector<double>& shares) {
+        shares_seen = shares;
+        std::vector<std::uint64_t> room;
+        for (int c = 0; c < 2; ++c)
+          room.push_back(two.target[c] - std::min(two.target[c], two.delivered[c] + 70));
+        const std::vector<std::uint64_t> out = steady_span(room, shares);
+        for (int c = 0; c < 2; ++c)
+          two.target[c] -= out[static_cast<std::size_t>(c)];
+        return out;
+      });
+  two.run(&rl);
+  REQUIRE(rl.stopped());
+  CHECK(rl.info().at("run_length.reason") == static_cast<int>(RunEnd::Extrapolated));
+  REQUIRE(shares_seen.size() == 2);
+  CHECK(shares_seen[0] == Approx(0.7).epsilon(1e-3));
+  CHECK(two.target[0] + two.target[1] < n);     // half the transfer was left out at least
+  CHECK(two.target[1] - two.target[0] > n / 2); // unequally: connection 1 goes on alone for 4N / 7
+  const Figures x = rl.finish(two.figures(two.t, two.delivered[0] + two.delivered[1]), two.t);
+  CHECK(x.at("cpu_seconds") == Approx(0.25 * n / 5).epsilon(1e-4));
+
+  // Shares that swing between 0.7 / 0.3 and 0.3 / 0.7 every 40,000 units
+  // (the throughput steady): held until the batches average the swings
+  // out, then within the precision of the whole run.
+  TwoStreams whole{{n, n}};
+  whole.swing = 0.2;
+  whole.run(nullptr);
+  TwoStreams swinging{{n, n}};
+  swinging.swing = 0.2;
+  std::uint64_t delivered_at_stop = 0;
+  RunLength rs(
+      cfg, [&](Time now, std::uint64_t d) { return swinging.figures(now, d); }, pipeline_kind, [] {},
+      [&](const std::vector<double>& shares) {
+        delivered_at_stop = swinging.delivered[0] + swinging.delivered[1];
+        std::vector<std::uint64_t> room;
+        for (int c = 0; c < 2; ++c)
+          room.push_back(swinging.target[c] - std::min(swinging.target[c], swinging.delivered[c] + 70));
+        const std::vector<std::uint64_t> out = steady_span(room, shares);
+        for (int c = 0; c < 2; ++c)
+          swinging.target[c] -= out[static_cast<std::size_t>(c)];
+        return out;
+      });
+  swinging.run(&rs);
+  CHECK(delivered_at_stop > 2 * 40000 * 10); // not within the first two swings
+  const Figures y = rs.finish(swinging.figures(swinging.t, 0), swinging.t);
+  CHECK(y.at("cpu_seconds") == Approx(0.25 * whole.t).epsilon(0.005));
+
+  // Steady unequal shares without shorten(): a stopped run has no end where
+  // the slower connection goes on alone, so it is not extrapolated.
+  TwoStreams unstoppable{{n, n}};
+  RunLength ru(
+      cfg, [&](Time now, std::uint64_t d) { return unstoppable.figures(now, d); }, pipeline_kind,
+      [] { FAIL("unequal shares are not continued by a stopped run"); });
+  unstoppable.run(&ru);
+  CHECK_FALSE(ru.stopped());
+  CHECK(ru.info().at("run_length.reason") == static_cast<int>(RunEnd::UnequalConnections));
 }
 
 TEST_CASE("run length: bytes in flight still growing hold the run", "[run_length]")

@@ -247,16 +247,17 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
   set_up(r, p, s, trace);
   const int conns = static_cast<int>(r.channels.size());
   const std::uint64_t total = workload_bytes(p) * static_cast<std::uint64_t>(conns);
-  // A steady run is shortened (sim/run_length.hpp): each connection ends
-  // after its writer's current send() and one more message, and the
-  // simulation runs on to that end.
-  auto shorten = [&r, &s] {
-    std::vector<std::uint64_t> left_out;
-    for (Channel& ch : r.channels) {
-      const std::uint64_t target = std::min(ch.target, ch.committed + s.knobs.message_size);
-      left_out.push_back(ch.target - target);
-      ch.target = target;
-    }
+  // A steady run is shortened (sim/run_length.hpp) by one span of its
+  // steady state: no writer ends before its current send() and one more
+  // message, and the simulation runs on to that end.
+  auto shorten = [&r, &s](const std::vector<double>& shares) {
+    std::vector<std::uint64_t> room;
+    for (const Channel& ch : r.channels)
+      room.push_back(ch.target - std::min(ch.target, ch.committed + s.knobs.message_size));
+    const std::vector<std::uint64_t> left_out = steady_span(room, shares);
+    std::size_t i = 0;
+    for (Channel& ch : r.channels)
+      ch.target -= left_out.at(i++);
     return left_out;
   };
   const std::unique_ptr<RunLength> monitor = run_length_monitor(

@@ -433,16 +433,17 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
   add_spare_kworkers(r.world, s);
 
   const std::uint64_t total = workload_bytes(p) * static_cast<std::uint64_t>(conns);
-  // A steady run is shortened (sim/run_length.hpp): each connection ends
-  // after its writer's current send() and one more message, and the
-  // simulation runs on to that end.
-  auto shorten = [&s] {
-    std::vector<std::uint64_t> left_out;
-    for (Conn& c : s.conns) {
-      const std::uint64_t target = std::min(c.target, c.committed + s.kn.message_size);
-      left_out.push_back(c.target - target);
-      c.target = target;
-    }
+  // A steady run is shortened (sim/run_length.hpp) by one span of its
+  // steady state: no writer ends before its current send() and one more
+  // message, and the simulation runs on to that end.
+  auto shorten = [&s](const std::vector<double>& shares) {
+    std::vector<std::uint64_t> room;
+    for (const Conn& c : s.conns)
+      room.push_back(c.target - std::min(c.target, c.committed + s.kn.message_size));
+    const std::vector<std::uint64_t> left_out = steady_span(room, shares);
+    std::size_t i = 0;
+    for (Conn& c : s.conns)
+      c.target -= left_out.at(i++);
     return left_out;
   };
   const std::unique_ptr<RunLength> monitor = run_length_monitor(
