@@ -19,12 +19,22 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// "1523 ± 12" with three significant digits of the interval.
+// A figure in a table: whole numbers from 100 up (299008, not 2.99e+05),
+// else `digits` significant digits.
+std::string table_number(double v, int digits)
+{
+  if (std::isfinite(v) && std::fabs(v) >= 100)
+    return fmt::format("{:.0f}", v);
+  return fmt::format("{:.{}g}", v, digits);
+}
+
+// "1523 ± 12": four significant digits of the mean, two of the interval's
+// half-width.
 std::string with_interval(const ObjectiveValue& v)
 {
   if (v.half_width == 0)
-    return fmt::format("{:.4g}", v.mean);
-  return fmt::format("{:.4g} ± {:.2g}", v.mean, v.half_width);
+    return table_number(v.mean, 4);
+  return fmt::format("{} ± {}", table_number(v.mean, 4), table_number(v.half_width, 2));
 }
 
 std::string objective_title(const SearchObjective& o)
@@ -137,7 +147,7 @@ std::string search_table(const SearchResult& r)
   std::vector<std::vector<std::string>> rows = {{"knob", "objective", "values seen", "moves by", "share of variance"}};
   for (const SensitivityRow& row : r.sensitivity)
     rows.push_back({row.knob, objective_title(s.objectives[row.objective]),
-                    fmt::format("{}/{}", row.values_seen, row.values), fmt::format("{:.3g}", row.moves),
+                    fmt::format("{}/{}", row.values_seen, row.values), table_number(row.moves, 3),
                     fmt::format("{:.0f}%", row.share * 100)});
   out += render_columns(rows);
   return out;

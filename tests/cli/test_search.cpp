@@ -29,6 +29,7 @@ search:
   objectives:
     - max: throughput_MBps
     - min: (host_cpu_percent+guest_cpu_percent)/throughput_MBps
+    - min: memory_bytes_per_connection
   constraints:
     - memory_bytes_per_connection <= 400KiB
   budget: 16
@@ -61,10 +62,13 @@ TEST_CASE("cli: search prints the front (table, csv, json) and keeps every point
   CHECK(starts_with(table.out, "Pareto front of "));
   CHECK(table.out.find("NSGA-II (pagmo2), seed 7") != std::string::npos);
   CHECK(table.out.find("Sensitivity") != std::string::npos);
+  // Figures from 100 up are whole numbers (memory per connection: 200704, not 2.007e+05).
+  CHECK(table.out.find("e+0") == std::string::npos);
   CHECK(table.err.find("search: ") != std::string::npos); // progress
   CHECK(point_files(out) == 16);
-  for (const char* f :
-       {"result.json", "manifest.json", "search.json", "search-objectives.svg", "search-objectives.png"})
+  // Three objectives: a figure per pair of them.
+  for (const char* f : {"result.json", "manifest.json", "search.json", "search-objectives-1-2.svg",
+                        "search-objectives-1-3.png", "search-objectives-2-3.svg"})
     CHECK(names_in(out).count(f) == 1);
   const Run json = run_cli(dir, {"search", file, "--jobs", "2", "--output", out, "-q", "--format", "json"});
   REQUIRE(json.status == 0);
@@ -80,7 +84,7 @@ TEST_CASE("cli: search prints the front (table, csv, json) and keeps every point
     CHECK(p.contains("effective"));
     CHECK(p["metrics"]["memory_bytes_per_connection"]["max"].get<double>() <= 400 * 1024);
   }
-  CHECK(j["search"]["sensitivity"].size() == 3 * 2);
+  CHECK(j["search"]["sensitivity"].size() == 3 * 3);
   const Run csv = run_cli(dir, {"search", file, "--output", out, "-q", "--format", "csv"});
   REQUIRE(csv.status == 0);
   CHECK(lines_of(csv.out).size() == j["front"].size() + 1);
