@@ -81,13 +81,23 @@ void Cpu::work_started(Time t)
 SimThread* Cpu::next(Time now)
 {
   holder_ = nullptr;
-  if (queue_.empty()) {
+  // Kept by a thread between its steps: only it may have the CPU.
+  auto it = kept_by_ ? std::find(queue_.begin(), queue_.end(), kept_by_) : queue_.begin();
+  if (it == queue_.end()) {
     free_since_ = now;
     return nullptr;
   }
-  holder_ = queue_.front();
-  queue_.pop_front();
+  holder_ = *it;
+  queue_.erase(it);
   return holder_;
+}
+
+SimThread* Cpu::release_kept(Time now)
+{
+  kept_by_ = nullptr;
+  if (holder_ || queue_.empty())
+    return nullptr;
+  return next(now);
 }
 
 } // namespace vsim

@@ -92,6 +92,14 @@ public:
   // The holder's work ended at `now`: the next waiting thread (the CPU is
   // now its), or nullptr (the CPU has no thread work from `now`).
   SimThread* next(Time now);
+  // Without kernel preemption (CONFIG_PREEMPT_NONE) a thread inside a
+  // system call keeps its CPU between its steps until it sleeps or returns
+  // to user space: while one is `kept_by`, the others wait for it.
+  SimThread* kept_by() const { return kept_by_; }
+  void keep(SimThread* t) { kept_by_ = t; }
+  // The keeper gave the CPU up at `now`, between its steps: the next
+  // waiting thread, if any and the CPU is free (the CPU is then its).
+  SimThread* release_kept(Time now);
   // With no holder: since when the CPU has run nothing, neither thread
   // work nor interrupts (as far as the interrupts registered so far go).
   Time idle_since() const { return free_since_ > irq_busy_until_ ? free_since_ : irq_busy_until_; }
@@ -104,6 +112,7 @@ private:
   CpuTime irq_time_;
   Time irq_busy_until_ = 0;
   SimThread* holder_ = nullptr;
+  SimThread* kept_by_ = nullptr;
   Time work_start_ = 0;
   Time free_since_ = 0;
   std::deque<SimThread*> queue_;

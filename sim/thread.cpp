@@ -204,7 +204,7 @@ bool SimThread::begin_run(std::coroutine_handle<> h, double cycles, Cat c)
   ++gen_;
   work_ = Work{world_->now(), debt_.busy(), debt_, false};
   debt_ = {};
-  if (cpu_->holder()) { // another thread's work is on the CPU: take turns
+  if (cpu_->holder() || (cpu_->kept_by() && cpu_->kept_by() != this)) { // another thread's: take turns
     cpu_->enqueue(this);
     return true;
   }
@@ -219,8 +219,25 @@ void SimThread::cpu_granted()
   start_work(false);
 }
 
+void SimThread::keep_cpu()
+{
+  in_kernel_ = true;
+  if (!cpu_->kept_by() && (!cpu_->holder() || cpu_->holder() == this))
+    cpu_->keep(this);
+}
+
+void SimThread::release_cpu()
+{
+  in_kernel_ = false;
+  if (cpu_->kept_by() == this)
+    if (SimThread* next = cpu_->release_kept(world_->now()))
+      next->cpu_granted();
+}
+
 bool SimThread::start_work(bool running)
 {
+  if (in_kernel_)
+    cpu_->keep(this);
   Work& w = work_;
   w.start = world_->now();
   account_work(w, 1);
@@ -245,6 +262,11 @@ bool SimThread::start_work(bool running)
 void SimThread::begin_wait(std::coroutine_handle<> h)
 {
   no_debt("waited");
+  // schedule() gives the CPU up, also without kernel preemption; the
+  // thread keeps it again from its next step (start_work).
+  if (cpu_->kept_by() == this)
+    if (SimThread* next = cpu_->release_kept(world_->now()))
+      next->cpu_granted();
   suspended_ = h;
   pending_ = Pending::Wait;
   waiting_ = true;

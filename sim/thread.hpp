@@ -159,6 +159,15 @@ public:
   void drop_work_from(Time end);
   // The CPU was handed over to this thread, which waited for it.
   void cpu_granted();
+  // Without kernel preemption (CONFIG_PREEMPT_NONE): from keep_cpu() (a
+  // system call's entry) to release_cpu() (its return to user space) the
+  // thread keeps its CPU between its steps once it has it; a thread woken
+  // on that CPU meanwhile runs only after (need_resched is acted on at the
+  // return to user space or when the task sleeps, kernel/sched/core.c).
+  // Waiting gives the CPU up until the thread's next step.
+  void keep_cpu();
+  void release_cpu();
+  bool keeps_cpu() const { return in_kernel_; }
 
 protected:
   virtual Task<> body() = 0;
@@ -181,6 +190,7 @@ private:
   Trace* trace_; // the World's recorder when the thread was made (World::set_trace comes first)
   std::string name_;
   Cpu* cpu_;
+  bool in_kernel_ = false; // between keep_cpu() and release_cpu()
   int id_;
   bool daemon_ = false;
   bool waiting_ = false;

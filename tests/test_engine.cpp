@@ -158,6 +158,65 @@ TEST_CASE("engine: interrupts stretch CPU work, threads sharing a CPU take turns
   CHECK(o == std::vector<double>{160, 260, 40, 60, 260, 40, 60, 20, 0});
 }
 
+TEST_CASE("engine: a thread that keeps its CPU (no kernel preemption) runs a woken one only once it releases it "
+          "or waits",
+          "[sim][engine][cpu][preempt]")
+{
+  // A writer's system call of three 1000-cycle steps wakes a worker on its
+  // CPU after the first. Taking turns step by step (CONFIG_PREEMPT_VOLUNTARY)
+  // the worker runs after that step; kept (CONFIG_PREEMPT_NONE) only once
+  // the call returns (release_cpu) or sleeps (wait), and it then keeps the
+  // CPU for its own item before the writer's next step.
+  auto times = [](bool keep, bool sleeps) {
+    return in_child([=] {
+      World w;
+      Cpu& a = w.add_cpu(Side::Guest, "a");
+      std::vector<double> out;
+      auto& worker = w.spawn<Scripted>("worker", a, [&](Scripted& t) -> Task<> {
+        co_await t.wait();
+        if (keep)
+          t.keep_cpu();
+        co_await t.run(300, Cat::Sys);
+        out.push_back(t.now());
+        co_await t.run(200, Cat::Sys);
+        if (keep)
+          t.release_cpu();
+      });
+      worker.set_daemon();
+      auto& writer = w.spawn<Scripted>("writer", a, [&](Scripted& t) -> Task<> {
+        if (keep)
+          t.keep_cpu();
+        co_await t.run(1000, Cat::Sys);
+        worker.wake_at(t.now());
+        co_await t.run(1000, Cat::Sys);
+        if (sleeps) {
+          t.wake_at(t.now() + 5000); // woken later: the CPU is free meanwhile
+          co_await t.wait();
+        }
+        co_await t.run(1000, Cat::Sys);
+        out.push_back(t.now());
+        if (keep)
+          t.release_cpu();
+        co_await t.run(1000, Cat::User); // back in user space
+        out.push_back(t.now());
+      });
+      (void)writer;
+      w.run();
+      return out;
+    });
+  };
+  // Recorded: the worker's first step's end, the writer's last step in the
+  // call's end, the writer's end. Step by step: worker 2000-2300, writer
+  // 2300-3300, worker 3300-3500, the writer's user step 3500-4500.
+  CHECK(times(false, false) == std::vector<double>{2300, 3300, 4500});
+  // Kept: the worker waits for the call's end at 3000, then keeps the CPU
+  // for both its steps [3000, 3500); the writer's user step [3500, 4500).
+  CHECK(times(true, false) == std::vector<double>{3000, 3300, 4500});
+  // Kept, but the call sleeps at 2000: the worker runs [2000, 2500), the
+  // writer goes on when woken at 7000.
+  CHECK(times(true, true) == std::vector<double>{2300, 8000, 9000});
+}
+
 TEST_CASE("engine: waking a sleeping thread on another CPU of the same side costs the waker an IPI, once per sleep",
           "[sim][engine][cpu]")
 {

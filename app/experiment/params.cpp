@@ -171,6 +171,17 @@ void declare_experiment_params(ParamRegistry& reg)
                   .range(1, 64)
                   .doc("guest vCPUs: interrupts go to vCPU 0; connection i's guest thread runs on vCPU (1+i) mod "
                        "vcpus"));
+  reg.declare(Param("guest.preemption")
+                  .choice()
+                  .def("voluntary")
+                  .words({"voluntary", "none"})
+                  .doc("the guest kernel's preemption model: `voluntary` (CONFIG_PREEMPT_VOLUNTARY) gives a vCPU "
+                       "to a woken task at the running task's next might_sleep(), once per packet a send() "
+                       "allocates; `none` (CONFIG_PREEMPT_NONE) only when the running task sleeps or returns to "
+                       "user space, so the send work a send() queues on its vCPU runs after the send()")
+                  .kernel("kernel/Kconfig.preempt; kernel/sched/core.c: _cond_resched; "
+                          "arch/x86/entry/common.c: exit_to_usermode_loop")
+                  .scope("virtio_vsock"));
   reg.declare(Param("host.cpus").integer().unit("CPUs").def("8").range(1, 256).doc("host logical CPUs"));
   reg.declare(Param("sim.run_length")
                   .choice()

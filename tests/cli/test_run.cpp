@@ -102,12 +102,12 @@ TEST_CASE("cli: JSON result has the documented manifest, params and metrics", "[
   CHECK_THAT(checked.out, Catch::Contains("config sha256 " + sha));
 
   // Every key of the hv_sock transport the tiny run uses (virtio_vsock's
-  // keys, costs, workload.app, socket_type and zerocopy are not part of its
-  // points).
+  // keys, costs, workload.app, socket_type, zerocopy and guest.preemption
+  // are not part of its points).
   std::set<std::string> every_key;
   for (const std::string& path : described_paths())
     if (!starts_with(path, "virtio_vsock.") && !starts_with(path, "costs.virtio_") && path != "workload.app" &&
-        path != "workload.socket_type" && path != "workload.zerocopy")
+        path != "workload.socket_type" && path != "workload.zerocopy" && path != "guest.preemption")
       every_key.insert(path);
   REQUIRE(every_key.size() > 20);
   REQUIRE(j.contains("points"));

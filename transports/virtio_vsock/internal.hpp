@@ -48,6 +48,7 @@ struct Knobs {
   bool iperf3;          // workload.app: iperf3's client and server instead of blocking loops
   bool seqpacket;       // workload.socket_type: one message per send() and per recv()
   bool zerocopy;        // workload.zerocopy: MSG_ZEROCOPY on every send()
+  bool preempt_none;    // guest.preemption none: CONFIG_PREEMPT_NONE, a task in the kernel keeps its vCPU
   std::uint16_t queue_size;
   std::uint32_t weight_packets;
   std::uint64_t weight_bytes;
@@ -858,6 +859,8 @@ protected:
   }
 
   Task<> body() override;
+  Task<> syscall_entry();
+  Task<> syscall_exit();
 
   Shared& s_;
   Conn& c_;

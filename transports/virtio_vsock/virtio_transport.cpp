@@ -139,6 +139,8 @@ Task<> Kworker::process_one_work(GuestWork w)
   }
   it.pending = false; // cleared before the function runs: queueing it again now re-runs it
   it.running_on = this;
+  if (s_.kn.preempt_none)
+    keep_cpu(); // CONFIG_PREEMPT_NONE: the item runs to its end, or until it sleeps (process_one_work's cond_resched)
   s_.n.guest_work_runs.add();
   charge(k.virtio_guest_work_run, Cat::Sys); // process_one_work(), settled with the work's first step
   switch (w) {
@@ -154,6 +156,8 @@ Task<> Kworker::process_one_work(GuestWork w)
   }
   co_await settle();
   it.running_on = nullptr;
+  if (keeps_cpu())
+    release_cpu();
 }
 
 // wq_worker_sleeping(): a running worker blocks; if no other worker of the

@@ -36,7 +36,7 @@ Task<> woken(Waiter w, bool forget_others)
     // entry) before the woken thread runs: halted_wakeup more.
     const Cpu& cpu = w.t.cpu();
     const Time t = w.t.now();
-    const bool halted = cpu.holder() == nullptr && cpu.irq_start(t) == t;
+    const bool halted = cpu.holder() == nullptr && !cpu.kept_by() && cpu.irq_start(t) == t;
     double extra = 0;
     if (halted) {
       extra = w.halted_wakeup;
@@ -287,6 +287,32 @@ Task<> AppThread::send_all()
   }
 }
 
+// The kernel's preemption model (guest.preemption; kernel/Kconfig.preempt).
+// With CONFIG_PREEMPT_VOLUNTARY (the default here) a task in a system call
+// gives its CPU to a woken one at its next might_sleep() (_cond_resched():
+// the GFP_KERNEL allocation of each packet in virtio_transport_alloc_pkt,
+// lock_sock), which the CPU's turn-taking step by step stands for. With
+// CONFIG_PREEMPT_NONE it keeps the CPU until it sleeps or returns to user
+// space (exit_to_usermode_loop: schedule() on TIF_NEED_RESCHED): the
+// send work virtio_transport_send_pkt queues on the writer's vCPU runs
+// only after the send() returns, then takes every packet it queued. The
+// guest only: the host's threads have CPUs of their own here.
+Task<> AppThread::syscall_entry()
+{
+  if (!s_.kn.preempt_none || &sk_ != &c_.guest)
+    co_return;
+  co_await settle(); // the user work before it is preemptible
+  keep_cpu();
+}
+
+Task<> AppThread::syscall_exit()
+{
+  if (!keeps_cpu())
+    co_return;
+  co_await settle();
+  release_cpu();
+}
+
 Task<std::uint64_t> AppThread::send_call(std::uint64_t len, bool blocking)
 {
   const Knobs& kn = s_.kn;
@@ -294,6 +320,7 @@ Task<std::uint64_t> AppThread::send_call(std::uint64_t len, bool blocking)
   // The application's own work per call: the plain loop's, or iperf3's per
   // write() (StackCosts, by workload.app).
   charge(sc_.user_per_call, Cat::User);
+  co_await syscall_entry();
   charge(sc_.send_syscall, Cat::Sys);
   s_.n.syscalls.add();
   co_await lock_sock(waiter(), sk_); // held for the whole call, except while waiting
@@ -342,6 +369,7 @@ Task<std::uint64_t> AppThread::send_call(std::uint64_t len, bool blocking)
     sent += n;
   }
   co_await release_sock(*this, sk_);
+  co_await syscall_exit();
   co_return sent;
 }
 
@@ -493,6 +521,7 @@ Task<> AppThread::select_until(bool writable)
 {
   // do_select(): poll the socket (vsock_poll takes the socket lock); if it
   // is not ready, sleep until a wake-up on the socket, then poll again.
+  co_await syscall_entry();
   charge(sc_.poll_syscall, Cat::Sys);
   s_.n.polls.add();
   for (;;) {
@@ -509,6 +538,7 @@ Task<> AppThread::select_until(bool writable)
     co_await sleep_until_woken(waiter());
     sk_.prepared = false;
   }
+  co_await syscall_exit();
 }
 
 Task<> AppThread::receive_all()
@@ -554,6 +584,7 @@ Task<std::uint64_t> AppThread::recv_call(std::uint64_t len, bool user_work)
   const Knobs& kn = s_.kn;
   if (user_work)
     charge(sc_.user_per_call, Cat::User); // the plain loop's per recv()
+  co_await syscall_entry();
   charge(sc_.recv_syscall, Cat::Sys);
   s_.n.syscalls.add();
   co_await lock_sock(waiter(), sk_); // the queue as of the work before
@@ -588,6 +619,7 @@ Task<std::uint64_t> AppThread::recv_call(std::uint64_t len, bool user_work)
     co_await queue_packet(Pkt{.op = Op::CreditUpdate});
   }
   co_await release_sock(*this, sk_);
+  co_await syscall_exit();
   co_return got;
 }
 

@@ -57,6 +57,7 @@ Knobs detail::read_knobs(const Params& p)
   kn.iperf3 = p.text("workload.app") == "iperf3";
   kn.seqpacket = p.text("workload.socket_type") == "seqpacket";
   kn.zerocopy = p.boolean("workload.zerocopy");
+  kn.preempt_none = p.text("guest.preemption") == "none";
   kn.queue_size = static_cast<std::uint16_t>(u("virtio_vsock.queue_size"));
   kn.weight_packets = static_cast<std::uint32_t>(u("virtio_vsock.vhost_weight_packets"));
   kn.weight_bytes = u("virtio_vsock.vhost_weight_bytes");
