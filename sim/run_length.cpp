@@ -415,6 +415,17 @@ std::vector<std::uint64_t> steady_span(const std::vector<std::uint64_t>& room, c
   return out;
 }
 
+template <class X> BatchMeansResult RunLength::rate_per_byte(std::size_t from_snap, const X& x) const
+{
+  // Per interval between snapshots: the growth of x, the bytes delivered.
+  std::vector<double> dx, dd;
+  for (std::size_t j = from_snap + 1; j < snaps_.size(); ++j) {
+    dx.push_back(x(snaps_[j]) - x(snaps_[j - 1]));
+    dd.push_back(static_cast<double>(snaps_[j].d) - static_cast<double>(snaps_[j - 1].d));
+  }
+  return batch_means(dx, dd, 0, cfg_.batches);
+}
+
 bool RunLength::connections_steady(const Snap& w, std::size_t from_snap)
 {
   const std::size_t n = per_conn_.size();
@@ -438,15 +449,9 @@ bool RunLength::connections_steady(const Snap& w, std::size_t from_snap)
   // another sped up.)
   if (snaps_.size() < from_snap + 1 + cfg_.batches)
     return false;
-  std::vector<double> dc, dd;
   for (std::size_t c = 0; c < n; ++c) {
-    dc.clear();
-    dd.clear();
-    for (std::size_t j = from_snap + 1; j < snaps_.size(); ++j) {
-      dc.push_back(static_cast<double>(snaps_[j].per_conn[c] - snaps_[j - 1].per_conn[c]));
-      dd.push_back(static_cast<double>(snaps_[j].d - snaps_[j - 1].d));
-    }
-    const BatchMeansResult b = batch_means(dc, dd, 0, cfg_.batches);
+    const BatchMeansResult b =
+        rate_per_byte(from_snap, [c](const Snap& s) { return static_cast<double>(s.per_conn[c]); });
     if (b.batches == 0)
       return false;
     const double hw = std::isfinite(b.relative_half_width) ? b.relative_half_width * b.mean : INFINITY;
@@ -495,26 +500,13 @@ bool RunLength::figures_steady(std::size_t from_snap)
   // Each judged figure's steady-state rate per byte and the half-width of
   // its 95% interval, by batch means over the snapshots since the cut.
   Figures rates, half_widths;
-  std::vector<double> dx, dd;
   for (std::size_t f = 0; f < names_.size(); ++f) {
     const FigureKind& k = kinds_[f];
     if (!k.judged || !extensive(k.scaling, 0, 0, 0))
       continue;
-    // Per interval between snapshots: growth of the figure, bytes delivered.
-    dx.clear();
-    dd.clear();
-    double prev = 0, prev_d = 0;
-    for (std::size_t j = from_snap; j < snaps_.size(); ++j) {
-      const Snap& s = snaps_[j];
-      const double x = s.values.empty() ? 0 : *extensive(k.scaling, s.values[f], s.t, static_cast<double>(s.d));
-      if (j > from_snap) {
-        dx.push_back(x - prev);
-        dd.push_back(static_cast<double>(s.d) - prev_d);
-      }
-      prev = x;
-      prev_d = static_cast<double>(s.d);
-    }
-    const BatchMeansResult b = batch_means(dx, dd, 0, cfg_.batches);
+    const BatchMeansResult b = rate_per_byte(from_snap, [&](const Snap& s) {
+      return s.values.empty() ? 0 : *extensive(k.scaling, s.values[f], s.t, static_cast<double>(s.d));
+    });
     if (b.batches == 0)
       return false;
     rates[names_[f]] = b.mean;

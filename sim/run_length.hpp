@@ -271,6 +271,9 @@ private:
   bool figures_steady(std::size_t from_snap);
   bool in_flight_steady();
   bool connections_steady(const Snap& w, std::size_t from_snap);
+  // Batch means, over the snapshot intervals since from_snap, of the growth
+  // of x(snapshot) per byte delivered (a figure's or a connection's rate).
+  template <class X> BatchMeansResult rate_per_byte(std::size_t from_snap, const X& x) const;
   std::vector<double> shares_; // each connection's share of the steady-state throughput (at the stop)
   bool round_trips_steady(Time from);
   std::vector<Time> rtt_t_;  // each round trip's completion

@@ -5,6 +5,7 @@
 // documentation order (metric_docs()).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -200,6 +201,38 @@ RunLengthConfig run_length_config(const Params& params, std::uint64_t total_byte
 std::unique_ptr<RunLength> run_length_monitor(const Params& params, std::uint64_t total_bytes, int connections,
                                               std::function<std::map<std::string, double>(Time, std::uint64_t)> figures,
                                               World& world, Shorten shorten = nullptr, Committed committed = nullptr);
+// The monitor of a byte-stream point: `streams` (one per connection, each
+// with `target`, the bytes it moves, and `committed`, the bytes its writer
+// has begun to send) are shortened by one span of their steady state
+// (steady_span: no writer ends before its current send() and one more
+// message of `message_size`), and their committed bytes are the ones the
+// bytes in flight come from. The streams must outlive the monitor.
+template <class Streams>
+std::unique_ptr<RunLength>
+stream_run_length_monitor(const Params& params, std::uint64_t total_bytes,
+                          std::function<std::map<std::string, double>(Time, std::uint64_t)> figures, World& world,
+                          Streams& streams, std::uint64_t message_size)
+{
+  auto shorten = [&streams, message_size](const std::vector<double>& shares) {
+    std::vector<std::uint64_t> room;
+    for (const auto& st : streams)
+      room.push_back(st.target - std::min(st.target, st.committed + message_size));
+    const std::vector<std::uint64_t> left_out = steady_span(room, shares);
+    std::size_t i = 0;
+    for (auto& st : streams)
+      st.target -= left_out.at(i++);
+    return left_out;
+  };
+  auto committed = [&streams] {
+    std::uint64_t begun = 0;
+    for (const auto& st : streams)
+      begun += st.committed;
+    return begun;
+  };
+  return run_length_monitor(params, total_bytes, static_cast<int>(streams.size()), std::move(figures), world, shorten,
+                            committed);
+}
+
 // The figures of a finished run: `full` as simulated (at time end_time),
 // or, when the monitor (nullptr under sim.run_length: full) stopped or
 // shortened the run, the whole transfer's from it (RunLength::finish);

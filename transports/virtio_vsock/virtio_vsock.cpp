@@ -434,28 +434,9 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
   add_spare_kworkers(r.world, s);
 
   const std::uint64_t total = workload_bytes(p) * static_cast<std::uint64_t>(conns);
-  // A steady run is shortened (sim/run_length.hpp) by one span of its
-  // steady state: no writer ends before its current send() and one more
-  // message, and the simulation runs on to that end.
-  auto shorten = [&s](const std::vector<double>& shares) {
-    std::vector<std::uint64_t> room;
-    for (const Conn& c : s.conns)
-      room.push_back(c.target - std::min(c.target, c.committed + s.kn.message_size));
-    const std::vector<std::uint64_t> left_out = steady_span(room, shares);
-    std::size_t i = 0;
-    for (Conn& c : s.conns)
-      c.target -= left_out.at(i++);
-    return left_out;
-  };
-  const std::unique_ptr<RunLength> monitor = run_length_monitor(
-      p, total, conns, [&](Time elapsed, std::uint64_t delivered) { return figures(r, s, elapsed, delivered); },
-      r.world, shorten,
-      [&s] {
-        std::uint64_t begun = 0;
-        for (const Conn& c : s.conns)
-          begun += c.committed;
-        return begun;
-      });
+  const std::unique_ptr<RunLength> monitor = stream_run_length_monitor(
+      p, total, [&](Time elapsed, std::uint64_t delivered) { return figures(r, s, elapsed, delivered); }, r.world,
+      s.conns, s.kn.message_size);
   std::optional<RoundTrips> round_trips;
   if (s.kn.rt.pattern != Pattern::Stream) { // the monitor hears of round trips, not of bytes
     s.round_trips = &round_trips.emplace(s.k.clock_ghz, round_trip_bytes(p), monitor.get());
