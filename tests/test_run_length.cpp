@@ -327,6 +327,18 @@ struct TwoStreams {
   double t = 0;
   double swing = 0;
   Figures figures(Time now, std::uint64_t) const { return {{"cpu_seconds", 0.25 * now}}; }
+  // The transports' rule (stream_run_length_monitor): no writer ends before
+  // what it has begun and one more message (70 bytes here).
+  std::vector<std::uint64_t> shorten(const std::vector<double>& shares)
+  {
+    std::vector<std::uint64_t> room;
+    for (int c = 0; c < 2; ++c)
+      room.push_back(target[c] - std::min(target[c], delivered[c] + 70));
+    const std::vector<std::uint64_t> out = steady_span(room, shares);
+    for (int c = 0; c < 2; ++c)
+      target[c] -= out[static_cast<std::size_t>(c)];
+    return out;
+  }
   void run(RunLength* rl)
   {
     double carry = 0;
@@ -370,13 +382,7 @@ TEST_CASE("run length: connections with unequal steady shares are shortened by o
       [] { FAIL("a run with shorten() is not stopped"); },
       [&](const std::vector<double>& shares) {
         shares_seen = shares;
-        std::vector<std::uint64_t> room;
-        for (int c = 0; c < 2; ++c)
-          room.push_back(two.target[c] - std::min(two.target[c], two.delivered[c] + 70));
-        const std::vector<std::uint64_t> out = steady_span(room, shares);
-        for (int c = 0; c < 2; ++c)
-          two.target[c] -= out[static_cast<std::size_t>(c)];
-        return out;
+        return two.shorten(shares);
       });
   two.run(&rl);
   REQUIRE(rl.stopped());
@@ -401,13 +407,7 @@ TEST_CASE("run length: connections with unequal steady shares are shortened by o
       cfg, [&](Time now, std::uint64_t d) { return swinging.figures(now, d); }, pipeline_kind, [] {},
       [&](const std::vector<double>& shares) {
         delivered_at_stop = swinging.delivered[0] + swinging.delivered[1];
-        std::vector<std::uint64_t> room;
-        for (int c = 0; c < 2; ++c)
-          room.push_back(swinging.target[c] - std::min(swinging.target[c], swinging.delivered[c] + 70));
-        const std::vector<std::uint64_t> out = steady_span(room, shares);
-        for (int c = 0; c < 2; ++c)
-          swinging.target[c] -= out[static_cast<std::size_t>(c)];
-        return out;
+        return swinging.shorten(shares);
       });
   swinging.run(&rs);
   CHECK(delivered_at_stop > 2 * 40000 * 10); // not within the first two swings

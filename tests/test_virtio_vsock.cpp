@@ -20,13 +20,19 @@ namespace {
 
 const char* kBase = vsim::testing::kVirtioBase;
 
-std::vector<PointResult> run(const std::vector<std::string>& sets, const std::string& extra = "")
+// The points of an experiment given whole, with `sets` applied.
+std::vector<PointResult> run_text(const std::string& yaml, const std::vector<std::string>& sets = {}, unsigned jobs = 2)
 {
-  Experiment ex = load_experiment_text(std::string(kBase) + extra, "t.yaml", sets, registry());
+  const Experiment ex = load_experiment_text(yaml, "t.yaml", sets, registry());
   RunOptions opt;
-  opt.jobs = 2;
+  opt.jobs = jobs;
   opt.progress = false;
   return run_points(ex, simulate_iteration, opt);
+}
+
+std::vector<PointResult> run(const std::vector<std::string>& sets, const std::string& extra = "")
+{
+  return run_text(std::string(kBase) + extra, sets);
 }
 
 double metric(const PointResult& r, const char* name, std::size_t it = 0)
@@ -394,11 +400,7 @@ workload:
 )";
   for (const char* dir : {"guest_to_host", "host_to_guest"}) {
     INFO(dir);
-    Experiment ex = load_experiment_text(yaml, "t.yaml", {std::string("direction=") + dir}, registry());
-    RunOptions opt;
-    opt.jobs = 1;
-    opt.progress = false;
-    const PointResult r = run_points(ex, simulate_iteration, opt).at(0);
+    const PointResult r = run_text(yaml, {std::string("direction=") + dir}, 1).at(0);
     const double user = metric(r, "writer_user_seconds"), sys = metric(r, "writer_sys_seconds");
     CHECK(user > 0);
     CHECK(user < 0.15 * sys);
@@ -429,7 +431,7 @@ TEST_CASE("a writer that finds no credit is woken by a credit update that comes 
   // sleeping from before release_sock(). With one kworker per vCPU the
   // deliverer came too late for the window; the worker pools and the shared
   // vector opened it (model_fuzz seed 20261203, experiment 2246).
-  const Experiment ex = load_experiment_text(R"(
+  const std::vector<PointResult> r = run_text(R"(
 platform: kvm-2019
 transport: virtio_vsock
 seed: 0
@@ -455,11 +457,7 @@ costs:
   virtio_kvm_halt_poll_ns: 134376
   virtio_guest_zcopy_pin_page: 10000000
 )",
-                                             "t.yaml", {}, registry());
-  RunOptions opt;
-  opt.jobs = 1;
-  opt.progress = false;
-  const std::vector<PointResult> r = run_points(ex, simulate_iteration, opt);
+                                              {}, 1);
   INFO(r.at(0).failed);
   REQUIRE(r.at(0).failed.empty());
   CHECK(metric(r[0], "throughput_MBps") > 0);
@@ -483,7 +481,7 @@ TEST_CASE("mergeable rx: a packet's buffers may be taken by two kworkers of the 
   };
   for (const Case c : {Case{1, "16MB"}, Case{2, "16MB"}, Case{3, "16MB"}, Case{1, "64MB"}, Case{3, "64MB"}}) {
     INFO("seed " << c.seed << ", " << c.total);
-    const Experiment ex = load_experiment_text(std::string(R"(
+    const std::vector<PointResult> r = run_text(std::string(R"(
 platform: kvm-2018
 transport: virtio_vsock
 iterations: 2
@@ -493,11 +491,7 @@ guest: {vcpus: 4}
 virtio_vsock: {preset: linux-4.19, mergeable_rx: true, max_pkt_size: 64KiB}
 sim: {run_length: full}
 seed: )") + std::to_string(c.seed) + "\n",
-                                               "t.yaml", {std::string("workload.total_bytes=") + c.total}, registry());
-    RunOptions opt;
-    opt.jobs = 2;
-    opt.progress = false;
-    const std::vector<PointResult> r = run_points(ex, simulate_iteration, opt);
+                                                {std::string("workload.total_bytes=") + c.total});
     INFO(r.at(0).failed);
     REQUIRE(r.at(0).failed.empty());
     for (std::size_t it = 0; it < 2; ++it)
