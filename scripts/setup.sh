@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 # clang-14 compiles the project: g++ 12 miscompiles some of its coroutines
 # (see CMakeLists.txt); g++ stays for the C++ standard library it provides.
 PKGS=(clang-14 g++ cmake make pkg-config libsimgrid-dev libboost-graph-dev libyaml-cpp-dev
-      catch2 libcli11-dev libfmt-dev nlohmann-json3-dev libssl-dev libnlopt-cxx-dev libpagmo-dev
+      catch2 libcli11-dev libfmt-dev nlohmann-json3-dev libssl-dev libnlopt-cxx-dev libpagmo-dev libtbb-dev
       gnuplot-nox git)
 
 deps_only=0

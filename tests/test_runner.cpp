@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -197,6 +198,22 @@ TEST_CASE("run_points carries results bigger than a pipe buffer", "[runner]")
   for (std::size_t p = 0; p < 2; ++p)
     for (std::uint32_t i = 0; i < 2; ++i)
       CHECK(same_bits(res[p].iterations[i], big(ex.points[p].params, i)));
+}
+
+TEST_CASE("run_points refuses to fork from a process with a second thread, and forks again once it is gone", "[runner]")
+{
+  const Experiment ex = make_experiment({1});
+  std::thread other([] { std::this_thread::sleep_for(std::chrono::milliseconds(300)); });
+  try {
+    run_points(ex, tricky, quiet(1));
+    FAIL("run_points forked beside a second thread");
+  } catch (const std::logic_error& e) {
+    CHECK(std::string(e.what()) == "invariant violated: a simulation would be forked from a process of 2 threads "
+                                   "(its child could wait for ever on a lock another thread held)");
+  }
+  other.join();
+  CHECK(no_children());
+  CHECK(run_points(ex, tricky, quiet(1)).size() == 1);
 }
 
 TEST_CASE("run_points with no points or no iterations runs nothing", "[runner]")
@@ -419,18 +436,25 @@ TEST_CASE("run_points stops at once when the stop descriptor becomes readable, i
   };
   int fds[2];
   REQUIRE(::pipe(fds) == 0);
-  volatile bool requested = false;
   RunOptions o = quiet(2);
-  o.stop = [&] { return requested; };
+  o.stop = [&] { // requested once the descriptor is readable
+    pollfd p{fds[0], POLLIN, 0};
+    return ::poll(&p, 1, 0) == 1;
+  };
   o.stop_fd = fds[0];
-  std::thread stopper([&] {
+  // The request comes from another process: run_points forks only from a
+  // process of one thread.
+  const pid_t stopper = ::fork();
+  REQUIRE(stopper >= 0);
+  if (stopper == 0) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    requested = true;
-    REQUIRE(::write(fds[1], "s", 1) == 1);
-  });
+    ::_exit(::write(fds[1], "s", 1) == 1 ? 0 : 1);
+  }
   auto start = std::chrono::steady_clock::now();
   CHECK_THROWS_AS(run_points(ex, fn, o), Interrupted);
-  stopper.join();
+  int status = 0;
+  REQUIRE(::waitpid(stopper, &status, 0) == stopper);
+  CHECK(status == 0);
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
   CHECK(no_children());
   ::close(fds[0]);

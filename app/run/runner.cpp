@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -156,12 +157,35 @@ std::string signal_text(int sig)
   ::_exit(code); // never the parent's atexit handlers or static destructors
 }
 
+// The threads of this process (the entries of /proc/self/task), or 0 if it
+// cannot be read.
+std::size_t threads_of_this_process()
+{
+  DIR* d = ::opendir("/proc/self/task");
+  if (d == nullptr)
+    return 0;
+  std::size_t n = 0;
+  while (const dirent* e = ::readdir(d))
+    if (e->d_name[0] != '.')
+      ++n;
+  ::closedir(d);
+  return n;
+}
+
 // A child process in its own process group, tracked for stop requests,
 // writing to a pipe: it runs `in_child` with the pipe's write end (which
 // must not return: child_main exits). The parent gets its pid and the
 // pipe's read end.
 std::pair<pid_t, int> fork_child(const std::function<void(int)>& in_child)
 {
+  // fork() copies only the calling thread: a lock another thread held (the
+  // allocator's, a sanitizer's) stays held in the child for ever. A library
+  // that starts threads of its own (oneTBB's workers, under pagmo2) must be
+  // kept from doing so before anything here forks (app/search/search.cpp).
+  if (const std::size_t threads = threads_of_this_process(); threads > 1)
+    throw std::logic_error(fmt::format("invariant violated: a simulation would be forked from a process of {} "
+                                       "threads (its child could wait for ever on a lock another thread held)",
+                                       threads));
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0)
     throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));

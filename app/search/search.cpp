@@ -16,6 +16,7 @@
 #include <pagmo/bfe.hpp>
 #include <pagmo/population.hpp>
 #include <pagmo/problem.hpp>
+#include <tbb/global_control.h>
 
 #include "app/report/results.hpp"
 #include "app/run/output_dir.hpp"
@@ -352,6 +353,14 @@ std::size_t population_for(std::int64_t budget)
 
 std::size_t evolve(Space& space, Evaluator& ev, const SearchPlan& plan, const SearchOptions& opt)
 {
+  // pagmo2 runs parts of its algorithms on oneTBB, whose worker threads
+  // would then be alive while the evaluator forks the simulations (a child
+  // of a multi-threaded process can hang on a lock a worker held: the
+  // sanitizer suite's search with --jobs 2 did, once in a CI run). One
+  // thread for the rest of the process: TBB starts no worker (a limit
+  // lifted at the end of the search would start them, and they would stay
+  // for the next search), and pagmo's results do not depend on it.
+  static const tbb::global_control one_thread(tbb::global_control::max_allowed_parallelism, 1);
   Driver d{&space, &ev, plan.chosen == "nsga2", std::max<std::size_t>(2, space.spec().objectives.size())};
   const unsigned seed = seed32(plan.seed);
   const std::size_t size = opt.population.value_or(population_for(plan.budget));
