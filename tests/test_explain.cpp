@@ -338,8 +338,8 @@ TEST_CASE("bound: hv_sock writer cycles per MB from the costs, by hand", "[expla
 
 TEST_CASE("bound: virtio-vsock applications pay their own model's user cost per call", "[explain][bound]")
 {
-  // Issue 31 item 8: the loop's per send()/recv(), iperf3's per write() and
-  // per block (one block per message); four different costs, so that a swap
+  // Issue 31 item 8: the loop's per send()/recv(), iperf3's per block sent
+  // and received (one block per message); four different costs, so that a swap
   // of any two fails.
   auto load = [](const char* dir, const char* app, const char* thread) {
     Experiment ex = load_experiment_text(

@@ -38,8 +38,9 @@ PlatformPlan platform_plan(const Params& p)
   const detail::Costs k = detail::Costs::from(p);
   const detail::Knobs kn = detail::read_knobs(p);
   // The application's own user time per call is its model's (workload.app):
-  // the plain loop's or iperf3's (per write(), and per block received: one
-  // block per message here).
+  // the plain loop's or iperf3's (per block sent, however many write()s
+  // its Nwrite makes of it, and per block received: one block per message
+  // here).
   const detail::StackCosts guest = detail::StackCosts::guest(k, kn.iperf3);
   const detail::StackCosts host = detail::StackCosts::host(k, kn.iperf3);
   auto guest_copy = [&](double n) { return k.guest_copy(n); };

@@ -65,8 +65,9 @@ const std::vector<CostField<Costs>>& Costs::fields()
           VSIM_COST_NAME(Costs, virtio_guest_iperf3_user_per_call),
           .unit = "cycles",
           .range = {0, 1e7},
-          .doc = "iperf3's own user-space work in the guest (workload.app iperf3): per write() of its client "
-                 "(iperf_send's multisend loop), once per block of its server (iperf_run_server; its select() is "
+          .doc = "iperf3's own user-space work in the guest (workload.app iperf3): once per block of its client "
+                 "(a pass of iperf_send's multisend loop, however many write()s its Nwrite makes), once per block "
+                 "of its server (iperf_run_server; its select() is "
                  "virtio_guest_poll_syscall)",
           .scope = "virtio_vsock",
           .plausible = {50, 5000},
@@ -259,8 +260,8 @@ const std::vector<CostField<Costs>>& Costs::fields()
           VSIM_COST_NAME(Costs, virtio_host_iperf3_user_per_call),
           .unit = "cycles",
           .range = {0, 1e7},
-          .doc = "iperf3's own user-space work on the host (workload.app iperf3): per write() of its client, once "
-                 "per block of its server (its select() is virtio_host_poll_syscall)",
+          .doc = "iperf3's own user-space work on the host (workload.app iperf3): once per block of its client and "
+                 "of its server (its select() is virtio_host_poll_syscall)",
           .scope = "virtio_vsock",
           .plausible = {50, 5000},
           .basis = "Same as virtio_guest_iperf3_user_per_call.",

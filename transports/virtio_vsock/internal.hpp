@@ -780,7 +780,7 @@ struct StackCosts {
 
   // user_per_call: the application's own user time per call, as its model
   // (workload.app) charges it: the plain loop's per send()/recv(), or
-  // iperf3's per write() and per block received.
+  // iperf3's per block sent (however many write()s) and per block received.
   static StackCosts guest(const Costs& k, bool iperf3)
   {
     return {iperf3 ? k.virtio_guest_iperf3_user_per_call : k.guest_user_per_call,
@@ -884,8 +884,10 @@ private:
   // One send() of up to `len` bytes (vsock_stream_sendmsg): packets of at
   // most max_pkt_ bytes and the credit, each with two allocations and a
   // copy from user memory. Blocking: sleeps for credit until all is sent;
-  // non-blocking: returns what the credit allowed (0: EAGAIN).
-  Task<std::uint64_t> send_call(std::uint64_t len, bool blocking);
+  // non-blocking: returns what the credit allowed (0: EAGAIN). `app_work`:
+  // the application's own work before it (false for the rest of an iperf3
+  // block that Nwrite() writes again).
+  Task<std::uint64_t> send_call(std::uint64_t len, bool blocking, bool app_work = true);
   // One packet's allocation and payload: copied, or pinned pages (zcopy);
   // `notify`: it carries its enqueue call's MSG_ZEROCOPY notification.
   Task<> fill_pkt(Pkt& p, bool zcopy, bool notify);

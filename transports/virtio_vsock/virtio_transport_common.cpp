@@ -274,15 +274,25 @@ Task<> AppThread::send_all()
     co_return;
   }
   // iperf_run_client() with its streams non-blocking: select() for
-  // writing, then iperf_send(); Nwrite() returns what a write() took, 0 on
-  // EAGAIN, and the multisend loop goes on regardless.
+  // writing, then iperf_send(): per pass of its multisend loop one
+  // iperf_tcp_send() of a block, whose Nwrite() (src/net.c) write()s the
+  // block's rest again after a partial write until all of it is taken or a
+  // write() finds no credit (EAGAIN: Nwrite returns what it wrote, 0 too,
+  // and the multisend loop goes on regardless). iperf3's own work is once
+  // per block.
   while (sent < c_.target) {
     co_await select_until(true);
     for (int i = 0; i < kMultisend && sent < c_.target; ++i) {
-      const std::uint64_t took = co_await send_call(next(), false);
-      if (took == 0)
-        s_.n.eagain_writes.add();
-      sent += took;
+      bool first = true;
+      for (std::uint64_t block = next(); block > 0; first = false) {
+        const std::uint64_t took = co_await send_call(block, false, first);
+        if (took == 0) {
+          s_.n.eagain_writes.add();
+          break;
+        }
+        sent += took;
+        block -= took;
+      }
     }
   }
 }
@@ -313,13 +323,14 @@ Task<> AppThread::syscall_exit()
   release_cpu();
 }
 
-Task<std::uint64_t> AppThread::send_call(std::uint64_t len, bool blocking)
+Task<std::uint64_t> AppThread::send_call(std::uint64_t len, bool blocking, bool app_work)
 {
   const Knobs& kn = s_.kn;
   s_.stamp(c_.index, &sk_ == &c_.guest ? Stage::GuestSend : Stage::HostSend, world().now());
   // The application's own work per call: the plain loop's, or iperf3's per
-  // write() (StackCosts, by workload.app).
-  charge(sc_.user_per_call, Cat::User);
+  // block (StackCosts, by workload.app).
+  if (app_work)
+    charge(sc_.user_per_call, Cat::User);
   co_await syscall_entry();
   charge(sc_.send_syscall, Cat::Sys);
   s_.n.syscalls.add();
