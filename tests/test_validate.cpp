@@ -245,3 +245,50 @@ TEST_CASE("design effects pair rows of the same workload that differ in design k
   CHECK(down.direction_right());
   CHECK_FALSE(down.size_within_20());
 }
+
+TEST_CASE("the worst design effects: larger than 10% only, furthest predicted size first, ties in order",
+          "[validate][effects]")
+{
+  // measured, predicted ratios: size errors 0.5, 0.25 (not larger than 10%
+  // as published), 0.5, 0.9, 0.1.
+  const std::vector<DesignEffect> e = {{nullptr, nullptr, "a", "", 2.0, 3.0},
+                                       {nullptr, nullptr, "small", "", 1.05, 1.3125},
+                                       {nullptr, nullptr, "b", "", 0.5, 0.75},
+                                       {nullptr, nullptr, "c", "", 3.0, 0.3},
+                                       {nullptr, nullptr, "d", "", 1.5, 1.65}};
+  CHECK(e[0].size_error() == Approx(0.5));
+  CHECK(e[3].size_error() == Approx(0.9));
+  auto names = [](const std::vector<DesignEffect>& w) {
+    std::vector<std::string> n;
+    for (const DesignEffect& x : w)
+      n.push_back(x.change);
+    return n;
+  };
+  CHECK(names(worst_effects(e, 10)) == std::vector<std::string>{"c", "a", "b", "d"});
+  CHECK(names(worst_effects(e, 2)) == std::vector<std::string>{"c", "a"});
+  CHECK(worst_effects(e, 0).empty());
+}
+
+TEST_CASE("validate --worst N lists the N worst effects of every study, with the study, after the report",
+          "[validate][effects]")
+{
+  std::vector<Study> studies = load_studies({kDir + "/tiny-loop.yaml", kDir + "/tiny-units.yaml"}, {});
+  RunOptions opt;
+  opt.jobs = 2;
+  opt.progress = false;
+  run_studies(studies, fake_iteration, opt);
+  // The one design effect (tiny-loop's send loop, x0.8 measured, x0.727
+  // predicted) is listed once, however many are asked for.
+  const std::string text = validation_text(studies, 5);
+  CHECK_THAT(text, Catch::Contains("\nthe 1 worst design effect(s) larger than 10% (predicted size furthest from the "
+                                   "published, every study):\nstudy       change"));
+  CHECK_THAT(text, Catch::EndsWith("\ntiny-loop   hv_sock.send_loop: false -> true   throughput_MBps   0.800"
+                                   "            0.727             -9.1%         right\n"));
+  CHECK(validation_text(studies, 0) == validation_text(studies));
+  CHECK_THAT(validation_text(studies), !Catch::Contains("worst design effect"));
+  const std::string md = validation_markdown(studies, "cmd", 5);
+  CHECK_THAT(md, Catch::Contains("\nThe 1 worst design effect(s) larger than 10% (predicted size furthest from the "
+                                 "published, every study):\n\n| study | change |"));
+  CHECK_THAT(md, Catch::Contains("| tiny-loop | hv_sock.send_loop: false -> true | throughput_MBps | 0.800 | 0.727 | "
+                                 "-9.1% | right |\n"));
+}

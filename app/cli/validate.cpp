@@ -1,5 +1,5 @@
 // `vsocksim validate [DIR_OR_FILE...] [--jobs N] [--set KEY=VALUE]...
-// [--markdown] [--plot DIR] [-q]`: the validation studies run together and
+// [--markdown] [--plot DIR] [--worst N] [-q]`: the validation studies run together and
 // every published row set against the prediction (app/validation/validate.hpp).
 #include <iostream>
 #include <memory>
@@ -23,14 +23,18 @@ struct ValidateArgs {
   std::vector<std::string> paths, sets;
   unsigned jobs = default_jobs();
   std::string plot_dir;
+  std::size_t worst = 0;
   bool markdown = false, quiet = false;
 };
 
 // The command that regenerates a Markdown report: what changes its content
-// (the --set entries and the paths), not --jobs or --plot.
-std::string markdown_command(const std::vector<std::string>& sets, const std::vector<std::string>& paths)
+// (the --set entries, --worst and the paths), not --jobs or --plot.
+std::string markdown_command(const std::vector<std::string>& sets, const std::vector<std::string>& paths,
+                             std::size_t worst)
 {
   std::string cmd = "build/vsocksim validate --markdown";
+  if (worst > 0)
+    cmd += fmt::format(" --worst {}", worst);
   for (const std::string& s : sets)
     cmd += " --set '" + s + "'";
   if (paths != std::vector<std::string>{kValidationDir})
@@ -78,8 +82,8 @@ int validate(ValidateArgs a)
   }
   if (stop::requested())
     return stopped(0, 0, "");
-  std::cout << (a.markdown ? validation_markdown(studies, markdown_command(a.sets, a.paths))
-                           : validation_text(studies));
+  std::cout << (a.markdown ? validation_markdown(studies, markdown_command(a.sets, a.paths, a.worst), a.worst)
+                           : validation_text(studies, a.worst));
   if (!a.plot_dir.empty())
     for (const std::string& f : plot_validation(studies, a.plot_dir))
       if (!a.quiet)
@@ -104,6 +108,11 @@ Command add_validate(CLI::App& app)
       ->capture_default_str();
   sub->add_option("--plot", a->plot_dir, "also draw predicted against measured (SVG and PNG) into this directory");
   sub->add_flag("--markdown", a->markdown, "print the report as a Markdown document (docs/validation.md)");
+  sub->add_option("--worst", a->worst,
+                  "also list the N design effects larger than 10% whose predicted size is furthest from the "
+                  "published, of every study (0: none)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{100000}))
+      ->capture_default_str();
   sub->add_flag("--quiet,-q", a->quiet, "no progress lines on stderr");
   Command c{sub, [a] { return validate(*a); }};
   c.handles_stop = [] { return true; };

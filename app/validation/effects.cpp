@@ -49,7 +49,12 @@ bool DesignEffect::direction_right() const
 
 bool DesignEffect::size_within_20() const
 {
-  return std::fabs(predicted_ratio / measured_ratio - 1) <= 0.2;
+  return size_error() <= 0.2;
+}
+
+double DesignEffect::size_error() const
+{
+  return std::fabs(predicted_ratio / measured_ratio - 1);
 }
 
 std::vector<DesignEffect> design_effects(const Comparison& c)
@@ -105,6 +110,19 @@ std::string effect_summary_text(const EffectSummary& s)
                      s.effects, s.large, 100.0 * static_cast<double>(s.direction_right) / static_cast<double>(s.large),
                      s.direction_right, 100.0 * static_cast<double>(s.within_20) / static_cast<double>(s.large),
                      s.within_20);
+}
+
+std::vector<DesignEffect> worst_effects(const std::vector<DesignEffect>& effects, std::size_t n)
+{
+  std::vector<DesignEffect> large;
+  for (const DesignEffect& e : effects)
+    if (e.large())
+      large.push_back(e);
+  std::stable_sort(large.begin(), large.end(),
+                   [](const DesignEffect& a, const DesignEffect& b) { return a.size_error() > b.size_error(); });
+  if (large.size() > n)
+    large.resize(n);
+  return large;
 }
 
 } // namespace vsim::app

@@ -36,6 +36,8 @@ struct DesignEffect {
   // Either row is held out (its source ends in "/held-out": a published
   // figure no profile was fitted on, the test set of experiments/testset).
   bool held_out() const;
+  // |predicted_ratio / measured_ratio - 1|: how far the predicted size is off.
+  double size_error() const;
 };
 
 // A row no profile was fitted on: its source ends in "/held-out".
@@ -55,5 +57,10 @@ struct EffectSummary {
 EffectSummary summarize(const std::vector<DesignEffect>& effects, bool held_out_only = false);
 // "N design effects, K larger than 10%: direction right for X%, size within 20% for Y%"
 std::string effect_summary_text(const EffectSummary& s);
+
+// The `n` effects larger than 10% whose predicted size is furthest off
+// (size_error, largest first; equal ones in their input order): the list a
+// fidelity round starts from (validate --worst N).
+std::vector<DesignEffect> worst_effects(const std::vector<DesignEffect>& effects, std::size_t n);
 
 } // namespace vsim::app

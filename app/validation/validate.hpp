@@ -56,9 +56,11 @@ void run_studies(std::vector<Study>& studies, const IterationFn& fn, const RunOp
 // measured, predicted, error), a summary line (rows, mean absolute error,
 // worst row) and a line per row not compared as its point failed; then the
 // overall line. Text columns, or a Markdown document
-// whose top says how to regenerate it (`command`).
-std::string validation_text(const std::vector<Study>& studies);
-std::string validation_markdown(const std::vector<Study>& studies, const std::string& command);
+// whose top says how to regenerate it (`command`). With `worst` > 0 the
+// report ends with (Markdown: its summary has) the `worst` design effects
+// larger than 10% whose predicted size is furthest off, of every study.
+std::string validation_text(const std::vector<Study>& studies, std::size_t worst = 0);
+std::string validation_markdown(const std::vector<Study>& studies, const std::string& command, std::size_t worst = 0);
 
 // Predicted against measured, log-log with +-15% guides: one figure per
 // study and one with all (SVG and PNG under `dir`). Returns the files

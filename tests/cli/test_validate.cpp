@@ -155,6 +155,15 @@ TEST_CASE("cli: validate --markdown prints the same rows as a document, --plot d
     CHECK(read_file(dir.ws + "/figs/" + stem + ".png").substr(1, 3) == "PNG");
   }
   CHECK(fs::exists(dir.ws + "/figs/validation.gp"));
+
+  // --worst N: the worst effects in the summary, and in the command that
+  // regenerates the document.
+  const Run worst = run_cli(dir, {"validate", kValidate, "-q", "--markdown", "--worst", "3"});
+  REQUIRE(worst.status == 0);
+  CHECK_THAT(worst.out, Catch::Contains("\n    build/vsocksim validate --markdown --worst 3 " + kValidate +
+                                        " > docs/validation.md\n"));
+  CHECK_THAT(worst.out, Catch::Contains("\nThe 1 worst design effect(s) larger than 10%"));
+  CHECK_THAT(md.out, !Catch::Contains("worst design effect"));
 }
 
 TEST_CASE("cli: validate refuses bad input with exit 2 and file:line:column before simulating", "[cli][validate]")
