@@ -290,9 +290,9 @@ namespace {
 
 // One iteration of the first point of kBase with `sets`, in a child: "ran",
 // or "hang: <why>" when the simulated system hangs as its kernel would.
-std::string hang_or_ran(const std::vector<std::string>& sets)
+std::string hang_or_ran(const std::vector<std::string>& sets, const char* yaml = kBase)
 {
-  Experiment ex = load_experiment_text(kBase, "t.yaml", sets, registry());
+  Experiment ex = load_experiment_text(yaml, "t.yaml", sets, registry());
   const Params params = ex.points.at(0).params;
   return run_in_child([&]() -> std::string {
     try {
@@ -326,6 +326,41 @@ TEST_CASE("one rx buffer: the driver never refills it, and the run is reported a
   // come through: it completes on one rx buffer.
   CHECK(hang_or_ran({"direction=guest_to_host", "workload.total_bytes=100kB", "virtio_vsock.queue_size=2",
                      "virtio_vsock.indirect_desc=false"}) == "ran");
+}
+
+TEST_CASE("requests in flight that fill both windows: both applications wait in send(), reported as the "
+          "programs' deadlock (model fuzzer finding)",
+          "[virtio][regression][round_trips]")
+{
+  // Seed 20261205, experiments 1474, 2095 and 2554: the initiator sends its
+  // next request before it reads the responses, the responder its response
+  // before it reads the next request, each blocking on one thread. With 1
+  // MiB requests and 512 KiB responses against 256 KiB windows both end up
+  // in send() with no credit; Linux deadlocks the same way. It was an
+  // internal error ("round-trip bytes in == bytes out").
+  const char* yaml = R"(
+transport: virtio_vsock
+platform: kvm-2019
+seed: 13
+iterations: 1
+workload:
+  pattern: request_response
+  request_size: 1MiB
+  response_size: 512KiB
+  transactions: 2
+)";
+  for (const char* dir : {"direction=host_to_guest", "direction=guest_to_host"}) {
+    INFO(dir);
+    const std::string hang = hang_or_ran({dir, "workload.outstanding=3"}, yaml);
+    CHECK_THAT(hang, Catch::StartsWith("hang: connection 0 stopped after ") &&
+                         Catch::Contains("both applications wait in send() with no credit") &&
+                         Catch::Contains("with 3 requests in flight (workload.outstanding)") &&
+                         Catch::Contains("buf_alloc: guest 262144 bytes, host 262144 bytes"));
+    // One request in flight: the initiator reads while the responder sends.
+    CHECK(hang_or_ran({dir, "workload.outstanding=1"}, yaml) == "ran");
+    // Windows that hold every request in flight: the initiator's sends end.
+    CHECK(hang_or_ran({dir, "workload.outstanding=3", "virtio_vsock.buf_alloc=4MiB"}, yaml) == "ran");
+  }
 }
 
 TEST_CASE("credit threshold 0: no credit update is ever sent, reported as the kernel's hang (issue 30)",

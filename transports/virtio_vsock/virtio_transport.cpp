@@ -343,6 +343,26 @@ std::string kernel_hang_reason(const Shared& s)
               "writer of connection {} had used its peer's whole window ({} bytes) no credit update came and it "
               "waits for ever (Linux never asks for credit itself)",
               sk == &c.guest ? "guest" : "host", c.index, sk->peer_buf_alloc);
+  // Round trips with requests in flight (workload.outstanding > 1): the
+  // initiator sends its next request before it reads the responses, the
+  // responder sends its response before it reads the next request, each
+  // with a blocking send() on its one thread. Once each has its peer's
+  // whole window unread, both wait in vsock_stream_sendmsg for space
+  // (vsock_stream_has_space: virtio_transport_get_credit is 0) and neither
+  // reads, so no credit update can come: the same programs deadlock on
+  // Linux.
+  if (s.round_trips)
+    for (const Conn& c : s.conns)
+      if (c.guest.app && c.host.app && c.guest.app->waiting() && c.host.app->waiting() &&
+          c.guest.credit_signed() <= 0 && c.host.credit_signed() <= 0)
+        return fmt::format(
+            "both applications wait in send() with no credit (vsock_stream_sendmsg: vsock_stream_has_space is 0 "
+            "on both sockets): with {} requests in flight (workload.outstanding) the initiator sends before it "
+            "reads the responses and the responder before it reads the next request, so once each has its "
+            "peer's whole window (buf_alloc: guest {} bytes, host {} bytes) unread neither reads and no credit "
+            "update can come; the same programs deadlock on Linux (a larger virtio_vsock.buf_alloc, or "
+            "workload.outstanding 1, runs)",
+            s.kn.rt.outstanding, c.host.peer_buf_alloc, c.guest.peer_buf_alloc);
   if (s.rx_buf_nr == 0 && s.rx_buf_max_nr < 2)
     return fmt::format(
         "the guest's rx queue holds {} rx buffer (virtio_vsock.queue_size {}, {} descriptors per buffer); "
