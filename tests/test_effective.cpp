@@ -145,3 +145,24 @@ TEST_CASE("effective: one rx buffer is warned of before the run (it hangs, as Li
   CHECK(w[0].rfind("virtio_vsock.queue_size=2: the rx queue holds one rx buffer", 0) == 0);
   CHECK(w[0].find("(point 1)") != std::string::npos);
 }
+
+TEST_CASE("effective: requests in flight that can fill both windows are warned of before the run", "[effective]")
+{
+  // 3 requests of 1 MiB and responses of 512 KiB against 256 KiB windows:
+  // both applications can end in send() with no credit (the programs'
+  // deadlock, reported as a hang). One request in flight, a window that
+  // holds the requests in flight (4 MiB), or one that holds the responses in
+  // flight (2 MiB: the responder's sends end), cannot.
+  const Experiment ex = load("transport: virtio_vsock\nplatform: kvm-2019\n"
+                             "workload: {pattern: request_response, request_size: 1MiB, response_size: 512KiB, "
+                             "transactions: 2}\n"
+                             "sweep:\n  zip:\n    workload.outstanding: [3, 1, 3, 3]\n"
+                             "    virtio_vsock.buf_alloc: [256KiB, 256KiB, 4MiB, 2MiB]\n");
+  const auto w = effective_warnings(ex);
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].rfind("virtio_vsock.buf_alloc=262144: 3 requests in flight (workload.outstanding) of 1048576 bytes "
+                   "and their responses of 524288 bytes each exceed it",
+                   0) == 0);
+  CHECK(w[0].find("the run may hang") != std::string::npos);
+  CHECK(w[0].find("(point 0)") != std::string::npos);
+}

@@ -104,6 +104,18 @@ std::vector<Effective> effective(const Params& p)
   else if (!kn.credit_every_read && !kn.credit_rcvlowat && kn.credit_threshold == 0)
     threshold_note = "virtio_vsock.credit_threshold=0: no free space is below it, so the receiver never sends a "
                      "credit update and the run hangs once a writer has sent buf_alloc bytes";
+  // Round trips with requests in flight: once each side's unread bytes
+  // fill its window, both wait in send() and neither reads
+  // (kernel_hang_reason).
+  std::string window_note;
+  const RoundTripKnobs& rt = kn.rt;
+  if (rt.pattern == Pattern::RequestResponse && rt.outstanding > 1 && rt.outstanding * rt.request > kn.buf_alloc &&
+      rt.outstanding * rt.response > kn.buf_alloc)
+    window_note = fmt::format("virtio_vsock.buf_alloc={}: {} requests in flight (workload.outstanding) of {} bytes "
+                              "and their responses of {} bytes each exceed it, so both applications can end in a "
+                              "blocking send() with no credit while neither reads: the run may hang, as these "
+                              "programs do on Linux",
+                              kn.buf_alloc, rt.outstanding, rt.request, rt.response);
   std::string irq_note;
   if (irq >= vcpus)
     irq_note = fmt::format("virtio_vsock.irq_vcpu={}: the guest has {} vCPUs, the interrupts land on vCPU {}", irq,
@@ -123,7 +135,7 @@ std::vector<Effective> effective(const Params& p)
       {"rx_buf_bytes", d(kn.rx_buf_size), "bytes", "virtio_vsock.rx_buf_size", ""},
       {"queue_entries", d(kn.queue_size), "entries", "virtio_vsock.queue_size", ""},
       {"rx_buffers", d(rx_buffers), "buffers", "virtio_vsock.queue_size", rx_note},
-      {"buf_alloc_bytes", d(kn.buf_alloc), "bytes", "virtio_vsock.buf_alloc", ""},
+      {"buf_alloc_bytes", d(kn.buf_alloc), "bytes", "virtio_vsock.buf_alloc", window_note},
       {"credit_threshold_bytes", kn.credit_every_read ? 0.0 : d(kn.credit_threshold), "bytes",
        "virtio_vsock.credit_threshold", threshold_note},
       {"irq_vcpu", d(irq % vcpus), "", "virtio_vsock.irq_vcpu", irq_note},
