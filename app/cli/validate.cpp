@@ -1,6 +1,7 @@
 // `vsocksim validate [DIR_OR_FILE...] [--jobs N] [--set KEY=VALUE]...
-// [--markdown] [--plot DIR] [--worst N] [-q]`: the validation studies run together and
-// every published row set against the prediction (app/validation/validate.hpp).
+// [--markdown] [--plot DIR] [--worst N] [-q]`: the validation studies run
+// together and every published row set against the prediction
+// (app/validation/validate.hpp).
 #include <iostream>
 #include <memory>
 

@@ -136,10 +136,9 @@ void declare_experiment_params(ParamRegistry& reg)
                   .doc("the benchmark, with its own user time: `loop` sends and receives in blocking loops, "
                        "`costs.guest_user_per_call` (guest) or `costs.virtio_host_user_per_call` (host) per "
                        "send()/recv(); `iperf3` is iperf3's client sending (non-blocking: select(), then up to "
-                       "10 blocks per select, Nwrite() writing a block's rest again after a partial write until it is "
-                       "all taken or a write() finds no credit) and its server receiving (select(), then blocking "
-                       "read()s until a whole "
-                       "block), `costs.virtio_guest_iperf3_user_per_call` (guest) or "
+                       "10 blocks per select, Nwrite() writing a block's rest again after a partial write until "
+                       "it is all taken or a write() finds no credit) and its server receiving (select(), then "
+                       "blocking read()s until a whole block), `costs.virtio_guest_iperf3_user_per_call` (guest) or "
                        "`costs.virtio_host_iperf3_user_per_call` (host) per block sent and per block received")
                   .scope("virtio_vsock"));
   reg.declare(Param("workload.socket_type")

@@ -67,8 +67,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .range = {0, 1e7},
           .doc = "iperf3's own user-space work in the guest (workload.app iperf3): once per block of its client "
                  "(a pass of iperf_send's multisend loop, however many write()s its Nwrite makes), once per block "
-                 "of its server (iperf_run_server; its select() is "
-                 "virtio_guest_poll_syscall)",
+                 "of its server (iperf_run_server; its select() is virtio_guest_poll_syscall)",
           .scope = "virtio_vsock",
           .plausible = {50, 5000},
           .basis = "(derived) More than the plain loop's (guest_user_per_call): iperf3 keeps per-stream byte "
