@@ -165,4 +165,10 @@ TEST_CASE("effective: requests in flight that can fill both windows are warned o
                    0) == 0);
   CHECK(w[0].find("the run may hang") != std::string::npos);
   CHECK(w[0].find("(point 0)") != std::string::npos);
+  // The default window too: the requests in flight are the user's choice.
+  const auto d = effective_warnings(load("transport: virtio_vsock\nplatform: kvm-2019\n"
+                                         "workload: {pattern: request_response, request_size: 1MiB, "
+                                         "response_size: 512KiB, transactions: 2, outstanding: 3}\n"));
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].rfind("virtio_vsock.buf_alloc=262144: 3 requests in flight", 0) == 0);
 }

@@ -37,6 +37,9 @@ struct Effective {
   std::string unit;
   std::string key;  // the parameter it mainly comes from
   std::string note; // non-empty: that parameter's value was clamped or ignored, in words
+  // Other parameters whose choice makes the note worth a warning before the
+  // run (the note is warned of when the user gave `key` or one of these).
+  std::vector<std::string> note_keys = {};
 };
 
 struct Transport {

@@ -48,11 +48,14 @@ std::vector<std::string> effective_warnings(const Experiment& ex)
     for (const Effective& e : effective_values(pt.params)) {
       if (e.note.empty())
         continue;
-      // A value the user chose (swept, in the file or by --set); not a
-      // default the point's other choices make moot.
-      const bool swept = std::any_of(pt.label.begin(), pt.label.end(), [&](const auto& l) { return l.first == e.key; });
-      const bool given = std::binary_search(ex.given.begin(), ex.given.end(), e.key);
-      if (!swept && !given)
+      // A value the user chose (swept, in the file or by --set: the note's
+      // key or one of its note_keys); not a default the point's other
+      // choices make moot.
+      auto chosen = [&](const std::string& key) {
+        const bool swept = std::any_of(pt.label.begin(), pt.label.end(), [&](const auto& l) { return l.first == key; });
+        return swept || std::binary_search(ex.given.begin(), ex.given.end(), key);
+      };
+      if (!chosen(e.key) && std::none_of(e.note_keys.begin(), e.note_keys.end(), chosen))
         continue;
       auto& points = by_note[e.note];
       if (points.empty())

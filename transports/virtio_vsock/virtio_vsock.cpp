@@ -135,7 +135,7 @@ std::vector<Effective> effective(const Params& p)
       {"rx_buf_bytes", d(kn.rx_buf_size), "bytes", "virtio_vsock.rx_buf_size", ""},
       {"queue_entries", d(kn.queue_size), "entries", "virtio_vsock.queue_size", ""},
       {"rx_buffers", d(rx_buffers), "buffers", "virtio_vsock.queue_size", rx_note},
-      {"buf_alloc_bytes", d(kn.buf_alloc), "bytes", "virtio_vsock.buf_alloc", window_note},
+      {"buf_alloc_bytes", d(kn.buf_alloc), "bytes", "virtio_vsock.buf_alloc", window_note, {"workload.outstanding"}},
       {"credit_threshold_bytes", kn.credit_every_read ? 0.0 : d(kn.credit_threshold), "bytes",
        "virtio_vsock.credit_threshold", threshold_note},
       {"irq_vcpu", d(irq % vcpus), "", "virtio_vsock.irq_vcpu", irq_note},
