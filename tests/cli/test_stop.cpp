@@ -89,9 +89,10 @@ TEST_CASE("cli: a stop request at any moment stops the whole run, keeps complete
         [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() >= at; },
         sig, /*background_job=*/true);
     INFO("signal " << sig << " at " << at << " ms (sent " << r.sent_ms << " ms); stderr: " << r.err);
-    // The program and everything it started gone within a second.
+    // The program and everything it started gone within a second (the
+    // sanitizer build's slower start and end aside: kBuildSlowdown).
     if (r.sent_ms >= 0) {
-      CHECK(r.gone_ms < 1000);
+      CHECK(r.gone_ms < 1000 * kBuildSlowdown);
       slowest_ms = std::max(slowest_ms, r.gone_ms);
     }
     if (r.status == 0) {
@@ -160,7 +161,7 @@ TEST_CASE("cli: validate stops on SIGTERM or SIGINT at any moment, its simulatio
       REQUIRE(r.sent_ms >= 0);
       CHECK(r.status == 128 + sig);
       CHECK(r.out.empty());
-      CHECK(r.gone_ms < 1000);
+      CHECK(r.gone_ms < 1000 * kBuildSlowdown);
     }
   }
 }
