@@ -17,36 +17,22 @@
 #include "app/experiment/registry.hpp"
 #include "transports/simulate.hpp"
 
+#include "calibrate_support.hpp"
+
 namespace fs = std::filesystem;
 using namespace vsim;
 using namespace vsim::app;
 
 namespace {
 
-const std::string kTinyData = std::string(VSIM_SOURCE_DIR) + "/tests/data/calibrate";
-
-// A fresh directory, removed at scope exit.
-struct Scratch {
-  fs::path dir;
-  Scratch()
-  {
-    dir = fs::temp_directory_path() / fmt::format("vsim-calibrate-{}", ::getpid());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() { fs::remove_all(dir); }
-};
-
-void write(const fs::path& p, const std::string& text)
-{
-  std::ofstream(p) << text;
-}
+using test::Scratch;
+using test::write;
+const std::string kTinyData = test::kCalibrateData;
 
 // tiny.yaml with its measurements in `csv`.
 std::string experiment_text(const std::string& csv)
 {
-  std::ifstream in(kTinyData + "/tiny.yaml");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = test::read_text(kTinyData + "/tiny.yaml");
   const std::string from = "measurements: tiny.csv";
   text.replace(text.find(from), from.size(), "measurements: " + csv);
   return text;
@@ -54,10 +40,7 @@ std::string experiment_text(const std::string& csv)
 
 CalibrateHooks hooks()
 {
-  RunOptions run;
-  run.jobs = 2;
-  run.progress = false;
-  return {simulate_iteration, run, nullptr};
+  return test::calibrate_hooks();
 }
 
 // "Measurements": the model's own throughput with `costs` set, one row per
@@ -89,7 +72,7 @@ double start_of(const std::string& yaml, const std::string& cost)
 
 TEST_CASE("calibrate recovers perturbed costs from figures the model produced", "[calibrate]")
 {
-  Scratch s;
+  Scratch s("calibrate");
   const std::string base = kTinyData + "/tiny.yaml";
   // Two costs the rows identify (one per message, one per byte), moved 25%.
   const double copy = start_of(base, "guest_copy_bytes_per_cycle") * 1.25;
@@ -131,7 +114,7 @@ TEST_CASE("calibrate recovers perturbed costs from figures the model produced", 
 
 TEST_CASE("the sensitivity analysis names the costs the rows cannot identify", "[calibrate]")
 {
-  Scratch s;
+  Scratch s("calibrate");
   const std::string yaml = made_up_study(s.dir, {});
   CalibrateOptions opt;
   opt.folds = 0;
@@ -190,12 +173,12 @@ TEST_CASE("folds and errors: fit rows dealt round-robin, MAE in percent", "[cali
 
 TEST_CASE("the search maps each cost to its plausible range, log-spaced when positive", "[calibrate]")
 {
-  FitCost c{CostDecl{"x", "cycles", 0, 1e7, "", "", 100, 10000, "", ""}, 1000};
+  FitCost c{CostDecl{"x", "cycles", 0, 1e7, "", "", 100, 10000, "", ""}, 1000, "", {}};
   CHECK(to_unit(c, 100) == Approx(0));
   CHECK(to_unit(c, 1000) == Approx(0.5));
   CHECK(to_unit(c, 1e6) == Approx(1)); // a start outside is moved to the bound
   CHECK(from_unit(c, 0.5) == Approx(1000));
-  FitCost lin{CostDecl{"y", "cycles", 0, 1e7, "", "", 0, 400, "", ""}, 100};
+  FitCost lin{CostDecl{"y", "cycles", 0, 1e7, "", "", 0, 400, "", ""}, 100, "", {}};
   CHECK(to_unit(lin, 100) == Approx(0.25));
   CHECK(from_unit(lin, 1) == Approx(400));
 }

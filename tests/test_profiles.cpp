@@ -167,6 +167,8 @@ TEST_CASE("profiles: each bad file of the catalogue is refused with file:line:co
                                     "hv_sock)"},
       {"duplicate-key.yaml", "duplicate-key.yaml:6:3: error: costs.guest_isr: duplicate key (first given at line 5, "
                              "column 3)"},
+      {"flag-not-0-or-1.yaml", "flag-not-0-or-1.yaml:5:38: error: costs.virtio_host_init_on_alloc: 0.5 is not 0 or 1 "
+                               "(allowed: 0 off, 1 on)"},
       {"hard-range.yaml", "hard-range.yaml:5:39: error: costs.guest_copy_bytes_per_cycle: -1 is out of range "
                           "(allowed: 0.01 .. 1000 bytes/cycle)"},
       {"implausible-no-reason.yaml",

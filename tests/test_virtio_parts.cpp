@@ -482,6 +482,8 @@ TEST_CASE("virtio_transport_common: fwd_cnt counts a packet once it is wholly re
       s.kn.credit_every_read = true;
       s.k.guest_copy_bytes_per_cycle = 2;
       s.k.virtio_host_copy_bytes_per_cycle = 2;
+      s.k.virtio_guest_rx_copy_bytes_per_cycle = 2; // the reader's copy out
+      s.k.virtio_host_rx_copy_bytes_per_cycle = 2;
     });
     Shared& s = r.s;
     Conn& c = s.conns[0];
@@ -688,6 +690,60 @@ TEST_CASE("virtio_vsock allocations by size class: SLUB's caches up to 8 KiB, th
   skb.pcp_high_order = true;
   CHECK(guest_allocs(k, pkt_allocs(skb, 16384)) == 550);
   CHECK(guest_allocs(k, pkt_allocs(skb, 65536)) == 1050);
+}
+
+TEST_CASE("init_on_alloc zeroes each packet's buffer or skb head whole, as kmalloc rounded it",
+          "[virtio][parts][alloc][init_on_alloc]")
+{
+  Knobs pkt{}, skb{};
+  skb.skb = true;
+  // What is zeroed: the block kmalloc returns (post_alloc_hook: all 2^order
+  // pages; SLUB: the whole object), not the payload.
+  CHECK(pkt_allocs(pkt, 0).zero_bytes == 0);          // a credit update: no buffer (before 6.3)
+  CHECK(pkt_allocs(pkt, 4096).zero_bytes == 4096);    // kmalloc-4k
+  CHECK(pkt_allocs(pkt, 65536).zero_bytes == 65536);  // order 4
+  CHECK(pkt_allocs(skb, 0).zero_bytes == 512);        // 384 B head: kmalloc-512
+  CHECK(pkt_allocs(skb, 4096).zero_bytes == 8192);    // 4480 B head: kmalloc-8k
+  CHECK(pkt_allocs(skb, 65536).zero_bytes == 131072); // 65920 B head: order 5, 128 KiB
+  // Charged at virtio_zero_bytes_per_cycle, on the side whose flag is on,
+  // on top of the allocations.
+  Costs k{};
+  k.virtio_guest_alloc = k.virtio_host_alloc = 150;
+  k.virtio_guest_page_alloc = k.virtio_host_page_alloc = 900;
+  k.virtio_zero_bytes_per_cycle = 8;
+  k.virtio_guest_init_on_alloc = 1;
+  k.virtio_host_init_on_alloc = 0;
+  CHECK(guest_allocs(k, pkt_allocs(skb, 65536)) == 1050 + 131072 / 8);
+  CHECK(host_allocs(k, pkt_allocs(skb, 65536)) == 1050);
+  CHECK(guest_allocs(k, pkt_allocs(skb, 4096)) == 300 + 8192 / 8);
+  k.virtio_zero_bytes_per_cycle = 3;
+  CHECK(guest_allocs(k, pkt_allocs(skb, 4096)) == 300 + 2731); // whole cycles, rounded up
+  // The sockets' own allocations (StackCosts) charge the same.
+  k.virtio_host_init_on_alloc = 1;
+  k.virtio_zero_bytes_per_cycle = 8;
+  CHECK(StackCosts::host(k, false).allocs(pkt_allocs(skb, 65536)) == host_allocs(k, pkt_allocs(skb, 65536)));
+  CHECK(StackCosts::guest(k, false).allocs(pkt_allocs(skb, 4096)) == 300 + 1024);
+  k.virtio_guest_init_on_alloc = 0;
+  CHECK(StackCosts::guest(k, false).allocs(pkt_allocs(skb, 4096)) == 300);
+}
+
+TEST_CASE("virtio copies by situation: a writer's copy at the hot rate, a reader's at the remote one",
+          "[virtio][parts][copy]")
+{
+  Costs k{};
+  k.guest_copy_fixed = k.virtio_host_copy_fixed = 60;
+  k.guest_copy_bytes_per_cycle = 16;
+  k.virtio_host_copy_bytes_per_cycle = 20;
+  k.virtio_guest_rx_copy_bytes_per_cycle = 4;
+  k.virtio_host_rx_copy_bytes_per_cycle = 5;
+  k.virtio_host_guest_copy_bytes_per_cycle = 8;
+  const StackCosts g = StackCosts::guest(k, false), h = StackCosts::host(k, false);
+  CHECK(g.copy(4096) == 60 + 256);
+  CHECK(g.rx_copy(4096) == 60 + 1024);
+  CHECK(k.guest_rx_copy(4096) == 60 + 1024);
+  CHECK(h.copy(4096) == 60 + 205); // 204.8, rounded up
+  CHECK(h.rx_copy(4096) == 60 + 820);
+  CHECK(k.vhost_copy(4096) == 512);
 }
 
 namespace {

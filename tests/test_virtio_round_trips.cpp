@@ -83,10 +83,13 @@ TEST_CASE("a tiny virtio ping-pong run is pinned to exact round trips", "[virtio
                              {"iterations=2"});
   const auto r = test::run_all(ex), again = test::run_all(ex);
   CHECK(r.at(0).iterations == again.at(0).iterations);
-  CHECK(test::figure(r[0], "rtt_mean_us") == 17.87027631578949);
-  CHECK(test::figure(r[0], "rtt_p1_us") == 14.796052631578947);
-  CHECK(test::figure(r[0], "rtt_p99_us", 1) == 23.5625);
-  CHECK(test::figure(r[0], "transactions_per_second", 1) == 55845.65085093341);
+  // Since kvm-2024's refit under the ties with init_on_alloc (issue 50): the
+  // guest's batched rx refill zeroes 65 buffers, and the round trips that
+  // wait for it make the p99.
+  CHECK(test::figure(r[0], "rtt_mean_us") == 18.12540394736842);
+  CHECK(test::figure(r[0], "rtt_p1_us") == 14.21875);
+  CHECK(test::figure(r[0], "rtt_p99_us", 1) == 44.875);
+  CHECK(test::figure(r[0], "transactions_per_second", 1) == 55238.12209572854);
 }
 
 TEST_CASE("virtio round trips are attributed to their stages, which sum to the round trip, in the initiator's order",
@@ -117,10 +120,13 @@ TEST_CASE("virtio round trips are attributed to their stages, which sum to the r
     CHECK(names.back() == (g2h ? "guest recv()" : "host recv()"));
     // With every jitter off the round trips near the median are alike: their
     // stages add up to the median round trip (within the histogram's
-    // bucket), and to the mean within 2% (the first round trips, before the
-    // halt-polling windows have grown, are longer).
+    // bucket), and to the mean within 6%: the first round trips, before the
+    // halt-polling windows have grown, are longer, and so is about one in 33
+    // that waits for the guest's batched rx refill (65 buffers, zeroed with
+    // kvm-2024's init_on_alloc: ~27 us more).
     CHECK(sum == Approx(test::figure(r[0], "rtt_p50_us")).epsilon(0.01));
-    CHECK(sum == Approx(test::figure(r[0], "rtt_mean_us")).epsilon(0.02));
+    CHECK(sum == Approx(test::figure(r[0], "rtt_mean_us")).epsilon(0.06));
+    CHECK(sum < test::figure(r[0], "rtt_mean_us"));
   }
 }
 

@@ -60,6 +60,8 @@ costs:
   virtio_host_kick_latency: 5000
   virtio_host_interrupt_latency: 3000
   virtio_host_poll_syscall: 1000
+  virtio_guest_rx_copy_bytes_per_cycle: 4
+  virtio_host_rx_copy_bytes_per_cycle: 4
 )";
 
 } // namespace vsim::testing

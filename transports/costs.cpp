@@ -49,7 +49,8 @@ const std::vector<CostField<SharedCosts>>& shared_costs()
           VSIM_COST_NAME(SharedCosts, guest_copy_bytes_per_cycle),
           .unit = "bytes/cycle",
           .range = {0.01, 1e3},
-          .doc = "guest kernel copy bandwidth",
+          .doc = "guest kernel copy bandwidth: hv_sock's every guest copy; virtio-vsock's writer's copy of its buffer "
+                 "into new packets (the reader's copy out is virtio_guest_rx_copy_bytes_per_cycle)",
           .scope = "",
           .plausible = {1.0, 32},
           .basis = "L1/L2-resident copies run 16-32 B/cycle (peak read+write 32 B/cycle to Ivy Bridge, 64 on "

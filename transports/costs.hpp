@@ -71,6 +71,30 @@ template <typename C> struct CostField {
 // The name and field of a table's entry for C's field `n`.
 #define VSIM_COST_NAME(C, n) .name = #n, .field = &C::n
 
+// Costs that stand for the same physics (docs/cost-sources.md, "Ties"): in
+// a profile of `transport`, every member has one value, inside the
+// plausible range of the situation they share (which may be narrower than a
+// member's own range, where the member is declared for other transports
+// too). `vsocksim calibrate` fits a tie as one cost, and `describe
+// platforms` says which ties a profile keeps.
+struct CostTie {
+  const char* name;      // e.g. "copy_remote"
+  const char* transport; // the transport whose profiles it binds
+  std::vector<std::string> members;
+  CostRange plausible; // the situation's range, in the members' unit
+  const char* doc;     // what the members have in common
+  const char* basis;   // why they are the same physics, and the range
+  const char* sources; // [Rn]: docs/cost-sources.md
+};
+
+// How a profile's values stand to a tie: kept (every member present, one
+// value inside the situation's range), or why not.
+struct TieState {
+  const CostTie* tie = nullptr;
+  bool kept = false;
+  std::string why; // "" when kept: "values differ: a=1, b=2" / "x outside the situation's range 2.5 .. 16"
+};
+
 // The costs both transports charge; each transport's cost struct derives
 // from it.
 struct SharedCosts {

@@ -1,6 +1,7 @@
 #include "transports/profiles.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 #include "transports/transport.hpp"
 
@@ -21,9 +22,15 @@ std::vector<ImplausibleCost> implausible_costs(const PlatformProfile& profile)
 
 void declare_cost_params(ParamRegistry& reg)
 {
-  for (const CostDecl& c : all_cost_decls())
-    reg.declare(Param(std::string("costs.") + c.name)
-                    .number()
+  for (const CostDecl& c : all_cost_decls()) {
+    Param p(std::string("costs.") + c.name);
+    // A setting that is on or off (unit "flag"): 0 or 1, nothing between.
+    if (std::string_view(c.unit) == "flag")
+      p.check([](const std::string& text) -> std::string {
+        const double v = std::stod(text);
+        return v == 0 || v == 1 ? "" : text + " is not 0 or 1 (allowed: 0 off, 1 on)";
+      });
+    reg.declare(p.number()
                     .unit(c.unit)
                     .def("(platform)")
                     .derives_from({"platform"})
@@ -33,6 +40,7 @@ void declare_cost_params(ParamRegistry& reg)
                     .plausible(c.plausible_min, c.plausible_max)
                     .basis(c.basis)
                     .sources(c.sources));
+  }
 }
 
 } // namespace vsim

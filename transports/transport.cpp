@@ -1,5 +1,10 @@
 #include "transports/transport.hpp"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "transports/hv_sock/bound.hpp"
 #include "transports/hv_sock/costs.hpp"
 #include "transports/hv_sock/hv_sock.hpp"
@@ -58,7 +63,8 @@ const std::vector<Transport>& transports()
        {"virtio_vsock.max_pkt_size", "virtio_vsock.rx_buf_size", "virtio_vsock.queue_size", "virtio_vsock.buf_alloc",
         "virtio_vsock.credit_threshold", "virtio_vsock.irq_vcpu"},
        virtio_vsock::memory,
-       nullptr},
+       nullptr,
+       virtio_vsock::detail::Costs::ties},
   };
   return all;
 }
@@ -87,6 +93,62 @@ std::vector<CostDecl> all_cost_decls()
   for (const Transport& t : transports())
     for (const CostDecl& d : t.costs())
       out.push_back(d);
+  return out;
+}
+
+std::vector<CostTie> cost_ties(const std::string& transport)
+{
+  const Transport* t = find_transport(transport);
+  return t != nullptr && t->ties != nullptr ? t->ties() : std::vector<CostTie>{};
+}
+
+const CostTie* tie_of(const std::string& cost, const std::string& transport)
+{
+  const Transport* t = find_transport(transport);
+  if (t == nullptr || t->ties == nullptr)
+    return nullptr;
+  for (const CostTie& tie : t->ties())
+    if (std::find(tie.members.begin(), tie.members.end(), cost) != tie.members.end())
+      return &tie;
+  return nullptr;
+}
+
+std::vector<TieState> tie_states(const std::string& transport, const std::map<std::string, double>& values)
+{
+  std::vector<TieState> out;
+  const Transport* t = find_transport(transport);
+  if (t == nullptr || t->ties == nullptr)
+    return out;
+  for (const CostTie& tie : t->ties()) {
+    TieState st{&tie, true, ""};
+    std::vector<std::string> listed, outside;
+    double first = 0;
+    bool differ = false;
+    for (std::size_t i = 0; i < tie.members.size(); ++i) {
+      const auto it = values.find(tie.members[i]);
+      if (it == values.end()) {
+        st.kept = false;
+        st.why = fmt::format("{} has no value", tie.members[i]);
+        break;
+      }
+      if (i == 0)
+        first = it->second;
+      else if (it->second != first)
+        differ = true;
+      listed.push_back(fmt::format("{} {}", tie.members[i], it->second));
+      if (it->second < tie.plausible.min || it->second > tie.plausible.max)
+        outside.push_back(tie.members[i]);
+    }
+    if (st.why.empty() && differ) {
+      st.kept = false;
+      st.why = fmt::format("values differ: {}", fmt::join(listed, ", "));
+    } else if (st.why.empty() && !outside.empty()) {
+      st.kept = false;
+      st.why = fmt::format("{} {} outside the situation's range {} .. {}", listed.front(),
+                           tie.members.size() > 1 ? "(all members) is" : "is", tie.plausible.min, tie.plausible.max);
+    }
+    out.push_back(st);
+  }
   return out;
 }
 

@@ -72,6 +72,8 @@ struct Transport {
   // point's messages, stage by stage in the order the initiator sees them
   // (nullptr: the transport does not model round trips yet).
   std::vector<RoundTripStage> (*round_trip_path)(const Params&);
+  // The ties among its costs (transports/costs.hpp CostTie; nullptr: none).
+  const std::vector<CostTie>& (*ties)() = nullptr;
 };
 
 // Every transport with a model, in a fixed order.
@@ -80,6 +82,13 @@ const Transport* find_transport(const std::string& name);
 std::vector<std::string> transport_names();
 // Every cost declaration: the shared ones, then each transport's.
 std::vector<CostDecl> all_cost_decls();
+// The ties binding profiles of `transport` (empty: none).
+std::vector<CostTie> cost_ties(const std::string& transport);
+// The tie `cost` belongs to in profiles of `transport` (nullptr: none).
+const CostTie* tie_of(const std::string& cost, const std::string& transport);
+// How `values` (cost name -> value; a profile's) keep each tie of
+// `transport`, in declaration order.
+std::vector<TieState> tie_states(const std::string& transport, const std::map<std::string, double>& values);
 // The role of a thread of any transport, by its name; nullptr if none.
 const ThreadRole* thread_role(const std::string& thread);
 

@@ -132,18 +132,28 @@ struct Driver {
                        : std::make_pair(v / kPerturbation, -std::log(kPerturbation));
   }
 
+  // A cost's value, and its tie's other members' (they move with it).
+  static void set_value(CostValues& set, const FitCost& c, double v)
+  {
+    set[c.decl.name] = v;
+    for (const std::string& m : c.tied)
+      set[m] = v;
+  }
+
   void choose_by_sensitivity()
   {
     std::vector<CostValues> sets = {{}};
     std::vector<FitCost> probed;
+    const std::string transport = in.study.ex.base.text("transport");
     for (const CostDecl& d : in.candidates) {
       const double v = in.study.ex.base.number(std::string("costs.") + d.name);
       if (v <= 0) {
         r.not_fitted.emplace_back(d.name, "its value is 0: no elasticity to measure (name it in --fit)");
         continue;
       }
-      probed.push_back({d, v});
-      sets.push_back({{d.name, probe(d, v).first}});
+      probed.push_back(fit_cost(d, v, transport));
+      sets.emplace_back();
+      set_value(sets.back(), probed.back(), probe(d, v).first);
     }
     plan(probed.size(), std::min<std::size_t>(opt.max_costs, probed.size()));
     const auto preds = ev.run(sets, search_iters, kSensitivityShrink);
@@ -176,7 +186,7 @@ struct Driver {
   {
     CostValues set;
     for (std::size_t i = 0; i < r.fitted.size(); ++i)
-      set[r.fitted[i].decl.name] = v[i];
+      set_value(set, r.fitted[i], v[i]);
     return set;
   }
 
@@ -199,7 +209,7 @@ struct Driver {
       const FitCost& c = r.fitted[i];
       const double u = to_unit(c, after[i]);
       r.moves.push_back({c.decl.name, c.decl.unit, c.start, after[i], c.decl.plausible_min, c.decl.plausible_max,
-                         u <= 1e-3 || u >= 1 - 1e-3});
+                         u <= 1e-3 || u >= 1 - 1e-3, c.tie, c.tied});
     }
   }
 

@@ -51,6 +51,8 @@ struct CalibrateOptions {
   unsigned fold_evaluations = 0;         // of each fold's search; 0: the default (a third of the main search's)
   unsigned max_costs = kDefaultMaxCosts; // the sensitivity analysis chooses at most this many
   unsigned search_iterations = 1;        // iterations per point during the search; 0: the experiment's own
+  bool allow_bound = false;              // write a profile with a fitted cost at a bound of its range
+  bool allow_broken_ties = false;        // write a profile that breaks a tie of its transport
   std::string name;                      // the new profile's name
   std::string experiment_arg;            // the experiment file as given on the command line (for the report)
 };
@@ -61,12 +63,23 @@ struct HoldOut {
   std::vector<std::pair<std::string, std::string>> pairs; // key -> value, as the rows write them
 };
 
-// A cost that may move: its declaration and starting value.
+// A cost that may move: its declaration and starting value. A cost of a
+// tie (transports/costs.hpp CostTie) moves with the tie's other members,
+// as one cost: `decl` is the member that stands for it (the tie's first
+// member, or the one --fit named), its plausible range narrowed to the
+// situation's, and
+// `tied` the others, which take its value.
 struct FitCost {
   CostDecl decl;
-  double start = 0; // the experiment's value (the starting profile's, or a --set/`costs:` one)
+  double start = 0;              // the experiment's value (the starting profile's, or a --set/`costs:` one)
+  std::string tie;               // the tie's name ("" for none)
+  std::vector<std::string> tied; // the tie's other members
   bool log_scale() const { return decl.plausible_min > 0; }
 };
+
+// `d` as calibrate fits it under `transport`: alone, or standing for its tie
+// (the range narrowed to the situation's, the other members listed).
+FitCost fit_cost(const CostDecl& d, double start, const std::string& transport);
 
 // Everything calibrate needs, loaded and checked.
 struct CalibrationInput {
@@ -116,6 +129,8 @@ struct CostMove {
   std::string name, unit;
   double before = 0, after = 0, plausible_min = 0, plausible_max = 0;
   bool at_bound = false;
+  std::string tie;               // the tie it stands for ("" for none)
+  std::vector<std::string> tied; // the tie's other members, moved with it
 };
 
 struct CalibrationResult {
@@ -149,6 +164,12 @@ CalibratedSpan calibrated_span(const Experiment& ex, const std::vector<Measureme
                                const std::vector<long>& point_of, const std::vector<std::size_t>& use);
 // The span covering both (a profile fitted in steps: each step's data).
 CalibratedSpan merged_spans(CalibratedSpan a, const CalibratedSpan& b);
+
+// Why the fitted profile `p` is not to be written as it stands (empty: it
+// may be): each fitted cost at a bound of its plausible range (unless
+// opt.allow_bound) and each tie of the transport it breaks (unless
+// opt.allow_broken_ties), one line each, naming the cost or the tie.
+std::vector<std::string> refusals(const CalibrationResult& r, const PlatformProfile& p, const CalibrateOptions& opt);
 
 // The new profile: every cost written out, the fitted ones "fitted", the
 // others with the starting profile's provenance; hardware copied; span of

@@ -7,6 +7,7 @@
 
 #include "app/calibrate/calibrate.hpp"
 #include "app/report/calibration_span.hpp"
+#include "transports/transport.hpp"
 
 namespace vsim::app {
 
@@ -129,6 +130,25 @@ CalibratedSpan merged_spans(CalibratedSpan a, const CalibratedSpan& b)
   return a;
 }
 
+std::vector<std::string> refusals(const CalibrationResult& r, const PlatformProfile& p, const CalibrateOptions& opt)
+{
+  std::vector<std::string> out;
+  if (!opt.allow_bound && !r.kept_start)
+    for (const CostMove& m : r.moves)
+      if (m.at_bound)
+        out.push_back(fmt::format("costs.{} = {} sits on a bound of its plausible range {} .. {} {}: the fit is "
+                                  "standing in for a mechanism the model lacks or misprices (--allow-bound writes it "
+                                  "all the same, its source `held`)",
+                                  m.name, m.after, m.plausible_min, m.plausible_max, m.unit));
+  if (!opt.allow_broken_ties)
+    for (const TieState& s : tie_states(p.transport, p.costs))
+      if (!s.kept)
+        out.push_back(fmt::format("tie {} is broken: {} (fit one of its members, or start from a profile that "
+                                  "keeps it; --allow-broken-ties writes it all the same)",
+                                  s.tie->name, s.why));
+  return out;
+}
+
 PlatformProfile calibrated_profile(const CalibrationInput& in, const CalibrateOptions& opt, const CalibrationResult& r)
 {
   PlatformProfile p;
@@ -148,9 +168,19 @@ PlatformProfile calibrated_profile(const CalibrationInput& in, const CalibrateOp
   // A fit that kept the start moved nothing: the values keep their sources.
   for (const CostMove& m : r.kept_start ? std::vector<CostMove>{} : r.moves) {
     p.costs[m.name] = m.after;
-    p.provenance[m.name] = {
-        m.at_bound ? "held" : "fitted",
-        fmt::format("{} on {}{}", r.optimiser, rows, m.at_bound ? "; at a bound of its plausible range" : ""), ""};
+    p.provenance[m.name] = {m.at_bound ? "held" : "fitted",
+                            fmt::format("{} on {}{}{}", r.optimiser, rows,
+                                        m.tie.empty() ? "" : fmt::format(" (tie {})", m.tie),
+                                        m.at_bound ? "; at a bound of its plausible range" : ""),
+                            ""};
+    for (const std::string& other : m.tied) {
+      p.costs[other] = m.after;
+      p.provenance[other] = {m.at_bound ? "held" : "fitted",
+                             fmt::format("tied to {} ({}: the same physics, docs/cost-sources.md \"Ties\"), fitted "
+                                         "with it by {} on {}",
+                                         m.name, m.tie, r.optimiser, rows),
+                             ""};
+    }
   }
   p.calibrated = calibrated_span(in.study.ex, in.study.measurements, in.point_of, in.fit_rows);
   // A further step of the same profile's fit (e.g. kvm-2024's latency rows

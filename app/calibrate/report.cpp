@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "app/calibrate/calibrate.hpp"
 #include "app/calibrate/identify.hpp"
@@ -106,11 +107,16 @@ std::string moves_section(const CalibrationResult& r)
   if (r.moves.empty())
     return "costs moved: none\n";
   std::vector<std::vector<std::string>> t = {{"cost", "unit", "before", "after", "change", "plausible", "at bound"}};
-  for (const CostMove& m : r.moves)
-    t.push_back({m.name, m.unit, number(m.before), number(m.after),
+  std::string ties;
+  for (const CostMove& m : r.moves) {
+    t.push_back({m.name + (m.tie.empty() ? "" : " (tie " + m.tie + ")"), m.unit, number(m.before), number(m.after),
                  m.before > 0 ? fmt::format("{:+.1f}%", 100 * (m.after / m.before - 1)) : "-",
                  fmt::format("{:g} .. {:g}", m.plausible_min, m.plausible_max), m.at_bound ? "yes" : "no"});
-  return "costs moved:\n" + render_columns(t);
+    if (!m.tie.empty())
+      ties += fmt::format("  tie {}: {} moved with {} (the same value; the range is the situation's)\n", m.tie,
+                          fmt::format("{}", fmt::join(m.tied, ", ")), m.name);
+  }
+  return "costs moved:\n" + render_columns(t) + ties;
 }
 
 std::string summary_section(const CalibrationInput& in, const CalibrationResult& r)

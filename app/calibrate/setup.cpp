@@ -165,8 +165,15 @@ std::vector<FitCost> named_costs(const CalibrationInput& in, const std::vector<s
                                    "with a plausible range)",
                                    raw, d->plausible_min, d->plausible_max));
     if (seen.insert(name).second)
-      out.push_back({*d, start_value(in.study.ex, name)});
+      out.push_back(fit_cost(*d, start_value(in.study.ex, name), transport));
   }
+  // A tie is one cost: two of its members named is one too many.
+  for (std::size_t i = 0; i < out.size(); ++i)
+    for (std::size_t j = i + 1; j < out.size(); ++j)
+      if (!out[i].tie.empty() && out[i].tie == out[j].tie)
+        throw InputError(fmt::format("--fit: error: {} and {} are tied ({}: the same physics, fitted as one cost; "
+                                     "docs/cost-sources.md \"Ties\") (allowed: one member of a tie)",
+                                     out[i].decl.name, out[j].decl.name, out[i].tie));
   // Declaration order, whatever order --fit gave.
   std::vector<FitCost> ordered;
   for (const CostDecl& d : all_cost_decls())
@@ -191,6 +198,21 @@ void check_folds(const CalibrationInput& in, unsigned folds, std::size_t costs)
 
 } // namespace
 
+FitCost fit_cost(const CostDecl& d, double start, const std::string& transport)
+{
+  FitCost c{d, start, "", {}};
+  const CostTie* tie = tie_of(d.name, transport);
+  if (tie == nullptr)
+    return c;
+  c.tie = tie->name;
+  for (const std::string& m : tie->members)
+    if (m != d.name)
+      c.tied.push_back(m);
+  c.decl.plausible_min = std::max(d.plausible_min, tie->plausible.min);
+  c.decl.plausible_max = std::min(d.plausible_max, tie->plausible.max);
+  return c;
+}
+
 std::string candidate_rule(const CostDecl& d, const std::string& transport)
 {
   const std::string unit = d.unit;
@@ -204,6 +226,10 @@ std::string candidate_rule(const CostDecl& d, const std::string& transport)
     return fmt::format("unit {}: neither a CPU cost, a latency nor a bandwidth", unit);
   if (!(d.plausible_max > d.plausible_min))
     return "its plausible range has no width";
+  // A tie's members move together: its first member stands for them.
+  if (const CostTie* tie = tie_of(d.name, transport); tie != nullptr && tie->members.front() != d.name)
+    return fmt::format("tied to {} ({}: the same physics), fitted with it as one cost", tie->members.front(),
+                       tie->name);
   return "";
 }
 

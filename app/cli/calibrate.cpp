@@ -79,7 +79,16 @@ int calibrate_command(CalibrateArgs a)
   if (stop::requested())
     return stopped(0, 0, "");
   std::cout << calibration_text(in, r);
-  write_file_atomic(a.output, profile_yaml(calibrated_profile(in, a.opt, r)));
+  const PlatformProfile profile = calibrated_profile(in, a.opt, r);
+  if (const std::vector<std::string> why = refusals(r, profile, a.opt); !why.empty()) {
+    std::cerr << fmt::format("vsocksim: calibrate: {} not written: the fit breaks {} rule(s) a profile must keep "
+                             "(docs/calibration.md, \"Refused fits\"):\n",
+                             a.output, why.size());
+    for (const std::string& line : why)
+      std::cerr << "  " << line << '\n';
+    return 1;
+  }
+  write_file_atomic(a.output, profile_yaml(profile));
   if (!a.quiet)
     std::cerr << "wrote " << a.output << '\n';
   return 0;
@@ -120,6 +129,10 @@ Command add_calibrate(CLI::App& app)
   sub->add_option("--jobs", a->jobs, "simulations run at once (the profile is identical for any value)")
       ->check(CLI::Range(1u, 1024u))
       ->capture_default_str();
+  sub->add_flag("--allow-bound", a->opt.allow_bound,
+                "write the profile even with a fitted cost at a bound of its plausible range (else refused, exit 1)");
+  sub->add_flag("--allow-broken-ties", a->opt.allow_broken_ties,
+                "write the profile even when it breaks a tie of its transport's costs (else refused, exit 1)");
   sub->add_flag("--quiet,-q", a->quiet, "no progress lines on stderr");
   Command c{sub, [a] { return calibrate_command(*a); }};
   c.handles_stop = [] { return true; };

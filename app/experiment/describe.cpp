@@ -7,6 +7,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "app/experiment/experiment.hpp"
 #include "app/experiment/platforms.hpp"
@@ -15,6 +16,7 @@
 #include "transports/virtio_vsock/params.hpp"
 
 #include "transports/simulate.hpp"
+#include "transports/transport.hpp"
 
 namespace vsim::app {
 
@@ -196,6 +198,33 @@ std::string profile_value_text(const PlatformProfile& profile, const ParamSpec& 
                      plausible(spec, *v) ? "" : "  (outside the plausible range)");
 }
 
+// The ties among the profile's costs (transports/costs.hpp CostTie): which
+// it keeps, which it breaks and how.
+std::string ties_text(const PlatformProfile& profile)
+{
+  const std::vector<TieState> states = tie_states(profile.transport, profile.costs);
+  if (states.empty())
+    return "";
+  auto cost_unit = [](const std::string& name) -> std::string {
+    for (const CostDecl& d : all_cost_decls())
+      if (name == d.name)
+        return d.unit;
+    return "";
+  };
+  std::size_t kept = 0;
+  for (const TieState& s : states)
+    kept += s.kept ? 1 : 0;
+  std::string out = fmt::format(
+      "  ties (costs that are the same physics, docs/cost-sources.md \"Ties\"): {} of {} kept\n", kept, states.size());
+  for (const TieState& s : states)
+    out += s.kept ? fmt::format("    {:<12} kept: {} = {} (situation {} .. {} {})\n", s.tie->name,
+                                fmt::join(s.tie->members, " = "), format_number(profile.costs.at(s.tie->members[0])),
+                                format_number(s.tie->plausible.min), format_number(s.tie->plausible.max),
+                                cost_unit(s.tie->members[0]))
+                  : fmt::format("    {:<12} BROKEN: {}\n", s.tie->name, s.why);
+  return out;
+}
+
 std::string describe_profile(const ParamRegistry& reg, const PlatformProfile& profile)
 {
   std::string out;
@@ -227,6 +256,7 @@ std::string describe_profile(const ParamRegistry& reg, const PlatformProfile& pr
     if (auto it = profile.provenance.find(c.key); it != profile.provenance.end() && !it->second.reason.empty())
       out += fmt::format("      reason: {}\n", it->second.reason);
   }
+  out += ties_text(profile);
   if (profile.fit)
     out += fit_summary(*profile.fit);
   out += "\n";
@@ -359,6 +389,36 @@ std::string describe_markdown(const ParamRegistry& reg)
     if (is_cost(spec) && has_plausible_range(spec))
       out += fmt::format("| `{}` | {} | {} | {} |\n", spec.path, cell(plausible_text(spec)), cell(spec.plausible_basis),
                          cell(spec.plausible_sources));
+  // The ties: costs that are the same physics, and which profile keeps them.
+  out +=
+      "\n### Ties\n\nCosts that stand for the same physics: in a profile of the transport every member has one "
+      "value, inside the situation's range (which may be narrower than a member's own); `vsocksim calibrate` fits "
+      "a tie as one cost and refuses a fit that breaks one ([cost-sources.md](cost-sources.md), \"Ties\").\n\n"
+      "| tie | transport | members | situation | what they share | basis | sources |\n|---|---|---|---|---|---|---|\n";
+  for (const Transport& t : transports())
+    for (const CostTie& tie : cost_ties(t.name)) {
+      std::vector<std::string> members;
+      for (const std::string& m : tie.members)
+        members.push_back("`costs." + m + "`");
+      out += fmt::format("| {} | {} | {} | {} .. {} | {} | {} | {} |\n", tie.name, tie.transport,
+                         fmt::join(members, ", "), format_number(tie.plausible.min), format_number(tie.plausible.max),
+                         cell(tie.doc), cell(tie.basis), cell(tie.sources));
+    }
+  out += "\n| profile | ties kept | broken |\n|---|---|---|\n";
+  for (const auto& p : platform_profiles()) {
+    const std::vector<TieState> states = tie_states(p.transport, p.costs);
+    if (states.empty())
+      continue;
+    std::size_t kept = 0;
+    std::vector<std::string> broken;
+    for (const TieState& s : states) {
+      kept += s.kept ? 1 : 0;
+      if (!s.kept)
+        broken.push_back(fmt::format("{}: {}", s.tie->name, s.why));
+    }
+    out += fmt::format("| `{}` | {} of {} | {} |\n", p.name, kept, states.size(),
+                       broken.empty() ? std::string("-") : cell(fmt::format("{}", fmt::join(broken, "; "))));
+  }
   out += "\n### Profile values outside their plausible range\n\nEach stands in for a mechanism the model lacks or "
          "misprices; a profile with one is not done.\n\n| profile | key | value | plausible |\n|---|---|---|---|\n";
   for (const auto& p : platform_profiles())

@@ -92,16 +92,32 @@ TEST_CASE("cli: calibrate prints the rows before and after, the errors and the c
   CHECK(q.err.empty());
 
   // A held-out row: not fitted, reported apart; the folds over the others.
-  const Run h = run_cli(dir, [&] {
+  // Without the 64 KiB row the guest's copy goes to its bound: the report is
+  // printed, the profile refused (exit 1, nothing written) unless asked.
+  const auto held = [&](bool allow) {
     auto a = quick(kCalibrate + "/tiny.yaml", dir.in_ws("held.yaml"), "2");
     a.insert(a.end(), {"--hold-out", "workload.message_size=64KiB", "-q"});
+    if (allow)
+      a.push_back("--allow-bound");
     return a;
-  }());
+  };
+  const Run refused = run_cli(dir, held(false));
+  INFO("stderr: " << refused.err);
+  CHECK(refused.status == 1);
+  CHECK(refused.out.find("costs moved:") != std::string::npos);
+  CHECK(refused.err.find("held.yaml not written: the fit breaks 1 rule(s)") != std::string::npos);
+  CHECK(refused.err.find("costs.guest_copy_bytes_per_cycle = 1 sits on a bound of its plausible range 1 .. 32 "
+                         "bytes/cycle") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir.in_ws("held.yaml")));
+  const Run h = run_cli(dir, held(true));
   INFO("stdout:\n" << h.out);
   REQUIRE(h.status == 0);
   CHECK(h.out.find("4 row(s), 3 fit, 1 held out") != std::string::npos);
   CHECK(h.out.find("held-out rows: 1 row(s), mean absolute error 39.2% before, ") != std::string::npos);
   CHECK(h.out.find("fit rows: 3 row(s)") != std::string::npos);
+  REQUIRE(fs::exists(dir.in_ws("held.yaml")));
+  CHECK(read_file(dir.in_ws("held.yaml")).find("guest_copy_bytes_per_cycle: {value: 1, source: held") !=
+        std::string::npos);
 }
 
 TEST_CASE("cli: calibrate writes the same profile, byte for byte, for any --jobs", "[cli][calibrate]")

@@ -44,12 +44,13 @@ PlatformPlan platform_plan(const Params& p)
   const detail::StackCosts guest = detail::StackCosts::guest(k, kn.iperf3);
   const detail::StackCosts host = detail::StackCosts::host(k, kn.iperf3);
   auto guest_copy = [&](double n) { return k.guest_copy(n); };
+  auto guest_rx_copy = [&](double n) { return k.guest_rx_copy(n); };
   auto host_copy = [&](double n) { return host.copy(n); };
   auto vhost_copy = [&](double n) { return k.vhost_copy(n); };
   // A packet's allocations by size class (virtio_vsock_pkt or sk_buff).
   auto guest_alloc = [&](double n) { return detail::guest_allocs(k, detail::pkt_allocs(kn, std::uint32_t(n))); };
   auto host_alloc = [&](double n) { return detail::host_allocs(k, detail::pkt_allocs(kn, std::uint32_t(n))); };
-  const double hcopy_fixed = k.virtio_host_copy_fixed, hbpc = k.virtio_host_copy_bytes_per_cycle;
+  const double hcopy_fixed = k.virtio_host_copy_fixed, hbpc = k.virtio_host_rx_copy_bytes_per_cycle; // the reader's
 
   const std::uint64_t m = kn.message_size;
   const bool g2h = p.text("direction") == "guest_to_host";
@@ -171,8 +172,8 @@ PlatformPlan platform_plan(const Params& p)
       interrupts += (msgs * buffers + credits) * irq_only;
       // The guest reader (AppThread): recv(), a dequeue and copy per queued packet, a free each.
       const double entry_bytes = static_cast<double>(m) / entries;
-      const double per_entry =
-          k.virtio_guest_dequeue_pkt + guest_copy(std::min(entry_bytes, static_cast<double>(m))) + k.virtio_guest_free;
+      const double per_entry = k.virtio_guest_dequeue_pkt +
+                               guest_rx_copy(std::min(entry_bytes, static_cast<double>(m))) + k.virtio_guest_free;
       // Credit updates: the 6.12 fast path adds them from the reader.
       plan.loads.push_back(
           {fmt::format("guest_reader{}", i), gcpu, "guest reader (recv syscall, copy out)", i,

@@ -28,6 +28,13 @@ struct Costs : SharedCosts {
       virtio_host_interrupt_latency, virtio_host_poll_syscall, virtio_host_wake_ipi, virtio_host_iperf3_user_per_call,
       virtio_host_zcopy_pin_page, virtio_host_zcopy_unpin_page, virtio_host_zcopy_notify, virtio_host_errqueue_recv,
       virtio_host_page_alloc, virtio_host_page_alloc_pcp;
+  // init_on_alloc: whether each side's kernel zeroes what it allocates (0 or
+  // 1), and the rate of that zeroing (one rate: guest and host run on the
+  // same cores under KVM).
+  double virtio_guest_init_on_alloc, virtio_host_init_on_alloc, virtio_zero_bytes_per_cycle;
+  // A reader's copy out of a received packet, whose data another core wrote
+  // (vhost's worker into the guest's rx buffer, or into the host's skb).
+  double virtio_guest_rx_copy_bytes_per_cycle, virtio_host_rx_copy_bytes_per_cycle;
 
   static Costs from(const Params& p);
   // The declarations of virtio-vsock's own costs (the shared ones:
@@ -35,10 +42,25 @@ struct Costs : SharedCosts {
   static std::vector<CostDecl> decls();
   // The same with the field each fills.
   static const std::vector<CostField<Costs>>& fields();
+  // The ties among them (and the shared guest_copy_bytes_per_cycle) in
+  // virtio-vsock profiles.
+  static const std::vector<CostTie>& ties();
 
   // Whole cycles, so that sums of costs stay exact.
   double guest_copy(double bytes) const { return guest_copy_fixed + std::ceil(bytes / guest_copy_bytes_per_cycle); }
+  double guest_rx_copy(double bytes) const
+  {
+    return guest_copy_fixed + std::ceil(bytes / virtio_guest_rx_copy_bytes_per_cycle);
+  }
   double vhost_copy(double bytes) const { return std::ceil(bytes / virtio_host_guest_copy_bytes_per_cycle); }
+  // Zeroing `bytes` just allocated (mm/page_alloc.c post_alloc_hook ->
+  // kernel_init_pages, mm/slub.c slab_post_alloc_hook: memset of the whole
+  // object) on a side whose init_on_alloc flag is `on`.
+  double zero(double on, double bytes) const { return zero_cycles(on, bytes, virtio_zero_bytes_per_cycle); }
+  static double zero_cycles(double on, double bytes, double bytes_per_cycle)
+  {
+    return on > 0 && bytes > 0 ? std::ceil(bytes / bytes_per_cycle) : 0.0;
+  }
   double seconds(double cycles) const { return cycles / (clock_ghz * 1e9); }
 };
 

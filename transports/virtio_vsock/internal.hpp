@@ -617,8 +617,13 @@ unsigned page_order(std::uint64_t bytes);
 // head is one or goes to the page allocator, by its size: rmqueue() takes
 // it from the per-CPU lists (`pcp`, order <= 3 with pcp_high_order) or from
 // the zone's free lists under zone->lock (`page`).
+// `zero_bytes`: what init_on_alloc zeroes of them, the buffer or head as
+// kmalloc returned it (kmalloc_size_roundup: 8 KiB for a 4 KiB packet's skb
+// head, 128 KiB for a 64 KiB one's); the struct is memset by its allocator
+// either way (part of virtio_*_alloc).
 struct PktAllocs {
   unsigned slab = 0, page = 0, pcp = 0;
+  std::uint64_t zero_bytes = 0;
 };
 PktAllocs pkt_allocs(const Knobs& kn, std::uint32_t len);
 inline void count_allocs(Counters& n, PktAllocs a, std::uint64_t times = 1)
@@ -629,13 +634,17 @@ inline void count_allocs(Counters& n, PktAllocs a, std::uint64_t times = 1)
 // Their cost on either side: virtio_*_alloc per slab object,
 // virtio_*_page_alloc per zone->lock block, virtio_*_page_alloc_pcp per
 // per-CPU-list block.
+// With a side's init_on_alloc, the zeroing of what it allocated is part of
+// the allocation (post_alloc_hook, slab_post_alloc_hook).
 inline double guest_allocs(const Costs& k, PktAllocs a)
 {
-  return a.slab * k.virtio_guest_alloc + a.page * k.virtio_guest_page_alloc + a.pcp * k.virtio_guest_page_alloc_pcp;
+  return a.slab * k.virtio_guest_alloc + a.page * k.virtio_guest_page_alloc + a.pcp * k.virtio_guest_page_alloc_pcp +
+         k.zero(k.virtio_guest_init_on_alloc, static_cast<double>(a.zero_bytes));
 }
 inline double host_allocs(const Costs& k, PktAllocs a)
 {
-  return a.slab * k.virtio_host_alloc + a.page * k.virtio_host_page_alloc + a.pcp * k.virtio_host_page_alloc_pcp;
+  return a.slab * k.virtio_host_alloc + a.page * k.virtio_host_page_alloc + a.pcp * k.virtio_host_page_alloc_pcp +
+         k.zero(k.virtio_host_init_on_alloc, static_cast<double>(a.zero_bytes));
 }
 // The payload a guest rx buffer holds (rx_buf_size), and with sk_buff the
 // room its skb has once kmalloc rounded the head up: the tailroom
@@ -775,8 +784,17 @@ struct StackCosts {
   double user_per_call, send_syscall, recv_syscall, poll_syscall, alloc, page_alloc, page_alloc_pcp, free, pkt,
       dequeue_pkt, wakeup_latency, context_switch, halted_wakeup, poll_wakeup, pin_page, errqueue_recv;
   double copy_fixed, copy_bpc;
+  double init_on_alloc, zero_bpc; // the side's init_on_alloc flag, the zeroing rate
+  double rx_copy_bpc;             // a reader's copy out of a packet another core wrote
+  // A writer's copy of its own (cache-hot) buffer into a new packet.
   double copy(double bytes) const { return copy_fixed + std::ceil(bytes / copy_bpc); }
-  double allocs(PktAllocs a) const { return a.slab * alloc + a.page * page_alloc + a.pcp * page_alloc_pcp; }
+  // A reader's copy out of a received packet (memcpy_to_msg).
+  double rx_copy(double bytes) const { return copy_fixed + std::ceil(bytes / rx_copy_bpc); }
+  double allocs(PktAllocs a) const
+  {
+    return a.slab * alloc + a.page * page_alloc + a.pcp * page_alloc_pcp +
+           Costs::zero_cycles(init_on_alloc, static_cast<double>(a.zero_bytes), zero_bpc);
+  }
 
   // user_per_call: the application's own user time per call, as its model
   // (workload.app) charges it: the plain loop's per send()/recv(), or
@@ -800,7 +818,10 @@ struct StackCosts {
             k.virtio_guest_zcopy_pin_page,
             k.virtio_guest_errqueue_recv,
             k.guest_copy_fixed,
-            k.guest_copy_bytes_per_cycle};
+            k.guest_copy_bytes_per_cycle,
+            k.virtio_guest_init_on_alloc,
+            k.virtio_zero_bytes_per_cycle,
+            k.virtio_guest_rx_copy_bytes_per_cycle};
   }
   static StackCosts host(const Costs& k, bool iperf3)
   {
@@ -821,7 +842,10 @@ struct StackCosts {
             k.virtio_host_zcopy_pin_page,
             k.virtio_host_errqueue_recv,
             k.virtio_host_copy_fixed,
-            k.virtio_host_copy_bytes_per_cycle};
+            k.virtio_host_copy_bytes_per_cycle,
+            k.virtio_host_init_on_alloc,
+            k.virtio_zero_bytes_per_cycle,
+            k.virtio_host_rx_copy_bytes_per_cycle};
   }
 };
 

@@ -544,7 +544,7 @@ Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
     ++sk.msg_count;
   const bool small = kn.small_pkt_copy && len <= kn.small_pkt_max;
   if (small && !sk.rxq.empty() && !sk.rxq.back().eom && sk.tail_cap > 0 && len <= sk.tail_cap - sk.tail_fill) {
-    co_await run(k.guest_copy(len) + k.virtio_guest_free, Cat::Sys);
+    co_await run(k.guest_rx_copy(len) + k.virtio_guest_free, Cat::Sys); // the rx buffer vhost wrote
     s_.n.copies.add();
     s_.n.small_pkt_copies.add();
     s_.n.frees.add();

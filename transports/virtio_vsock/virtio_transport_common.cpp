@@ -177,12 +177,13 @@ PktAllocs pkt_allocs(const Knobs& kn, std::uint32_t len)
 {
   const std::uint64_t bytes = pkt_kmalloc_bytes(kn.skb, len);
   if (bytes == 0)
-    return {1, 0, 0};
+    return {1, 0, 0, 0};
+  const std::uint64_t block = kmalloc_size_roundup(bytes);
   if (bytes <= kKmallocMaxCacheSize)
-    return {2, 0, 0};
+    return {2, 0, 0, block};
   if (kn.pcp_high_order && page_order(bytes) <= kPageAllocCostlyOrder)
-    return {1, 0, 1};
-  return {1, 1, 0};
+    return {1, 0, 1, block};
+  return {1, 1, 0, block};
 }
 
 std::uint32_t rx_buffer_room(const Knobs& kn)
@@ -480,7 +481,7 @@ Task<std::uint64_t> AppThread::dequeue_stream(std::uint64_t len)
       break;
     Sock::Entry& e = sk_.rxq.front(); // stays put: nobody else touches the queue under the lock
     auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(len - got, e.len - e.off));
-    co_await run((e.merged ? 0 : sc_.dequeue_pkt) + sc_.copy(n), Cat::Sys); // memcpy_to_msg
+    co_await run((e.merged ? 0 : sc_.dequeue_pkt) + sc_.rx_copy(n), Cat::Sys); // memcpy_to_msg
     s_.n.copies.add();
     e.off += n;
     got += n;
@@ -512,7 +513,7 @@ Task<std::uint64_t> AppThread::dequeue_message(std::uint64_t len)
     const Sock::Entry e = sk_.rxq.front();
     sk_.rxq.pop_front();
     const std::uint64_t n = std::min<std::uint64_t>(len - got, e.len - e.off);
-    co_await run((e.merged ? 0 : sc_.dequeue_pkt) + (n > 0 ? sc_.copy(static_cast<double>(n)) : 0.0), Cat::Sys);
+    co_await run((e.merged ? 0 : sc_.dequeue_pkt) + (n > 0 ? sc_.rx_copy(static_cast<double>(n)) : 0.0), Cat::Sys);
     if (n > 0)
       s_.n.copies.add();
     got += n;

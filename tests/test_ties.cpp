@@ -1,0 +1,197 @@
+// Ties among costs (transports/costs.hpp CostTie): which ties a profile
+// keeps, calibrate fitting a tie as one cost and recovering it from figures
+// the model produced, and the refusal of a fit that breaks a tie or ends on
+// a bound.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "app/calibrate/calibrate.hpp"
+#include "app/experiment/platforms.hpp"
+#include "app/experiment/registry.hpp"
+#include "transports/simulate.hpp"
+#include "transports/transport.hpp"
+
+#include "calibrate_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace vsim;
+using namespace vsim::app;
+
+namespace {
+
+const std::string kData = test::kCalibrateData;
+const std::vector<std::string> kRemote = {"virtio_guest_rx_copy_bytes_per_cycle", "virtio_host_rx_copy_bytes_per_cycle",
+                                          "virtio_host_guest_copy_bytes_per_cycle"};
+
+using test::Scratch;
+using test::write;
+
+const TieState& state_of(const std::vector<TieState>& states, const std::string& tie)
+{
+  for (const TieState& s : states)
+    if (s.tie->name == tie)
+      return s;
+  throw std::logic_error("test bug: no tie " + tie);
+}
+
+CalibrateHooks hooks()
+{
+  return test::calibrate_hooks();
+}
+
+// tiny-virtio.yaml with 32 MB per point and its figures made by the model
+// itself with `costs` set: dir/made.yaml and dir/made.csv.
+std::string made_up_study(const fs::path& dir, const std::map<std::string, double>& costs)
+{
+  std::string text = test::read_text(kData + "/tiny-virtio.yaml");
+  text.replace(text.find("measurements: tiny-virtio.csv"), 29, "measurements: made.csv");
+  text.replace(text.find("total_bytes: 4MB"), 16, "total_bytes: 32MB");
+  const fs::path yaml = dir / "made.yaml";
+  write(yaml, text);
+  write(dir / "made.csv", "direction,workload.message_size,metric,mean,source\n"); // replaced below
+  std::vector<std::string> sets;
+  for (const auto& [name, v] : costs)
+    sets.push_back(fmt::format("costs.{}={:.17g}", name, v));
+  const Experiment ex = load_experiment(yaml.string(), sets, registry());
+  const std::vector<PointResult> results = run_points(ex, simulate_iteration, hooks().run);
+  std::string csv = "direction,workload.message_size,metric,mean,source\n";
+  for (std::size_t k = 0; k < ex.points.size(); ++k)
+    csv += fmt::format("{},{},throughput_MBps,{:.17g},model\n", ex.points[k].params.text("direction"),
+                       ex.points[k].params.integer("workload.message_size"),
+                       results[k].iterations.at(0).at("throughput_MBps"));
+  write(dir / "made.csv", csv);
+  return yaml.string();
+}
+
+} // namespace
+
+TEST_CASE("ties: a profile keeps a tie when its members agree inside the situation's range", "[ties]")
+{
+  const PlatformProfile* kvm2024 = find_profile("kvm-2024");
+  REQUIRE(kvm2024 != nullptr);
+  std::map<std::string, double> v = kvm2024->costs;
+  const auto states = tie_states("virtio_vsock", v);
+  REQUIRE(states.size() == 2);
+  CHECK(state_of(states, "copy_hot").kept);
+  CHECK(state_of(states, "copy_remote").kept);
+  // One member apart: broken, the values named.
+  v["virtio_host_rx_copy_bytes_per_cycle"] = 7;
+  const TieState differ = state_of(tie_states("virtio_vsock", v), "copy_remote");
+  CHECK_FALSE(differ.kept);
+  CHECK(differ.why.find("values differ") != std::string::npos);
+  CHECK(differ.why.find("virtio_host_rx_copy_bytes_per_cycle 7") != std::string::npos);
+  // All equal, below the situation's range (another core's lines: at least
+  // 2.5 bytes/cycle): broken too.
+  for (const std::string& m : kRemote)
+    v[m] = 1.41;
+  const TieState slow = state_of(tie_states("virtio_vsock", v), "copy_remote");
+  CHECK_FALSE(slow.kept);
+  CHECK(slow.why.find("outside the situation's range 2.5 .. 16") != std::string::npos);
+  // A member missing.
+  v.erase("virtio_host_copy_bytes_per_cycle");
+  CHECK(state_of(tie_states("virtio_vsock", v), "copy_hot").why == "virtio_host_copy_bytes_per_cycle has no value");
+  // hv_sock has no ties; the shared guest copy is tied only under virtio.
+  CHECK(tie_states("hv_sock", kvm2024->costs).empty());
+  CHECK(tie_of("guest_copy_bytes_per_cycle", "hv_sock") == nullptr);
+  REQUIRE(tie_of("guest_copy_bytes_per_cycle", "virtio_vsock") != nullptr);
+  CHECK(std::string(tie_of("guest_copy_bytes_per_cycle", "virtio_vsock")->name) == "copy_hot");
+}
+
+TEST_CASE("ties: calibrate fits a tie as one cost inside the situation's range", "[ties][calibrate]")
+{
+  const CostDecl* vhost = nullptr;
+  const std::vector<CostDecl> decls = all_cost_decls();
+  for (const CostDecl& d : decls)
+    if (std::string(d.name) == "virtio_host_guest_copy_bytes_per_cycle")
+      vhost = &d;
+  REQUIRE(vhost != nullptr);
+  const FitCost c = fit_cost(*vhost, 10, "virtio_vsock");
+  CHECK(c.tie == "copy_remote");
+  CHECK(c.tied == std::vector<std::string>{kRemote[0], kRemote[1]});
+  CHECK(c.decl.plausible_min == 2.5); // the situation's range, inside the member's own 1 .. 32
+  CHECK(c.decl.plausible_max == 16);
+  // The sensitivity analysis considers the tie's first member only.
+  CHECK(candidate_rule(*vhost, "virtio_vsock").find("tied to virtio_guest_rx_copy_bytes_per_cycle") == 0);
+  for (const CostDecl& d : decls)
+    if (std::string(d.name) == kRemote[0])
+      CHECK(candidate_rule(d, "virtio_vsock").empty());
+
+  // --fit naming two members of one tie is refused before anything runs.
+  CalibrateOptions opt;
+  opt.fit = {"virtio_host_rx_copy_bytes_per_cycle", "virtio_host_guest_copy_bytes_per_cycle"};
+  opt.folds = 0;
+  CHECK_THROWS_WITH(load_calibration(kData + "/tiny-virtio.yaml", opt),
+                    Catch::Contains("virtio_host_rx_copy_bytes_per_cycle and virtio_host_guest_copy_bytes_per_cycle "
+                                    "are tied (copy_remote"));
+}
+
+TEST_CASE("ties: calibrate recovers a tie from figures a known profile produced", "[ties][calibrate]")
+{
+  Scratch s("ties");
+  // The truth: every copy of another core's lines at 3.5 bytes/cycle,
+  // where it binds at 64 KiB (above ~6 another cost binds and the rows
+  // cannot see it). The start breaks the tie: 7, 6 and 5.5.
+  std::map<std::string, double> truth;
+  for (const std::string& m : kRemote)
+    truth[m] = 3.5;
+  const std::string yaml = made_up_study(s.dir, truth);
+  CalibrateOptions opt;
+  opt.fit = {"virtio_host_guest_copy_bytes_per_cycle"};
+  opt.sets = {"costs.virtio_guest_rx_copy_bytes_per_cycle=7", "costs.virtio_host_rx_copy_bytes_per_cycle=6",
+              "costs.virtio_host_guest_copy_bytes_per_cycle=5.5"};
+  opt.folds = 0;
+  opt.max_evaluations = 16;
+  opt.name = "recovered";
+  const CalibrationInput in = load_calibration(yaml, opt);
+  REQUIRE(in.named.size() == 1);
+  CHECK(in.named[0].start == 5.5);
+  const CalibrationResult r = calibrate(in, opt, hooks());
+  REQUIRE(r.moves.size() == 1);
+  CHECK(r.moves[0].tie == "copy_remote");
+  CHECK(r.moves[0].after == Approx(3.5).epsilon(0.03)); // 3% of the truth
+  CHECK(r.mae_before > 5);
+  CHECK(r.mae_fit < 1);
+  CHECK_FALSE(r.kept_start);
+  // Every member takes the value; the profile keeps its ties.
+  const PlatformProfile p = calibrated_profile(in, opt, r);
+  for (const std::string& m : kRemote) {
+    CHECK(p.costs.at(m) == r.moves[0].after);
+    CHECK(p.provenance.at(m).source == "fitted");
+  }
+  CHECK(p.provenance.at(kRemote[0]).note.find("tied to virtio_host_guest_copy_bytes_per_cycle (copy_remote") == 0);
+  for (const TieState& t : tie_states("virtio_vsock", p.costs))
+    CHECK(t.kept);
+  CHECK(refusals(r, p, opt).empty());
+}
+
+TEST_CASE("ties: a fit that breaks a tie or ends on a bound is refused unless asked", "[ties][calibrate]")
+{
+  const PlatformProfile* kvm2024 = find_profile("kvm-2024");
+  REQUIRE(kvm2024 != nullptr);
+  PlatformProfile p = *kvm2024;
+  CalibrationResult r;
+  r.moves.push_back({"virtio_zero_bytes_per_cycle", "bytes/cycle", 8, 2, 2, 32, true, "", {}});
+  CalibrateOptions opt;
+  std::vector<std::string> why = refusals(r, p, opt);
+  REQUIRE(why.size() == 1);
+  CHECK(why[0].find("costs.virtio_zero_bytes_per_cycle = 2 sits on a bound of its plausible range 2 .. 32") == 0);
+  // A fit that kept the start moved nothing onto a bound.
+  r.kept_start = true;
+  CHECK(refusals(r, p, opt).empty());
+  r.kept_start = false;
+  opt.allow_bound = true;
+  CHECK(refusals(r, p, opt).empty());
+  // A broken tie, named.
+  p.costs["virtio_host_copy_bytes_per_cycle"] = 30;
+  why = refusals(r, p, opt);
+  REQUIRE(why.size() == 1);
+  CHECK(why[0].find("tie copy_hot is broken: values differ: guest_copy_bytes_per_cycle ") == 0);
+  opt.allow_broken_ties = true;
+  CHECK(refusals(r, p, opt).empty());
+}
