@@ -195,3 +195,75 @@ TEST_CASE("ties: a fit that breaks a tie or ends on a bound is refused unless as
   opt.allow_broken_ties = true;
   CHECK(refusals(r, p, opt).empty());
 }
+
+TEST_CASE("calibrate: one joint fit of several experiments of one machine", "[ties][calibrate][joint]")
+{
+  Scratch s("joint");
+  // tiny-virtio's figures made at copy_remote 3.5, its two directions as two
+  // experiments (each its own file and rows): fitted as one.
+  std::map<std::string, double> truth;
+  for (const std::string& m : kRemote)
+    truth[m] = 3.5;
+  const std::string both = made_up_study(s.dir, truth);
+  const std::string text = test::read_text(both), rows = test::read_text((s.dir / "made.csv").string());
+  auto split = [&](const std::string& dir) {
+    std::string t = text;
+    t.replace(t.find("direction: [guest_to_host, host_to_guest]"), 41, "direction: [" + dir + "]");
+    t.replace(t.find("measurements: made.csv"), 22, "measurements: " + dir + ".csv");
+    t.replace(t.find("name: tiny-virtio-calibration"), 29, "name: tiny-" + dir);
+    write(s.dir / (dir + ".yaml"), t);
+    std::string csv = "direction,workload.message_size,metric,mean,source\n";
+    std::size_t at = 0;
+    while ((at = rows.find("\n" + dir + ",", at)) != std::string::npos) {
+      const std::size_t end = rows.find('\n', at + 1);
+      csv += rows.substr(at + 1, end - at);
+      at = end;
+    }
+    write(s.dir / (dir + ".csv"), csv);
+    return (s.dir / (dir + ".yaml")).string();
+  };
+  const std::vector<std::string> files = {split("guest_to_host"), split("host_to_guest")};
+  CalibrateOptions opt;
+  opt.fit = {"virtio_host_guest_copy_bytes_per_cycle"};
+  opt.sets = {"costs.virtio_guest_rx_copy_bytes_per_cycle=5.5", "costs.virtio_host_rx_copy_bytes_per_cycle=5.5",
+              "costs.virtio_host_guest_copy_bytes_per_cycle=5.5"};
+  opt.folds = 2;
+  opt.max_evaluations = 16;
+  opt.fold_evaluations = 6;
+  opt.name = "joint";
+  opt.experiment_arg = files[0] + ", " + files[1];
+  const CalibrationInput in = load_calibration(files, opt);
+  REQUIRE(in.studies.size() == 2);
+  REQUIRE(in.rows.size() == 4);
+  CHECK(in.rows[2].study == 1);
+  CHECK(in.row_label(0) == "tiny-guest_to_host: direction=guest_to_host, workload.message_size=4096: throughput_MBps");
+  const CalibrationResult r = calibrate(in, opt, hooks());
+  REQUIRE(r.moves.size() == 1);
+  CHECK(r.moves[0].after == Approx(3.5).epsilon(0.03));
+  CHECK(r.mae_fit < 1);
+  // Each fold's fit predicts rows of both experiments it did not see.
+  CHECK(r.fold_mae.size() == 2);
+  const PlatformProfile p = calibrated_profile(in, opt, r);
+  REQUIRE(p.fit.has_value());
+  CHECK(p.fit->rows.size() == 4);
+  CHECK(p.fit->rows[3].keys.find("tiny-host_to_guest: ") == 0);
+  CHECK(p.fit->measurements == "guest_to_host.csv, host_to_guest.csv");
+  CHECK(p.calibrated.count("guest_to_host") == 1);
+  CHECK(p.calibrated.count("host_to_guest") == 1);
+
+  // Experiments of different machines, or giving a cost different values,
+  // are no joint fit (exit 2, before anything runs).
+  std::string other = test::read_text(files[1]);
+  other.replace(other.find("platform: kvm-2024"), 18, "platform: kvm-2019");
+  write(s.dir / "other.yaml", other);
+  CHECK_THROWS_WITH(load_calibration(std::vector<std::string>{files[0], (s.dir / "other.yaml").string()}, opt),
+                    Catch::Contains("other.yaml: error: platform kvm-2019 (virtio_vsock) is not ") &&
+                        Catch::Contains("(allowed: experiments of one machine in one fit"));
+  std::string costs = test::read_text(files[1]);
+  costs += "costs:\n  virtio_host_signal: 1234\n";
+  write(s.dir / "costs.yaml", costs);
+  CalibrateOptions plain = opt;
+  plain.sets.clear();
+  CHECK_THROWS_WITH(load_calibration(std::vector<std::string>{files[0], (s.dir / "costs.yaml").string()}, plain),
+                    Catch::Contains("costs.yaml: error: costs.virtio_host_signal is 1234 there and "));
+}

@@ -73,15 +73,23 @@ struct Driver {
   const CalibrateOptions& opt;
   Evaluator ev;
   std::vector<double> measured;
+  // Iterations per point: the search's (0: each experiment's own) and, for
+  // the progress plan, the most any experiment runs.
   unsigned search_iters, full_iters, main_budget = 0, fold_budget = 0;
   Progress progress;
   CalibrationResult r;
 
+  static unsigned most_iterations(const CalibrationInput& i)
+  {
+    unsigned most = 1;
+    for (const Study& s : i.studies)
+      most = std::max(most, static_cast<unsigned>(s.ex.base.integer("iterations")));
+    return most;
+  }
+
   Driver(const CalibrationInput& i, const CalibrateOptions& o, const CalibrateHooks& hooks)
-      : in(i), opt(o), ev(i, hooks), measured(measured_values(i)),
-        search_iters(o.search_iterations > 0 ? o.search_iterations
-                                             : static_cast<unsigned>(i.study.ex.base.integer("iterations"))),
-        full_iters(static_cast<unsigned>(i.study.ex.base.integer("iterations"))), progress(hooks, ev, 0)
+      : in(i), opt(o), ev(i, hooks), measured(measured_values(i)), search_iters(o.search_iterations),
+        full_iters(most_iterations(i)), progress(hooks, ev, 0)
   {
   }
 
@@ -118,7 +126,7 @@ struct Driver {
   {
     main_budget = opt.max_evaluations > 0 ? opt.max_evaluations : default_evaluations(costs);
     fold_budget = opt.fold_evaluations > 0 ? opt.fold_evaluations : std::max(1u, main_budget / 3);
-    const double s = search_iters;
+    const double s = search_iters > 0 ? search_iters : full_iters;
     progress.replan(s * static_cast<double>(candidates + (candidates > 0 ? 1 : 0)) / kSensitivityShrink +
                     s * main_budget + s * opt.folds * fold_budget +
                     static_cast<double>(full_iters) * static_cast<double>(1 + kKeptCandidates * (1 + opt.folds)));
@@ -144,9 +152,9 @@ struct Driver {
   {
     std::vector<CostValues> sets = {{}};
     std::vector<FitCost> probed;
-    const std::string transport = in.study.ex.base.text("transport");
+    const std::string transport = in.study().ex.base.text("transport");
     for (const CostDecl& d : in.candidates) {
-      const double v = in.study.ex.base.number(std::string("costs.") + d.name);
+      const double v = in.study().ex.base.number(std::string("costs.") + d.name);
       if (v <= 0) {
         r.not_fitted.emplace_back(d.name, "its value is 0: no elasticity to measure (name it in --fit)");
         continue;
@@ -158,7 +166,8 @@ struct Driver {
     plan(probed.size(), std::min<std::size_t>(opt.max_costs, probed.size()));
     const auto preds = ev.run(sets, search_iters, kSensitivityShrink);
     progress.step("sensitivity", static_cast<unsigned>(sets.size()), static_cast<unsigned>(sets.size()),
-                  static_cast<double>(sets.size() * search_iters) / kSensitivityShrink);
+                  static_cast<double>(sets.size() * (search_iters > 0 ? search_iters : full_iters)) /
+                      kSensitivityShrink);
     for (const FitCost& c : probed)
       r.elasticity_costs.push_back(c.decl.name);
     for (std::size_t row : in.fit_rows) {
@@ -198,7 +207,8 @@ struct Driver {
       const auto preds = ev.run({values_of(v)}, search_iters);
       const double mae = mae_percent(preds[0], measured, rows);
       best = best < 0 ? mae : std::min(best, mae);
-      progress.step(fmt::format("{} (best {:.2f}%)", what, best), ++n, budget, search_iters);
+      progress.step(fmt::format("{} (best {:.2f}%)", what, best), ++n, budget,
+                    search_iters > 0 ? search_iters : full_iters);
       return objective(preds[0], measured, rows);
     });
   }
@@ -282,7 +292,7 @@ struct Driver {
     const auto fs = folds();
     for (std::size_t k = 0; k < fs.size(); ++k)
       add(f, fit_on(training(fs[k]), fold_budget, fmt::format("fold {}/{}", k + 1, fs.size())));
-    const auto preds = ev.run(f.sets, full_iters);
+    const auto preds = ev.run(f.sets, 0); // each experiment's own iterations
     progress.step("final", static_cast<unsigned>(f.sets.size()), static_cast<unsigned>(f.sets.size()),
                   static_cast<double>(f.sets.size() * full_iters));
     const std::size_t chosen = choose(f, 0, preds, in.fit_rows);

@@ -54,7 +54,7 @@ struct CalibrateOptions {
   bool allow_bound = false;              // write a profile with a fitted cost at a bound of its range
   bool allow_broken_ties = false;        // write a profile that breaks a tie of its transport
   std::string name;                      // the new profile's name
-  std::string experiment_arg;            // the experiment file as given on the command line (for the report)
+  std::string experiment_arg;            // the experiment files as given on the command line, ", " between
 };
 
 // A --hold-out filter: rows matching every pair are kept out of the fit.
@@ -81,26 +81,56 @@ struct FitCost {
 // (the range narrowed to the situation's, the other members listed).
 FitCost fit_cost(const CostDecl& d, double start, const std::string& transport);
 
-// Everything calibrate needs, loaded and checked.
+// One measured row of a calibration: which experiment, which of its
+// measurements, the point it matches.
+struct RowRef {
+  std::size_t study = 0, m = 0;
+  long point = 0;
+};
+
+// Everything calibrate needs, loaded and checked. A joint fit has several
+// experiments of one machine (one starting profile, one transport, the same
+// cost values): their rows are fitted together, study by study in file
+// order ("rows" below index `rows`).
 struct CalibrationInput {
-  Study study;                        // the experiment with its matched measurements
+  std::vector<Study> studies;         // the experiments with their matched measurements, as given
+  std::vector<RowRef> rows;           // every measurement of every study
   const PlatformProfile* start;       // the starting profile
-  std::vector<long> point_of;         // per measurement: its point's index
   std::vector<HoldOut> holds;         //
-  std::vector<std::size_t> fit_rows;  // measurement indices fitted on, in file order
-  std::vector<std::size_t> held_rows; // measurement indices held out, in file order
+  std::vector<std::size_t> fit_rows;  // rows fitted on, in order
+  std::vector<std::size_t> held_rows; // rows held out, in order
   std::vector<CostDecl> candidates;   // the costs the sensitivity analysis considers (or --fit's)
   std::vector<FitCost> named;         // --fit's costs (empty without --fit)
   std::vector<std::pair<std::string, std::string>> excluded; // cost -> why it is no candidate
+
+  // The first experiment: its base gives the transport, the platform and the
+  // costs every experiment shares.
+  const Study& study() const { return studies.front(); }
+  const Measurement& measurement(std::size_t row) const
+  {
+    return studies.at(rows.at(row).study).measurements.at(rows[row].m);
+  }
+  const Point& point(std::size_t row) const
+  {
+    return studies.at(rows.at(row).study).ex.points.at(static_cast<std::size_t>(rows[row].point));
+  }
+  // A row's label: its keys and metric, after its experiment's name when
+  // there are several.
+  std::string row_label(std::size_t row) const;
 };
 
-// Loads the experiment and its measurements and checks every option against
-// them. Throws InputError (exit 2) for: an experiment without
+// Loads the experiments and their measurements and checks every option
+// against them. Throws InputError (exit 2) for: experiments of different
+// platforms, transports or cost values; an experiment without
 // validation.measurements, a measurements file without rows, a row that
 // matches no point, an unknown cost or one of another transport in --fit, a
 // --hold-out with an unknown key or one leaving no fit row, more folds than
 // fit rows, more costs than fit rows.
-CalibrationInput load_calibration(const std::string& file, const CalibrateOptions& opt);
+CalibrationInput load_calibration(const std::vector<std::string>& files, const CalibrateOptions& opt);
+inline CalibrationInput load_calibration(const std::string& file, const CalibrateOptions& opt)
+{
+  return load_calibration(std::vector<std::string>{file}, opt);
+}
 
 // Why a cost is no candidate of the sensitivity analysis for `transport`
 // ("" when it is one): another transport's, the clock, a jitter (a

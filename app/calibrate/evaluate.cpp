@@ -37,10 +37,9 @@ void append_points(Experiment& all, const Experiment& ex, const CostValues& set,
   }
 }
 
-// The predictions of one set's results, per measurement.
-std::vector<double> predictions(const CalibrationInput& in, std::vector<PointResult> results)
+// The predictions of one set's results for study `s`, per measurement.
+std::vector<double> predictions(const Study& s, std::vector<PointResult> results)
 {
-  const Study& s = in.study;
   for (std::size_t k = 0; k < results.size(); ++k)
     results[k].index = s.ex.points[k].index;
   const Comparison c = compare(s.ex, results, s.measurements, s.measurements_file);
@@ -58,23 +57,38 @@ std::vector<std::vector<double>> Evaluator::run(const std::vector<CostValues>& s
                                                 unsigned shrink)
 {
   const auto t0 = std::chrono::steady_clock::now();
+  // Every set's points of every study in one pool: set by set, study by
+  // study, so that each set's rows come out in the input's row order.
   Experiment all;
-  all.name = in_.study.ex.name;
+  all.name = in_.study().ex.name;
   for (const CostValues& set : sets)
-    append_points(all, in_.study.ex, set, iterations, shrink);
+    for (const Study& s : in_.studies)
+      append_points(all, s.ex, set, iterations, shrink);
   RunOptions o = hooks_.run;
   o.progress = false;
   o.on_point = nullptr;
   std::vector<PointResult> results = run_points(all, hooks_.iteration, o);
-  const std::size_t n = in_.study.ex.points.size();
   std::vector<std::vector<double>> out;
-  for (std::size_t s = 0; s < sets.size(); ++s)
-    out.push_back(predictions(in_, std::vector<PointResult>(std::make_move_iterator(results.begin() + s * n),
-                                                            std::make_move_iterator(results.begin() + (s + 1) * n))));
+  auto next = results.begin();
+  for (std::size_t k = 0; k < sets.size(); ++k) {
+    out.emplace_back();
+    for (const Study& s : in_.studies) {
+      const auto end = next + static_cast<std::ptrdiff_t>(s.ex.points.size());
+      const std::vector<double> p =
+          predictions(s, std::vector<PointResult>(std::make_move_iterator(next), std::make_move_iterator(end)));
+      out.back().insert(out.back().end(), p.begin(), p.end());
+      next = end;
+    }
+  }
   evaluations_ += static_cast<unsigned>(sets.size());
-  const unsigned per_point =
-      iterations > 0 ? iterations : static_cast<unsigned>(in_.study.ex.base.integer("iterations"));
-  iteration_sets_ += static_cast<double>(sets.size() * per_point) / std::max(1u, shrink);
+  // One iteration set: every point of every study once.
+  double runs = 0, points = 0;
+  for (const Study& s : in_.studies) {
+    points += static_cast<double>(s.ex.points.size());
+    runs += static_cast<double>(s.ex.points.size()) *
+            (iterations > 0 ? iterations : static_cast<double>(s.ex.base.integer("iterations")));
+  }
+  iteration_sets_ += static_cast<double>(sets.size()) * runs / points / std::max(1u, shrink);
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "app/calibrate/calibrate.hpp"
 #include "app/report/calibration_span.hpp"
@@ -57,19 +58,29 @@ std::vector<FitRow> fit_rows(const CalibrationInput& in, const CalibrationResult
 {
   const std::vector<double> measured = measured_values(in);
   std::vector<FitRow> rows;
-  for (std::size_t i = 0; i < in.study.measurements.size(); ++i) {
+  for (std::size_t i = 0; i < in.rows.size(); ++i) {
     const bool held = std::find(in.held_rows.begin(), in.held_rows.end(), i) != in.held_rows.end();
-    const Measurement& m = in.study.measurements[i];
-    rows.push_back({m.keys_text(), m.metric, held ? "held-out" : "fit", measured[i], r.before[i], r.after[i]});
+    const Measurement& m = in.measurement(i);
+    const std::string study = in.studies.size() > 1 ? in.studies.at(in.rows[i].study).ex.name + ": " : "";
+    rows.push_back({study + m.keys_text(), m.metric, held ? "held-out" : "fit", measured[i], r.before[i], r.after[i]});
   }
   return rows;
+}
+
+// The experiments' validation.measurements, as they name them.
+std::string measurements_text(const CalibrationInput& in)
+{
+  std::vector<std::string> files;
+  for (const Study& s : in.studies)
+    files.push_back(s.ex.base.text("validation.measurements"));
+  return fmt::format("{}", fmt::join(files, ", "));
 }
 
 FitReport report(const CalibrationInput& in, const CalibrateOptions& opt, const CalibrationResult& r)
 {
   FitReport f;
   f.experiment = opt.experiment_arg;
-  f.measurements = in.study.ex.base.text("validation.measurements");
+  f.measurements = measurements_text(in);
   f.optimiser = r.optimiser;
   for (const FitCost& c : r.fitted)
     f.fitted.push_back(c.decl.name);
@@ -96,7 +107,7 @@ CostProvenance kept_provenance(const CalibrationInput& in, const std::string& ke
       return p->second;
     return {"given", fmt::format("profile {}", s.name), ""};
   }
-  return {"given", fmt::format("set by the calibration experiment {}", in.study.file), ""};
+  return {"given", fmt::format("set by the calibration experiment {}", in.study().file), ""};
 }
 
 } // namespace
@@ -153,18 +164,18 @@ PlatformProfile calibrated_profile(const CalibrationInput& in, const CalibrateOp
 {
   PlatformProfile p;
   p.name = opt.name;
-  p.transport = in.study.ex.base.text("transport");
+  p.transport = in.study().ex.base.text("transport");
   p.doc = description(in, opt, r);
   p.hardware = in.start->hardware;
   p.base = in.start->base; // what is not fitted still comes from it, and follows it when it is remade
   for (const auto& [key, start_value] : in.start->costs) {
     const std::string path = "costs." + key;
-    const double value = in.study.ex.base.has(path) ? in.study.ex.base.number(path) : start_value;
+    const double value = in.study().ex.base.has(path) ? in.study().ex.base.number(path) : start_value;
     p.costs[key] = value;
     p.provenance[key] = kept_provenance(in, key, value);
   }
-  const std::string rows = fmt::format("{} row(s) of {} ({})", in.fit_rows.size(), opt.experiment_arg,
-                                       in.study.ex.base.text("validation.measurements"));
+  const std::string rows =
+      fmt::format("{} row(s) of {} ({})", in.fit_rows.size(), opt.experiment_arg, measurements_text(in));
   // A fit that kept the start moved nothing: the values keep their sources.
   for (const CostMove& m : r.kept_start ? std::vector<CostMove>{} : r.moves) {
     p.costs[m.name] = m.after;
@@ -182,7 +193,19 @@ PlatformProfile calibrated_profile(const CalibrationInput& in, const CalibrateOp
                              ""};
     }
   }
-  p.calibrated = calibrated_span(in.study.ex, in.study.measurements, in.point_of, in.fit_rows);
+  p.calibrated = {};
+  for (std::size_t j = 0; j < in.studies.size(); ++j) {
+    const Study& s = in.studies[j];
+    std::vector<long> point_of(s.measurements.size(), 0);
+    std::vector<std::size_t> use;
+    for (std::size_t i = 0; i < in.rows.size(); ++i)
+      if (in.rows[i].study == j) {
+        point_of.at(in.rows[i].m) = in.rows[i].point;
+        if (std::find(in.fit_rows.begin(), in.fit_rows.end(), i) != in.fit_rows.end())
+          use.push_back(in.rows[i].m);
+      }
+    p.calibrated = merged_spans(p.calibrated, calibrated_span(s.ex, s.measurements, point_of, use));
+  }
   // A further step of the same profile's fit (e.g. kvm-2024's latency rows
   // after its throughput rows): its costs rest on both steps' data.
   if (in.start->name == opt.name)

@@ -30,12 +30,6 @@ std::string mae_text(double mae)
   return mae < 0 ? "-" : fmt::format("{:.1f}%", mae);
 }
 
-std::string row_label(const Measurement& m)
-{
-  const std::string keys = m.keys_text();
-  return keys + (keys.empty() ? "" : ": ") + m.metric;
-}
-
 std::string elasticity_section(const CalibrationInput& in, const CalibrationResult& r)
 {
   if (r.elasticity_costs.empty())
@@ -86,7 +80,7 @@ std::string rows_section(const CalibrationInput& in, const CalibrationResult& r)
   std::vector<std::vector<std::string>> t = {
       {"#", "role", "row", "measured", "before", "error", "after", "error", "fold", "fold error"}};
   const auto folds = fold_rows(in.fit_rows.size(), static_cast<unsigned>(r.fold_after.size()));
-  for (std::size_t i = 0; i < in.study.measurements.size(); ++i) {
+  for (std::size_t i = 0; i < in.rows.size(); ++i) {
     const auto fit = std::find(in.fit_rows.begin(), in.fit_rows.end(), i);
     std::string fold = "-", fold_error = "-";
     if (fit != in.fit_rows.end() && !r.fold_after.empty()) {
@@ -94,10 +88,9 @@ std::string rows_section(const CalibrationInput& in, const CalibrationResult& r)
       fold = std::to_string(k + 1);
       fold_error = error_text(r.fold_after[k][i], measured[i]);
     }
-    t.push_back({std::to_string(i + 1), fit != in.fit_rows.end() ? "fit" : "held-out",
-                 row_label(in.study.measurements[i]), number(measured[i]), number(r.before[i]),
-                 error_text(r.before[i], measured[i]), number(r.after[i]), error_text(r.after[i], measured[i]), fold,
-                 fold_error});
+    t.push_back({std::to_string(i + 1), fit != in.fit_rows.end() ? "fit" : "held-out", in.row_label(i),
+                 number(measured[i]), number(r.before[i]), error_text(r.before[i], measured[i]), number(r.after[i]),
+                 error_text(r.after[i], measured[i]), fold, fold_error});
   }
   return render_columns(t) + "\n";
 }
@@ -121,10 +114,13 @@ std::string moves_section(const CalibrationResult& r)
 
 std::string summary_section(const CalibrationInput& in, const CalibrationResult& r)
 {
-  std::string out = fmt::format("fit rows: {} row(s), mean absolute error {} before, {} after ({} iteration(s) per "
-                                "point)\n",
-                                in.fit_rows.size(), mae_text(r.mae_before), mae_text(r.mae_fit),
-                                in.study.ex.base.integer("iterations"));
+  std::vector<std::string> iterations;
+  for (const Study& s : in.studies)
+    iterations.push_back(std::to_string(s.ex.base.integer("iterations")));
+  std::string out =
+      fmt::format("fit rows: {} row(s), mean absolute error {} before, {} after ({} iteration(s) per "
+                  "point)\n",
+                  in.fit_rows.size(), mae_text(r.mae_before), mae_text(r.mae_fit), fmt::join(iterations, " / "));
   if (!in.held_rows.empty()) {
     const std::vector<double> measured = measured_values(in);
     out += fmt::format("held-out rows: {} row(s), mean absolute error {} before, {} after\n", in.held_rows.size(),
@@ -137,8 +133,11 @@ std::string summary_section(const CalibrationInput& in, const CalibrationResult&
     out += fmt::format("{}-fold cross-validation: mean absolute error {} on the rows each fold's fit left out ({})\n",
                        r.fold_mae.size(), mae_text(r.mae_cv), per);
   }
+  std::size_t points = 0;
+  for (const Study& s : in.studies)
+    points += s.ex.points.size();
   out += fmt::format("optimiser: {}, {} evaluation(s) of the {} point(s) in all; the main search stopped on: {}\n",
-                     r.optimiser, r.evaluations, in.study.ex.points.size(), r.search_stop);
+                     r.optimiser, r.evaluations, points, r.search_stop);
   if (r.kept_start)
     out += "no point the search found beat the starting values with the experiment's own iterations: kept\n";
   return out;
@@ -148,10 +147,18 @@ std::string summary_section(const CalibrationInput& in, const CalibrationResult&
 
 std::string calibration_text(const CalibrationInput& in, const CalibrationResult& r)
 {
-  std::string out = fmt::format("calibrate: {} ({} point(s); figures {}: {} row(s), {} fit, {} held out); starting "
-                                "profile {}\n\n",
-                                in.study.file, in.study.ex.points.size(), in.study.measurements_file,
-                                in.study.measurements.size(), in.fit_rows.size(), in.held_rows.size(), in.start->name);
+  std::string out;
+  for (const Study& s : in.studies) {
+    std::size_t fit = 0, held = 0;
+    for (std::size_t i = 0; i < in.rows.size(); ++i)
+      if (&in.studies.at(in.rows[i].study) == &s)
+        ++(std::find(in.fit_rows.begin(), in.fit_rows.end(), i) != in.fit_rows.end() ? fit : held);
+    out +=
+        fmt::format("calibrate: {} ({} point(s); figures {}: {} row(s), {} fit, {} held out); starting "
+                    "profile {}\n",
+                    s.file, s.ex.points.size(), s.measurements_file, s.measurements.size(), fit, held, in.start->name);
+  }
+  out += in.studies.size() > 1 ? fmt::format("one joint fit of the {} experiments' rows\n\n", in.studies.size()) : "\n";
   out += excluded_section(in) + elasticity_section(in, r) + rows_section(in, r) + summary_section(in, r) + "\n" +
          moves_section(r);
   return out;

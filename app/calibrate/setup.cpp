@@ -59,6 +59,16 @@ std::vector<std::string> row_keys(const std::vector<Measurement>& rows)
   return keys;
 }
 
+// The measurements files of the experiments, for messages: "a.csv" or
+// "a.csv and b.csv".
+std::string files_text(const CalibrationInput& in)
+{
+  std::vector<std::string> files;
+  for (const Study& s : in.studies)
+    files.push_back(s.measurements_file);
+  return join(files, " and ");
+}
+
 HoldOut parse_hold_out(const std::string& text, const Study& s)
 {
   HoldOut h{text, {}};
@@ -93,11 +103,11 @@ bool matches(const HoldOut& h, const Measurement& m, const Point& p)
 void assign_rows(CalibrationInput& in)
 {
   std::vector<bool> any(in.holds.size(), false);
-  for (std::size_t i = 0; i < in.study.measurements.size(); ++i) {
-    const Point& p = in.study.ex.points.at(static_cast<std::size_t>(in.point_of[i]));
+  for (std::size_t i = 0; i < in.rows.size(); ++i) {
+    const Point& p = in.point(i);
     bool held = false;
     for (std::size_t h = 0; h < in.holds.size(); ++h)
-      if (matches(in.holds[h], in.study.measurements[i], p))
+      if (matches(in.holds[h], in.measurement(i), p))
         held = any[h] = true;
     (held ? in.held_rows : in.fit_rows).push_back(i);
   }
@@ -105,11 +115,11 @@ void assign_rows(CalibrationInput& in)
     if (!any[h])
       throw InputError(fmt::format("--hold-out {}: error: matches no row of {} (allowed: a filter that some row "
                                    "matches)",
-                                   in.holds[h].text, in.study.measurements_file));
+                                   in.holds[h].text, files_text(in)));
   if (in.fit_rows.empty())
     throw InputError(fmt::format("--hold-out: error: the filters hold out all {} row(s) of {}: nothing is left to "
                                  "fit (allowed: filters that leave at least one row)",
-                                 in.study.measurements.size(), in.study.measurements_file));
+                                 in.rows.size(), files_text(in)));
 }
 
 // The names of the costs `transport`'s runs charge (its own and the shared).
@@ -147,7 +157,7 @@ double start_value(const Experiment& ex, const std::string& name)
 
 std::vector<FitCost> named_costs(const CalibrationInput& in, const std::vector<std::string>& fit)
 {
-  const std::string transport = in.study.ex.base.text("transport");
+  const std::string transport = in.study().ex.base.text("transport");
   std::set<std::string> seen;
   std::vector<FitCost> out;
   for (const std::string& raw : fit) {
@@ -165,7 +175,7 @@ std::vector<FitCost> named_costs(const CalibrationInput& in, const std::vector<s
                                    "with a plausible range)",
                                    raw, d->plausible_min, d->plausible_max));
     if (seen.insert(name).second)
-      out.push_back(fit_cost(*d, start_value(in.study.ex, name), transport));
+      out.push_back(fit_cost(*d, start_value(in.study().ex, name), transport));
   }
   // A tie is one cost: two of its members named is one too many.
   for (std::size_t i = 0; i < out.size(); ++i)
@@ -255,27 +265,55 @@ double mae_percent(const std::vector<double>& predicted, const std::vector<doubl
 std::vector<double> measured_values(const CalibrationInput& in)
 {
   std::vector<double> out;
-  for (const Measurement& m : in.study.measurements)
+  for (std::size_t i = 0; i < in.rows.size(); ++i) {
+    const Measurement& m = in.measurement(i);
     out.push_back(m.stats.count("mean") ? m.stats.at("mean") : m.stats.at("median"));
+  }
   return out;
 }
 
-CalibrationInput load_calibration(const std::string& file, const CalibrateOptions& opt)
+std::string CalibrationInput::row_label(std::size_t row) const
 {
-  std::vector<Study> studies = load_studies({file}, opt.sets);
+  const Measurement& m = measurement(row);
+  const std::string keys = m.keys_text();
+  return (studies.size() > 1 ? studies.at(rows.at(row).study).ex.name + ": " : std::string()) + keys +
+         (keys.empty() ? "" : ": ") + m.metric;
+}
+
+CalibrationInput load_calibration(const std::vector<std::string>& files, const CalibrateOptions& opt)
+{
   CalibrationInput in;
-  in.study = std::move(studies.at(0));
-  const std::string platform = in.study.ex.base.text("platform");
+  in.studies = load_studies(files, opt.sets);
+  const std::string platform = in.study().ex.base.text("platform");
   in.start = find_profile(platform);
   if (in.start == nullptr)
     throw InputError(fmt::format("{}: error: platform {}: no such profile (allowed: a shipped profile or a profile "
                                  "file)",
-                                 file, platform));
-  in.point_of = match_measurements(in.study.ex, in.study.measurements, in.study.measurements_file);
+                                 in.study().file, platform));
+  const std::string transport = in.study().ex.base.text("transport");
+  // A joint fit is of one machine: one start, one transport, the same costs.
+  for (const Study& s : in.studies) {
+    if (find_profile(s.ex.base.text("platform")) != in.start || s.ex.base.text("transport") != transport)
+      throw InputError(fmt::format("{}: error: platform {} ({}) is not {}'s {} ({}) (allowed: experiments of one "
+                                   "machine in one fit: the same platform and transport)",
+                                   s.file, s.ex.base.text("platform"), s.ex.base.text("transport"), in.study().file,
+                                   platform, transport));
+    for (const CostDecl& d : all_cost_decls()) {
+      const std::string key = std::string("costs.") + d.name;
+      if (s.ex.base.has(key) && in.study().ex.base.has(key) && s.ex.base.number(key) != in.study().ex.base.number(key))
+        throw InputError(fmt::format("{}: error: {} is {} there and {} in {} (allowed: the same value in every "
+                                     "experiment of one fit)",
+                                     s.file, key, s.ex.base.number(key), in.study().ex.base.number(key),
+                                     in.study().file));
+    }
+    const std::size_t j = static_cast<std::size_t>(&s - in.studies.data());
+    const std::vector<long> point_of = match_measurements(s.ex, s.measurements, s.measurements_file);
+    for (std::size_t m = 0; m < s.measurements.size(); ++m)
+      in.rows.push_back({j, m, point_of[m]});
+  }
   for (const std::string& h : opt.hold_out)
-    in.holds.push_back(parse_hold_out(h, in.study));
+    in.holds.push_back(parse_hold_out(h, in.study()));
   assign_rows(in);
-  const std::string transport = in.study.ex.base.text("transport");
   if (!opt.fit.empty()) {
     in.named = named_costs(in, opt.fit);
     for (const FitCost& c : in.named)

@@ -1,4 +1,4 @@
-// `vsocksim calibrate EXPERIMENT.yaml --output PROFILE.yaml [--fit COST,...]
+// `vsocksim calibrate EXPERIMENT.yaml [EXPERIMENT.yaml...] --output PROFILE.yaml [--fit COST,...]
 // [--hold-out KEY=VALUE[,KEY=VALUE]]... [--folds K] [--jobs N] [--name NAME]
 // [--set KEY=VALUE]... [--optimiser NAME] [--max-evaluations N] [-q]`: a
 // platform profile fitted to the experiment's measured figures
@@ -27,7 +27,8 @@ namespace vsim::app::cli {
 namespace {
 
 struct CalibrateArgs {
-  std::string file, output;
+  std::vector<std::string> files;
+  std::string output;
   std::vector<std::string> fit_lists;
   CalibrateOptions opt;
   unsigned jobs = default_jobs();
@@ -61,10 +62,10 @@ int calibrate_command(CalibrateArgs a)
 {
   check_output(a.output);
   a.opt.fit = fit_names(a.fit_lists);
-  a.opt.experiment_arg = a.file;
+  a.opt.experiment_arg = join(a.files, ", ");
   if (a.opt.name.empty())
     a.opt.name = fs::path(a.output).stem().string();
-  const CalibrationInput in = load_calibration(a.file, a.opt);
+  const CalibrationInput in = load_calibration(a.files, a.opt);
   CalibrateHooks hooks{simulate_iteration, run_options(a.jobs, true), nullptr};
   if (!a.quiet)
     hooks.progress = [](const std::string& line) { std::cerr << line << '\n'; };
@@ -101,8 +102,9 @@ Command add_calibrate(CLI::App& app)
   auto a = std::make_shared<CalibrateArgs>();
   auto* sub = app.add_subcommand("calibrate", "fit a platform profile's costs to an experiment's measured figures "
                                               "and write the profile file");
-  sub->add_option("experiment", a->file,
-                  "calibration experiment: its platform (the start), its points and validation.measurements")
+  sub->add_option("experiment", a->files,
+                  "calibration experiments: their platform (the start), points and validation.measurements; several "
+                  "(one machine: the same platform, transport and costs) are fitted as one, all their rows at once")
       ->required();
   sub->add_option("--output,-o", a->output, "the profile file to write (at the end, whole)")->required();
   sub->add_option("--fit", a->fit_lists,
