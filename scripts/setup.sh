@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 # (see CMakeLists.txt); g++ stays for the C++ standard library it provides.
 PKGS=(clang-14 g++ cmake make pkg-config libsimgrid-dev libboost-graph-dev libyaml-cpp-dev
       catch2 libcli11-dev libfmt-dev nlohmann-json3-dev libssl-dev libnlopt-cxx-dev libpagmo-dev libtbb-dev
-      gnuplot-nox git)
+      libeigen3-dev gnuplot-nox git)
 
 deps_only=0
 for arg in "$@"; do

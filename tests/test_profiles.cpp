@@ -91,6 +91,8 @@ TEST_CASE("profiles: a written profile reads back equal, and writing is idempote
     f.mae_cv = 4.0625;
     f.rows = {{"direction=guest_to_host, workload.message_size=4096", "throughput_Gbps", "fit", 1.5, 1.75, 1.625}};
     with_fit.fit = f;
+    // An ensemble of two members of the clock (a cost of every transport).
+    with_fit.ensemble = Ensemble{4.5, "made up", {{0.25, {{"clock_ghz", 2.4}}}, {0.75, {{"clock_ghz", 2.6}}}}};
     const std::string text = write_profile(with_fit);
     const PlatformProfile back = parse_profile(text, "back.yaml", shipped_base);
     CHECK(back.name == p.name);
@@ -110,6 +112,12 @@ TEST_CASE("profiles: a written profile reads back equal, and writing is idempote
     CHECK(back.fit->mae_cv == 4.0625);
     CHECK(back.fit->mae_held_out == -1);
     CHECK(back.fit->not_fitted == f.not_fitted);
+    REQUIRE(back.ensemble.has_value());
+    CHECK(back.ensemble->noise_percent == 4.5);
+    CHECK(back.ensemble->method == "made up");
+    REQUIRE(back.ensemble->members.size() == 2);
+    CHECK(back.ensemble->members[1].weight == 0.75);
+    CHECK(back.ensemble->members[1].costs.at("clock_ghz") == 2.6);
     CHECK(write_profile(back) == text);
   }
 }
@@ -167,6 +175,18 @@ TEST_CASE("profiles: each bad file of the catalogue is refused with file:line:co
                                     "hv_sock)"},
       {"duplicate-key.yaml", "duplicate-key.yaml:6:3: error: costs.guest_isr: duplicate key (first given at line 5, "
                              "column 3)"},
+      {"ensemble-one-member.yaml",
+       "ensemble-one-member.yaml:8:5: error: ensemble.members: an ensemble needs at least two members"},
+      {"ensemble-weights.yaml", "ensemble-weights.yaml:7:5: error: ensemble.members: the weights sum to 0.9, not 1"},
+      {"ensemble-hv-cost.yaml", "ensemble-hv-cost.yaml:8:29: error: ensemble.members.costs.guest_isr: unknown cost "
+                                "(allowed: costs of virtio_vsock)"},
+      {"ensemble-implausible.yaml",
+       "ensemble-implausible.yaml:8:58: error: ensemble.members.costs.virtio_zero_bytes_per_cycle: 1.5 is outside the "
+       "plausible range 2 .. 32 bytes/cycle (allowed: a member inside the ranges)"},
+      {"ensemble-different-costs.yaml",
+       "ensemble-different-costs.yaml:7:5: error: ensemble.members: every member names the same costs (at least one)"},
+      {"ensemble-unknown-key.yaml", "ensemble-unknown-key.yaml:6:3: error: ensemble.sigma: unknown key (allowed: "
+                                    "noise_percent, method, members)"},
       {"flag-not-0-or-1.yaml", "flag-not-0-or-1.yaml:5:38: error: costs.virtio_host_init_on_alloc: 0.5 is not 0 or 1 "
                                "(allowed: 0 off, 1 on)"},
       {"hard-range.yaml", "hard-range.yaml:5:39: error: costs.guest_copy_bytes_per_cycle: -1 is out of range "
@@ -186,7 +206,7 @@ TEST_CASE("profiles: each bad file of the catalogue is refused with file:line:co
       {"unknown-hardware.yaml", "unknown-hardware.yaml:6:3: error: hardware.ram: unknown key (allowed: cpu, cpu_ghz, "
                                 "host_kernel, guest_kernel, hypervisor, vmm, vcpus, pinning, notes)"},
       {"unknown-key.yaml", "unknown-key.yaml:4:1: error: clock: unknown key (allowed: name, description, transport, "
-                           "base, hardware, costs, calibrated, fit)"},
+                           "base, hardware, costs, calibrated, fit, ensemble)"},
       {"unknown-source.yaml", "unknown-source.yaml:5:36: error: costs.guest_isr.source: unknown source (allowed: "
                               "fitted, held, base, prior, given)"},
       {"unknown-transport.yaml", "unknown-transport.yaml:2:12: error: transport: unknown transport (allowed: "

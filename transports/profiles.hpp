@@ -60,6 +60,20 @@ struct FitReport {
   std::vector<FitRow> rows;
 };
 
+// An ensemble of cost vectors that fit the profile's rows within their noise
+// (issue 50; written by `vsocksim calibrate --ensemble N`): each member gives
+// the fitted costs values of its own (the other costs are the profile's),
+// with a weight; the profile's own values are the central member.
+struct EnsembleMember {
+  double weight = 0;
+  std::map<std::string, double> costs; // key as in PlatformProfile::costs
+};
+struct Ensemble {
+  double noise_percent = 5; // the rows' noise the members fit within
+  std::string method;       // how the members were found
+  std::vector<EnsembleMember> members;
+};
+
 struct PlatformProfile {
   std::string name;
   std::string transport;               // the transport it was calibrated for
@@ -79,6 +93,7 @@ struct PlatformProfile {
   std::string base = {};                                 // the profile it starts from ("" for none)
   std::map<std::string, CostProvenance> provenance = {}; // key as in costs
   std::optional<FitReport> fit = {};
+  std::optional<Ensemble> ensemble = {}; // not inherited by a profile that names this one as its base
   // Where it was read from: "shipped" for a shipped profile, else the file's
   // path as the experiment (or command line) gave it, resolved.
   std::string origin = {};

@@ -6,11 +6,13 @@
 #include <cmath>
 #include <limits>
 
+#include <Eigen/Dense>
 #include <fmt/format.h>
 
 #include "app/calibrate/evaluate.hpp"
 #include "app/calibrate/identify.hpp"
 #include "app/calibrate/optimiser.hpp"
+#include "sim/rng.hpp"
 
 namespace vsim::app {
 
@@ -22,6 +24,12 @@ unsigned default_evaluations(std::size_t n)
 }
 
 namespace {
+
+// The ensemble (find_members): the step of the slopes' differences and the
+// prior's standard deviation, in unit coordinates (fractions of a cost's
+// plausible range, log-spaced).
+constexpr double kStep = 0.1;
+constexpr double kPrior = 0.25;
 
 // The objective's value for a prediction that is no number (a failed
 // point): worse than any fit.
@@ -129,6 +137,7 @@ struct Driver {
     const double s = search_iters > 0 ? search_iters : full_iters;
     progress.replan(s * static_cast<double>(candidates + (candidates > 0 ? 1 : 0)) / kSensitivityShrink +
                     s * main_budget + s * opt.folds * fold_budget +
+                    s * (opt.ensemble > 0 ? 1 + static_cast<double>(costs) + 2.0 * opt.ensemble : 0.0) +
                     static_cast<double>(full_iters) * static_cast<double>(1 + kKeptCandidates * (1 + opt.folds)));
   }
 
@@ -306,7 +315,86 @@ struct Driver {
     for (std::size_t k = 0; k < fs.size(); ++k)
       r.fold_after.push_back(preds[choose(f, k + 1, preds, training(fs[k]))]);
     cross_validation(fs);
+    if (opt.ensemble > 0)
+      find_members(chosen == 0 ? start_values() : f.values[chosen]);
     r.evaluations = ev.evaluations();
+  }
+
+  // The ensemble: cost vectors that fit the rows within their noise, drawn
+  // from the fit's linearised posterior and each checked by a simulation.
+  // In the costs' unit coordinates u (log-spaced over the plausible range),
+  // the rows' log predictions near the central fit are J (u - u0), J by
+  // one-sided differences of kStep; with every row's noise sigma and a
+  // Gaussian prior of kPrior on each coordinate (the plausible range bounds
+  // what no row sees), the posterior's covariance is
+  // (J'J / sigma^2 + I / kPrior^2)^-1: wide along what the rows cannot tell
+  // apart, narrow across it. Draws (normal, from the stream "ensemble" of
+  // the first experiment's seed, batch by batch) are clipped to the range
+  // and kept when their objective (mean squared log ratio over the fit
+  // rows) is within the band the noise allows: at most the central fit's
+  // plus (costs fitted) x sigma^2 / (fit rows), a likelihood-ratio bound of
+  // one sigma per cost. Batches of the members asked for, at most 3.
+  void find_members(const std::vector<double>& centre)
+  {
+    const std::size_t n = r.fitted.size(), rows = in.fit_rows.size();
+    const double sigma = opt.noise_percent / 100;
+    std::vector<double> u0(n), step(n);
+    std::vector<CostValues> sets = {values_of(centre)};
+    for (std::size_t i = 0; i < n; ++i) {
+      u0[i] = to_unit(r.fitted[i], centre[i]);
+      step[i] = u0[i] + kStep <= 1 ? kStep : -kStep;
+      std::vector<double> v = centre;
+      v[i] = from_unit(r.fitted[i], u0[i] + step[i]);
+      sets.push_back(values_of(v));
+    }
+    const auto preds = ev.run(sets, search_iters);
+    progress.step("ensemble: the slopes at the fit", static_cast<unsigned>(sets.size()),
+                  static_cast<unsigned>(sets.size()),
+                  static_cast<double>(sets.size() * (search_iters > 0 ? search_iters : full_iters)));
+    r.central_objective = objective(preds[0], measured, in.fit_rows);
+    r.band = r.central_objective + static_cast<double>(n) * sigma * sigma / static_cast<double>(rows);
+    Eigen::MatrixXd J = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(n));
+    for (std::size_t k = 0; k < rows; ++k)
+      for (std::size_t i = 0; i < n; ++i) {
+        const double a = preds[0][in.fit_rows[k]], b = preds[i + 1][in.fit_rows[k]];
+        if (a > 0 && b > 0 && std::isfinite(a) && std::isfinite(b))
+          J(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(i)) = std::log(b / a) / step[i];
+      }
+    const Eigen::MatrixXd precision =
+        J.transpose() * J / (sigma * sigma) +
+        Eigen::MatrixXd::Identity(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n)) / (kPrior * kPrior);
+    const Eigen::MatrixXd L = precision.inverse().llt().matrixL();
+    const auto seed = static_cast<std::uint64_t>(in.study().ex.base.integer("seed"));
+    for (unsigned batch = 0; batch < 3 && r.members.size() < opt.ensemble; ++batch) {
+      Rng rng(seed, batch, "ensemble");
+      std::vector<std::vector<double>> draws;
+      std::vector<CostValues> draw_sets;
+      for (unsigned d = 0; d < opt.ensemble; ++d) {
+        Eigen::VectorXd z(static_cast<Eigen::Index>(n));
+        for (std::size_t i = 0; i < n; ++i) // Box-Muller: a standard normal from two uniforms
+          z(static_cast<Eigen::Index>(i)) =
+              std::sqrt(-2 * std::log(1 - rng.uniform())) * std::cos(2 * 3.141592653589793 * rng.uniform());
+        const Eigen::VectorXd dz = L * z;
+        std::vector<double> v(n);
+        for (std::size_t i = 0; i < n; ++i)
+          v[i] = from_unit(r.fitted[i], std::clamp(u0[i] + dz(static_cast<Eigen::Index>(i)), 0.0, 1.0));
+        draws.push_back(v);
+        draw_sets.push_back(values_of(v));
+      }
+      const auto dp = ev.run(draw_sets, search_iters);
+      progress.step(fmt::format("ensemble: draws, {} kept of {}", r.members.size(), opt.ensemble),
+                    static_cast<unsigned>(draw_sets.size()), static_cast<unsigned>(draw_sets.size()),
+                    static_cast<double>(draw_sets.size() * (search_iters > 0 ? search_iters : full_iters)));
+      for (std::size_t d = 0; d < draws.size(); ++d) {
+        ++r.member_starts;
+        const double o = objective(dp[d], measured, in.fit_rows);
+        r.start_objectives.push_back(o);
+        if (o <= r.band && r.members.size() < opt.ensemble) {
+          r.members.push_back(draws[d]);
+          r.member_mae.push_back(mae_percent(dp[d], measured, in.fit_rows));
+        }
+      }
+    }
   }
 
   // Each fold's error with its own fit, and the pooled error over every

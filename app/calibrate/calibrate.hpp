@@ -51,6 +51,8 @@ struct CalibrateOptions {
   unsigned fold_evaluations = 0;         // of each fold's search; 0: the default (a third of the main search's)
   unsigned max_costs = kDefaultMaxCosts; // the sensitivity analysis chooses at most this many
   unsigned search_iterations = 1;        // iterations per point during the search; 0: the experiment's own
+  unsigned ensemble = 0;                 // members to find (0: none): cost vectors within the rows' noise
+  double noise_percent = 5;              // the rows' noise, % (one figure for every row)
   bool allow_bound = false;              // write a profile with a fitted cost at a bound of its range
   bool allow_broken_ties = false;        // write a profile that breaks a tie of its transport
   std::string name;                      // the new profile's name
@@ -177,6 +179,16 @@ struct CalibrationResult {
   std::string search_stop;  // why the main search stopped
   bool kept_start = false;  // no candidate of the search beat the start with the experiment's iterations
   double mae_before = 0, mae_fit = 0, mae_held_out = -1, mae_cv = -1;
+  // The ensemble (opt.ensemble > 0): each member's values of the fitted
+  // costs (in `fitted` order), its mean absolute error on the fit rows (at
+  // the search's iterations), the starts tried, the band's bound on the
+  // objective and the central fit's objective (both at the search's
+  // iterations).
+  std::vector<std::vector<double>> members;
+  std::vector<double> member_mae;
+  std::vector<double> start_objectives; // each start's best objective, kept or not
+  unsigned member_starts = 0;
+  double band = 0, central_objective = 0;
 };
 
 // Runs the fit. Throws Interrupted on a stop request.

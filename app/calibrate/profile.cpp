@@ -211,6 +211,28 @@ PlatformProfile calibrated_profile(const CalibrationInput& in, const CalibrateOp
   if (in.start->name == opt.name)
     p.calibrated = merged_spans(in.start->calibrated, p.calibrated);
   p.fit = report(in, opt, r);
+  // The ensemble: each member's fitted costs (a tie's every member with its
+  // value), equal weights.
+  if (r.members.size() >= 2) {
+    Ensemble e;
+    e.noise_percent = opt.noise_percent;
+    e.method = fmt::format("{} member(s) of {} draw(s) from the fit's linearised posterior (slopes at the central "
+                           "fit, each row's noise {}%, a prior of a quarter of each plausible range), each kept when "
+                           "its mean squared log error over the fit rows is at most the central fit's plus (costs "
+                           "fitted) x noise^2 / (fit rows) ({:.3g} <= {:.3g})",
+                           r.members.size(), r.member_starts, opt.noise_percent, r.central_objective, r.band);
+    for (const std::vector<double>& values : r.members) {
+      EnsembleMember m;
+      m.weight = 1.0 / static_cast<double>(r.members.size());
+      for (std::size_t i = 0; i < r.fitted.size(); ++i) {
+        m.costs[r.fitted[i].decl.name] = values[i];
+        for (const std::string& other : r.fitted[i].tied)
+          m.costs[other] = values[i];
+      }
+      e.members.push_back(std::move(m));
+    }
+    p.ensemble = std::move(e);
+  }
   return p;
 }
 

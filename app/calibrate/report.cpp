@@ -112,6 +112,46 @@ std::string moves_section(const CalibrationResult& r)
   return "costs moved:\n" + render_columns(t) + ties;
 }
 
+// The p-th quantile (0..1) of `v` by linear interpolation between order
+// statistics.
+double quantile(std::vector<double> v, double p)
+{
+  std::sort(v.begin(), v.end());
+  const double at = p * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(at));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (at - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+std::string ensemble_section(const CalibrationResult& r)
+{
+  if (r.member_starts == 0)
+    return "";
+  std::string out = fmt::format("\nensemble: {} member(s) within the noise band from {} draw(s) (band: mean squared "
+                                "log error <= {:.3g}; the central fit's {:.3g})\n",
+                                r.members.size(), r.member_starts, r.band, r.central_objective);
+  std::vector<std::string> starts;
+  for (double o : r.start_objectives)
+    starts.push_back(fmt::format("{:.3g}", o));
+  out += fmt::format("each draw's: {}\n", fmt::join(starts, " "));
+  if (r.members.size() < 2)
+    return out + "  fewer than two members: no ensemble written\n";
+  std::vector<std::vector<std::string>> t = {{"cost", "central", "p10", "p50", "p90", "spread (p90/p10)"}};
+  for (std::size_t i = 0; i < r.moves.size(); ++i) {
+    std::vector<double> v;
+    for (const auto& m : r.members)
+      v.push_back(m[i]);
+    const double p10 = quantile(v, 0.1), p90 = quantile(v, 0.9);
+    t.push_back({r.moves[i].name, number(r.moves[i].after), number(p10), number(quantile(v, 0.5)), number(p90),
+                 p10 > 0 ? fmt::format("x{:.2f}", p90 / p10) : "-"});
+  }
+  out += render_columns(t);
+  out += fmt::format("members' mean absolute error on the fit rows: {} .. {} (one iteration per point)\n",
+                     mae_text(*std::min_element(r.member_mae.begin(), r.member_mae.end())),
+                     mae_text(*std::max_element(r.member_mae.begin(), r.member_mae.end())));
+  return out;
+}
+
 std::string summary_section(const CalibrationInput& in, const CalibrationResult& r)
 {
   std::vector<std::string> iterations;
@@ -160,7 +200,7 @@ std::string calibration_text(const CalibrationInput& in, const CalibrationResult
   }
   out += in.studies.size() > 1 ? fmt::format("one joint fit of the {} experiments' rows\n\n", in.studies.size()) : "\n";
   out += excluded_section(in) + elasticity_section(in, r) + rows_section(in, r) + summary_section(in, r) + "\n" +
-         moves_section(r);
+         moves_section(r) + ensemble_section(r);
   return out;
 }
 

@@ -131,6 +131,14 @@ Command add_calibrate(CLI::App& app)
   sub->add_option("--jobs", a->jobs, "simulations run at once (the profile is identical for any value)")
       ->check(CLI::Range(1u, 1024u))
       ->capture_default_str();
+  sub->add_option("--ensemble", a->opt.ensemble,
+                  "find this many members: cost vectors that fit the rows within their noise, stored in the profile "
+                  "(0: none; 16 is the usual)")
+      ->check(CLI::Range(0u, 256u))
+      ->capture_default_str();
+  sub->add_option("--noise", a->opt.noise_percent, "the rows' noise in %, for the ensemble's band")
+      ->check(CLI::Range(0.1, 100.0))
+      ->capture_default_str();
   sub->add_flag("--allow-bound", a->opt.allow_bound,
                 "write the profile even with a fitted cost at a bound of its plausible range (else refused, exit 1)");
   sub->add_flag("--allow-broken-ties", a->opt.allow_broken_ties,

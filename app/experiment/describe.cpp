@@ -225,6 +225,29 @@ std::string ties_text(const PlatformProfile& profile)
   return out;
 }
 
+// The profile's ensemble (calibrate --ensemble): how many members, within
+// what noise, and each member cost's range over them.
+std::string ensemble_text(const PlatformProfile& profile)
+{
+  if (!profile.ensemble)
+    return "";
+  const Ensemble& e = *profile.ensemble;
+  std::string out = fmt::format("  ensemble: {} members fitting the rows within {}% (the values above are the central "
+                                "fit; docs/calibration.md, \"Ensembles\")\n",
+                                e.members.size(), format_number(e.noise_percent));
+  for (const auto& [name, first] : e.members.front().costs) {
+    double lo = first, hi = first;
+    for (const EnsembleMember& m : e.members) {
+      lo = std::min(lo, m.costs.at(name));
+      hi = std::max(hi, m.costs.at(name));
+    }
+    const auto it = profile.costs.find(name);
+    out += fmt::format("    {:<44} {:.4g} .. {:.4g} (central {})\n", "costs." + name, lo, hi,
+                       it == profile.costs.end() ? std::string("-") : fmt::format("{:.4g}", it->second));
+  }
+  return out;
+}
+
 std::string describe_profile(const ParamRegistry& reg, const PlatformProfile& profile)
 {
   std::string out;
@@ -257,6 +280,7 @@ std::string describe_profile(const ParamRegistry& reg, const PlatformProfile& pr
       out += fmt::format("      reason: {}\n", it->second.reason);
   }
   out += ties_text(profile);
+  out += ensemble_text(profile);
   if (profile.fit)
     out += fit_summary(*profile.fit);
   out += "\n";

@@ -24,8 +24,8 @@ using namespace load;
 
 const std::vector<std::string>& top_keys()
 {
-  static const std::vector<std::string> k = {"name",     "description", "transport",  "base",
-                                             "hardware", "costs",       "calibrated", "fit"};
+  static const std::vector<std::string> k = {"name",  "description", "transport", "base",    "hardware",
+                                             "costs", "calibrated",  "fit",       "ensemble"};
   return k;
 }
 
@@ -108,6 +108,8 @@ public:
       read_span(it->second.first, it->second.second);
     if (auto it = at.find("fit"); it != at.end())
       read_fit(it->second.first, it->second.second);
+    if (auto it = at.find("ensemble"); it != at.end())
+      read_ensemble(it->second.first, it->second.second);
     return p_;
   }
 
@@ -333,6 +335,88 @@ private:
     });
   }
 
+  // ensemble: {noise_percent: N, method: TEXT, members: [{weight: W, costs: {NAME: VALUE, ...}}, ...]}:
+  // at least two members, each naming the same costs of the profile's
+  // transport with values inside their plausible ranges, weights above 0
+  // that sum to 1.
+  void read_ensemble(const Origin& key_at, const YAML::Node& v)
+  {
+    const std::string keys = "noise_percent, method, members";
+    expect_map(v, "ensemble", key_at, keys);
+    Ensemble e;
+    bool have_members = false;
+    Origin members_at = key_at;
+    for_each_pair(v, "ensemble", [&](const std::string& path, const Origin& at, const YAML::Node& value) {
+      const std::string key = path.substr(9);
+      if (key == "noise_percent") {
+        e.noise_percent = number_of(value, path, at);
+        if (!(e.noise_percent > 0 && e.noise_percent <= 100))
+          fail(mark_of(value, at), path, "expected a percentage above 0, at most 100");
+      } else if (key == "method") {
+        e.method = text_of(value, path, at);
+      } else if (key == "members") {
+        have_members = true;
+        members_at = mark_of(value, at);
+        if (!value.IsSequence())
+          fail(members_at, path, fmt::format("expected a list of members, got {}", node_kind(value)));
+        for (const auto& m : value)
+          e.members.push_back(read_member(m, path, mark_of(m, at)));
+      } else {
+        fail(at, path, with_allowed("unknown key", keys));
+      }
+    });
+    if (!have_members || e.members.size() < 2)
+      fail(members_at, "ensemble.members", "an ensemble needs at least two members");
+    double sum = 0;
+    for (const EnsembleMember& m : e.members) {
+      sum += m.weight;
+      if (m.costs.empty() ||
+          !std::equal(m.costs.begin(), m.costs.end(), e.members.front().costs.begin(), e.members.front().costs.end(),
+                      [](const auto& a, const auto& b) { return a.first == b.first; }) ||
+          m.costs.size() != e.members.front().costs.size())
+        fail(members_at, "ensemble.members", "every member names the same costs (at least one)");
+    }
+    if (std::fabs(sum - 1) > 1e-6)
+      fail(members_at, "ensemble.members", fmt::format("the weights sum to {}, not 1", sum));
+    p_.ensemble = e;
+  }
+
+  EnsembleMember read_member(const YAML::Node& m, const std::string& path, const Origin& at) const
+  {
+    expect_map(m, path, at, "weight, costs");
+    EnsembleMember out;
+    bool weighted = false;
+    for_each_pair(m, path, [&](const std::string& sub, const Origin& sat, const YAML::Node& value) {
+      const std::string key = sub.substr(path.size() + 1);
+      if (key == "weight") {
+        weighted = true;
+        out.weight = number_of(value, sub, sat);
+        if (!(out.weight > 0 && out.weight <= 1))
+          fail(mark_of(value, sat), sub, "expected a weight above 0, at most 1");
+      } else if (key == "costs") {
+        expect_map(value, sub, sat, "cost names mapped to values");
+        for_each_pair(value, sub, [&](const std::string& cpath, const Origin& cat, const YAML::Node& x) {
+          const std::string name = cpath.substr(sub.size() + 1);
+          const ParamSpec* spec = costs_reg_.find("costs." + name);
+          if (spec == nullptr || (!spec->scope.empty() && spec->scope != p_.transport))
+            fail(cat, cpath, with_allowed("unknown cost", "costs of " + p_.transport));
+          const double v = std::get<double>(convert_node(*spec, x, mark_of(x, cat)).value);
+          if (v < spec->plausible_min || v > spec->plausible_max)
+            fail(mark_of(x, cat), cpath,
+                 fmt::format("{} is outside the plausible range {} .. {} {} (allowed: a member inside the ranges)",
+                             format_number(v), format_number(spec->plausible_min), format_number(spec->plausible_max),
+                             spec->unit));
+          out.costs[name] = v;
+        });
+      } else {
+        fail(sat, sub, with_allowed("unknown key", "weight, costs"));
+      }
+    });
+    if (!weighted)
+      fail(at, path + ".weight", "missing");
+    return out;
+  }
+
   void read_fit(const Origin& key_at, const YAML::Node& v)
   {
     expect_map(v, "fit", key_at, join(fit_keys()));
@@ -534,6 +618,18 @@ std::string write_profile(const PlatformProfile& p)
   write_span(out, p);
   if (p.fit)
     write_fit(out, *p.fit);
+  if (p.ensemble) {
+    out += "ensemble:\n";
+    out += "  noise_percent: " + number_text(p.ensemble->noise_percent) + "\n";
+    out += "  method: " + quote(p.ensemble->method) + "\n";
+    out += "  members:\n";
+    for (const EnsembleMember& m : p.ensemble->members) {
+      std::vector<std::string> costs;
+      for (const auto& [k, v] : m.costs)
+        costs.push_back(k + ": " + number_text(v));
+      out += "    - {weight: " + number_text(m.weight) + ", costs: {" + join(costs, ", ") + "}}\n";
+    }
+  }
   return out;
 }
 
