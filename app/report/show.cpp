@@ -131,6 +131,9 @@ std::string differences_text(const std::vector<std::string>& lines)
   return out;
 }
 
+// A change this small (relative) is never called beyond the spread.
+constexpr double kSmallChange = 0.005;
+
 // One pair of points, metric by metric; `header` (what differs) follows the
 // two points' names.
 std::string compare_pair(const std::string& title_a, const Point& pa, const PointResult& ra, const std::string& title_b,
@@ -151,6 +154,7 @@ std::string compare_pair(const std::string& title_a, const Point& pa, const Poin
     return v;
   };
   bool single = false;
+  std::size_t small_disjoint = 0;
   for (const std::string& m : metrics) {
     const auto va = values(ra, m), vb = values(rb, m);
     if (va.empty() || vb.empty()) {
@@ -164,14 +168,23 @@ std::string compare_pair(const std::string& title_a, const Point& pa, const Poin
     auto spread = [](const Stats& s) {
       return s.mean != 0 ? fmt::format("{:.2f}%", (s.max - s.min) / std::abs(s.mean) * 100) : "-";
     };
-    // Beyond the spread: the ranges over the iterations do not overlap.
-    const bool beyond = b.min > a.max || b.max < a.min;
-    rows.push_back(
-        {m, metric_unit(m), cell(a.mean), cell(b.mean), change, spread(a), spread(b), beyond ? "yes" : "no"});
+    // Beyond the spread: the ranges over the iterations do not overlap,
+    // judged only where both sides have a spread (two iterations or more),
+    // and never for a change under kSmallChange (issue 51, item 8).
+    const bool spreads = va.size() >= 2 && vb.size() >= 2;
+    const bool small = a.mean == 0 || std::abs(b.mean / a.mean - 1) < kSmallChange;
+    const bool disjoint = b.min > a.max || b.max < a.min;
+    const bool beyond = spreads && !small && disjoint;
+    small_disjoint += spreads && small && disjoint ? 1 : 0;
+    rows.push_back({m, metric_unit(m), cell(a.mean), cell(b.mean), change, spread(a), spread(b),
+                    !spreads ? "-" : beyond ? "yes" : "no"});
   }
   out += render_columns(rows);
   if (single)
-    out += "(a point with one iteration has no spread: any change is beyond it)\n";
+    out += "(a point with one iteration has no spread to compare with: \"-\")\n";
+  if (small_disjoint > 0)
+    out += fmt::format("(a change under {:g}% is never called beyond the spread, though the ranges do not overlap)\n",
+                       kSmallChange * 100);
   return out;
 }
 

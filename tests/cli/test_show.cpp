@@ -114,6 +114,31 @@ TEST_CASE("cli: show and compare print exactly these tables for a fixed result (
         "metric               unit   A mean   B mean   change    A spread   B spread   beyond the spread\n"
         "throughput_MBps      MB/s   100      155      +55.00%   8.00%      6.45%      yes\n"
         "writer_sys_seconds   s      2        2        +0.00%    10.00%     5.00%      no\n");
+
+  // Issue 51, item 8: a change under 0.5% is never beyond the spread, even
+  // where the ranges do not overlap (2.000-2.002 against 2.005-2.007)...
+  ojson small = parse_json(read_file(result));
+  for (int i = 0; i < 3; ++i) {
+    small["points"][0]["iterations"][i]["writer_sys_seconds"] = 2.0 + 0.001 * i;
+    small["points"][1]["iterations"][i]["writer_sys_seconds"] = 2.005 + 0.001 * i;
+  }
+  write_file(dir.ws + "/small.json", small.dump());
+  const Run tiny = run_cli(dir, {"compare", dir.ws + "/small.json", "--points", "0,1"});
+  REQUIRE(tiny.status == 0);
+  CHECK(tiny.out.find("writer_sys_seconds   s      2.001    2.006    +0.25%    0.10%      0.10%      no\n") !=
+        std::string::npos);
+  CHECK(tiny.out.find("(a change under 0.5% is never called beyond the spread, though the ranges do not overlap)") !=
+        std::string::npos);
+  // ... and with one iteration a side there is no spread to judge by.
+  ojson single = parse_json(read_file(result));
+  for (auto& p : single["points"])
+    p["iterations"] = ojson::array({p["iterations"][0]});
+  write_file(dir.ws + "/single.json", single.dump());
+  const Run one = run_cli(dir, {"compare", dir.ws + "/single.json", "--points", "0,1"});
+  REQUIRE(one.status == 0);
+  CHECK(one.out.find("+50.00%   0.00%      0.00%      -\n") != std::string::npos);
+  CHECK(one.out.find(" yes") == std::string::npos);
+  CHECK(one.out.find("(a point with one iteration has no spread to compare with: \"-\")") != std::string::npos);
 }
 
 TEST_CASE("cli: show --metrics all prints a table per group of metrics, points as rows, fitted to COLUMNS",
