@@ -177,7 +177,9 @@ std::string compare_pair(const std::string& title_a, const Point& pa, const Poin
     const bool beyond = spreads && !small && disjoint;
     small_disjoint += spreads && small && disjoint ? 1 : 0;
     rows.push_back({m, metric_unit(m), cell(a.mean), cell(b.mean), change, spread(a), spread(b),
-                    !spreads ? "-" : beyond ? "yes" : "no"});
+                    !spreads ? "-"
+                    : beyond ? "yes"
+                             : "no"});
   }
   out += render_columns(rows);
   if (single)
