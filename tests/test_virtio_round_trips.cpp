@@ -10,6 +10,8 @@
 
 #include "app/experiment/experiment.hpp"
 #include "app/experiment/registry.hpp"
+#include "app/report/explain.hpp"
+#include "app/report/result_json.hpp"
 #include "app/run/runner.hpp"
 #include "round_trip_support.hpp"
 #include "transports/simulate.hpp"
@@ -201,4 +203,20 @@ workload:
   // cycles) fails.
   CHECK(test::figure(r[0], "rtt_mean_us") == Approx(us).epsilon(5e-5));
   CHECK(test::figure(r[0], "rtt_p1_us") == Approx(test::figure(r[0], "rtt_p999_us")).epsilon(0.011)); // all alike
+}
+
+TEST_CASE("explain of a virtio round trip says what it lacks, then the simulated stages", "[virtio_vsock][round_trip]")
+{
+  // Issue 51, item 6: no "not modelled" line without what is missing.
+  const Experiment ex = load("direction: host_to_guest\nworkload:\n  pattern: ping_pong\n",
+                             {"workload.message_size=64B", "workload.transactions=300"});
+  const auto r = test::run_all(ex);
+  REQUIRE(r.at(0).failed.empty());
+  const nlohmann::json doc = nlohmann::json::parse(to_json(ex, r, make_manifest(ex, "test")).dump());
+  const std::string text = explain_point(doc["points"][0], 0);
+  INFO(text);
+  CHECK(text.find("not modelled for this transport") == std::string::npos);
+  CHECK_THAT(text, Catch::Contains("(no critical path worked out from the costs for virtio_vsock yet, to set the "
+                                   "simulated median against; the stages below are the simulated round trips' own)"));
+  CHECK_THAT(text, Catch::Contains("simulated, stage by stage"));
 }

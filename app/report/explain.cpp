@@ -390,8 +390,15 @@ std::string round_trip_text(const View& v, const Params& p, const json& point)
                   "mean {:.2f} us, {:.0f} round trips/s\n",
                   p50, p99, p99 - p50, (p99 / p50 - 1) * 100, v.get("rtt_mean_us"), v.get("transactions_per_second"));
   const Transport* t = find_transport(p.text("transport"));
+  // No analytic critical path for this transport (issue 51, item 6: say
+  // what is missing, not just that something is): the stages are the
+  // simulation's own.
   if (!t || !t->round_trip_path)
-    return out + "  its path: not modelled for this transport\n" + tail_text(point);
+    return out +
+           fmt::format("  (no critical path worked out from the costs for {} yet, to set the simulated median "
+                       "against; the stages below are the simulated round trips' own)\n",
+                       p.text("transport")) +
+           tail_text(point);
   const std::vector<RoundTripStage> path = t->round_trip_path(p);
   double total = 0;
   for (const RoundTripStage& s : path)
