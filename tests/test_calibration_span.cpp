@@ -120,4 +120,10 @@ TEST_CASE("a point outside its profile's calibrated span is flagged, one inside 
   const auto fast = outside_calibration(point({}), {{{"throughput_MBps", top * 2}}});
   REQUIRE(fast.size() == 1);
   CHECK(fast[0].rfind("throughput_MBps ", 0) == 0);
+  // A round-trip run's throughput is not set against the streams' (issue
+  // 51, item 6): a ping-pong far below them says nothing of it.
+  const auto ping = outside_calibration(point({"workload.pattern=ping_pong", "workload.transactions=100"}),
+                                        {{{"throughput_MBps", 3.5}}});
+  CHECK(ping.empty());
+  CHECK(outside_calibration(point({}), {{{"throughput_MBps", 3.5}}}).size() == 1); // a stream that slow is flagged
 }
