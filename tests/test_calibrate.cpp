@@ -49,17 +49,7 @@ std::string made_up_study(const fs::path& dir, const std::map<std::string, doubl
 {
   const fs::path yaml = dir / "made.yaml";
   write(yaml, experiment_text("made.csv"));
-  write(dir / "made.csv", "workload.message_size,metric,mean,source\n"); // replaced below
-  std::vector<std::string> sets;
-  for (const auto& [name, v] : costs)
-    sets.push_back(fmt::format("costs.{}={:.17g}", name, v));
-  const Experiment ex = load_experiment(yaml.string(), sets, registry());
-  const std::vector<PointResult> results = run_points(ex, simulate_iteration, hooks().run);
-  std::string csv = "workload.message_size,metric,mean,source\n";
-  for (std::size_t k = 0; k < ex.points.size(); ++k)
-    csv += fmt::format("{},throughput_MBps,{:.17g},model\n", ex.points[k].params.integer("workload.message_size"),
-                       results[k].iterations.at(0).at("throughput_MBps"));
-  write(dir / "made.csv", csv);
+  test::write_model_figures(yaml, dir / "made.csv", costs, {"workload.message_size"});
   return yaml.string();
 }
 

@@ -56,18 +56,7 @@ std::string made_up_study(const fs::path& dir, const std::map<std::string, doubl
   text.replace(text.find("total_bytes: 4MB"), 16, "total_bytes: 32MB");
   const fs::path yaml = dir / "made.yaml";
   write(yaml, text);
-  write(dir / "made.csv", "direction,workload.message_size,metric,mean,source\n"); // replaced below
-  std::vector<std::string> sets;
-  for (const auto& [name, v] : costs)
-    sets.push_back(fmt::format("costs.{}={:.17g}", name, v));
-  const Experiment ex = load_experiment(yaml.string(), sets, registry());
-  const std::vector<PointResult> results = run_points(ex, simulate_iteration, hooks().run);
-  std::string csv = "direction,workload.message_size,metric,mean,source\n";
-  for (std::size_t k = 0; k < ex.points.size(); ++k)
-    csv += fmt::format("{},{},throughput_MBps,{:.17g},model\n", ex.points[k].params.text("direction"),
-                       ex.points[k].params.integer("workload.message_size"),
-                       results[k].iterations.at(0).at("throughput_MBps"));
-  write(dir / "made.csv", csv);
+  test::write_model_figures(yaml, dir / "made.csv", costs, {"direction", "workload.message_size"});
   return yaml.string();
 }
 
@@ -281,14 +270,7 @@ TEST_CASE("calibrate --ensemble: members spread along what the rows cannot tell 
   std::string text = test::read_text(kData + "/tiny.yaml");
   text.replace(text.find("measurements: tiny.csv"), 22, "measurements: made.csv");
   write(s.dir / "made.yaml", text);
-  write(s.dir / "made.csv", "workload.message_size,metric,mean,source\n");
-  const Experiment ex = load_experiment((s.dir / "made.yaml").string(), {}, registry());
-  const std::vector<PointResult> results = run_points(ex, simulate_iteration, hooks().run);
-  std::string csv = "workload.message_size,metric,mean,source\n";
-  for (std::size_t k = 0; k < ex.points.size(); ++k)
-    csv += fmt::format("{},throughput_MBps,{:.17g},model\n", ex.points[k].params.integer("workload.message_size"),
-                       results[k].iterations.at(0).at("throughput_MBps"));
-  write(s.dir / "made.csv", csv);
+  test::write_model_figures(s.dir / "made.yaml", s.dir / "made.csv", {}, {"workload.message_size"});
   CalibrateOptions opt;
   opt.fit = {"guest_user_per_call", "guest_send_syscall"};
   opt.folds = 0;
@@ -301,7 +283,7 @@ TEST_CASE("calibrate --ensemble: members spread along what the rows cannot tell 
   REQUIRE(r.moves.size() == 2);
   CHECK(r.moves[0].name == "guest_user_per_call"); // declaration order: the shared cost first
   REQUIRE(r.members.size() >= 6);
-  CHECK(r.member_starts <= 24); // at most 3 batches of 8 draws
+  CHECK(r.draw_objectives.size() <= 24); // at most 3 batches of 8 draws
   CHECK(r.band > r.central_objective);
   // Each member's costs, and their sum.
   std::vector<double> u, k, sum;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 #include <Eigen/Dense>
 #include <fmt/format.h>
@@ -87,6 +88,9 @@ struct Driver {
   Progress progress;
   CalibrationResult r;
 
+  // Iterations per point of one search evaluation, for the progress plan.
+  double search_iters_planned() const { return search_iters > 0 ? search_iters : full_iters; }
+
   static unsigned most_iterations(const CalibrationInput& i)
   {
     unsigned most = 1;
@@ -134,7 +138,7 @@ struct Driver {
   {
     main_budget = opt.max_evaluations > 0 ? opt.max_evaluations : default_evaluations(costs);
     fold_budget = opt.fold_evaluations > 0 ? opt.fold_evaluations : std::max(1u, main_budget / 3);
-    const double s = search_iters > 0 ? search_iters : full_iters;
+    const double s = search_iters_planned();
     progress.replan(s * static_cast<double>(candidates + (candidates > 0 ? 1 : 0)) / kSensitivityShrink +
                     s * main_budget + s * opt.folds * fold_budget +
                     s * (opt.ensemble > 0 ? 1 + static_cast<double>(costs) + 2.0 * opt.ensemble : 0.0) +
@@ -149,14 +153,6 @@ struct Driver {
                        : std::make_pair(v / kPerturbation, -std::log(kPerturbation));
   }
 
-  // A cost's value, and its tie's other members' (they move with it).
-  static void set_value(CostValues& set, const FitCost& c, double v)
-  {
-    set[c.decl.name] = v;
-    for (const std::string& m : c.tied)
-      set[m] = v;
-  }
-
   void choose_by_sensitivity()
   {
     std::vector<CostValues> sets = {{}};
@@ -169,14 +165,12 @@ struct Driver {
         continue;
       }
       probed.push_back(fit_cost(d, v, transport));
-      sets.emplace_back();
-      set_value(sets.back(), probed.back(), probe(d, v).first);
+      sets.push_back(fitted_values({probed.back()}, {probe(d, v).first}));
     }
     plan(probed.size(), std::min<std::size_t>(opt.max_costs, probed.size()));
     const auto preds = ev.run(sets, search_iters, kSensitivityShrink);
     progress.step("sensitivity", static_cast<unsigned>(sets.size()), static_cast<unsigned>(sets.size()),
-                  static_cast<double>(sets.size() * (search_iters > 0 ? search_iters : full_iters)) /
-                      kSensitivityShrink);
+                  static_cast<double>(sets.size()) * search_iters_planned() / kSensitivityShrink);
     for (const FitCost& c : probed)
       r.elasticity_costs.push_back(c.decl.name);
     for (std::size_t row : in.fit_rows) {
@@ -200,13 +194,7 @@ struct Driver {
       r.not_fitted.emplace_back(probed[c].decl.name, why);
   }
 
-  CostValues values_of(const std::vector<double>& v) const
-  {
-    CostValues set;
-    for (std::size_t i = 0; i < r.fitted.size(); ++i)
-      set_value(set, r.fitted[i], v[i]);
-    return set;
-  }
+  CostValues values_of(const std::vector<double>& v) const { return fitted_values(r.fitted, v); }
 
   SearchResult fit_on(const std::vector<std::size_t>& rows, unsigned budget, const std::string& what)
   {
@@ -216,8 +204,7 @@ struct Driver {
       const auto preds = ev.run({values_of(v)}, search_iters);
       const double mae = mae_percent(preds[0], measured, rows);
       best = best < 0 ? mae : std::min(best, mae);
-      progress.step(fmt::format("{} (best {:.2f}%)", what, best), ++n, budget,
-                    search_iters > 0 ? search_iters : full_iters);
+      progress.step(fmt::format("{} (best {:.2f}%)", what, best), ++n, budget, search_iters_planned());
       return objective(preds[0], measured, rows);
     });
   }
@@ -349,8 +336,7 @@ struct Driver {
     }
     const auto preds = ev.run(sets, search_iters);
     progress.step("ensemble: the slopes at the fit", static_cast<unsigned>(sets.size()),
-                  static_cast<unsigned>(sets.size()),
-                  static_cast<double>(sets.size() * (search_iters > 0 ? search_iters : full_iters)));
+                  static_cast<unsigned>(sets.size()), static_cast<double>(sets.size()) * search_iters_planned());
     r.central_objective = objective(preds[0], measured, in.fit_rows);
     r.band = r.central_objective + static_cast<double>(n) * sigma * sigma / static_cast<double>(rows);
     Eigen::MatrixXd J = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(n));
@@ -371,9 +357,10 @@ struct Driver {
       std::vector<CostValues> draw_sets;
       for (unsigned d = 0; d < opt.ensemble; ++d) {
         Eigen::VectorXd z(static_cast<Eigen::Index>(n));
-        for (std::size_t i = 0; i < n; ++i) // Box-Muller: a standard normal from two uniforms
-          z(static_cast<Eigen::Index>(i)) =
-              std::sqrt(-2 * std::log(1 - rng.uniform())) * std::cos(2 * 3.141592653589793 * rng.uniform());
+        for (std::size_t i = 0; i < n; ++i) { // Box-Muller: a standard normal from two uniforms, in order
+          const double u1 = rng.uniform(), u2 = rng.uniform();
+          z(static_cast<Eigen::Index>(i)) = std::sqrt(-2 * std::log(1 - u1)) * std::cos(2 * std::numbers::pi * u2);
+        }
         const Eigen::VectorXd dz = L * z;
         std::vector<double> v(n);
         for (std::size_t i = 0; i < n; ++i)
@@ -384,11 +371,10 @@ struct Driver {
       const auto dp = ev.run(draw_sets, search_iters);
       progress.step(fmt::format("ensemble: draws, {} kept of {}", r.members.size(), opt.ensemble),
                     static_cast<unsigned>(draw_sets.size()), static_cast<unsigned>(draw_sets.size()),
-                    static_cast<double>(draw_sets.size() * (search_iters > 0 ? search_iters : full_iters)));
+                    static_cast<double>(draw_sets.size()) * search_iters_planned());
       for (std::size_t d = 0; d < draws.size(); ++d) {
-        ++r.member_starts;
         const double o = objective(dp[d], measured, in.fit_rows);
-        r.start_objectives.push_back(o);
+        r.draw_objectives.push_back(o);
         if (o <= r.band && r.members.size() < opt.ensemble) {
           r.members.push_back(draws[d]);
           r.member_mae.push_back(mae_percent(dp[d], measured, in.fit_rows));

@@ -69,8 +69,7 @@ struct HoldOut {
 // tie (transports/costs.hpp CostTie) moves with the tie's other members,
 // as one cost: `decl` is the member that stands for it (the tie's first
 // member, or the one --fit named), its plausible range narrowed to the
-// situation's, and
-// `tied` the others, which take its value.
+// situation's, and `tied` the others, which take its value.
 struct FitCost {
   CostDecl decl;
   double start = 0;              // the experiment's value (the starting profile's, or a --set/`costs:` one)
@@ -82,6 +81,10 @@ struct FitCost {
 // `d` as calibrate fits it under `transport`: alone, or standing for its tie
 // (the range narrowed to the situation's, the other members listed).
 FitCost fit_cost(const CostDecl& d, double start, const std::string& transport);
+
+// The values of `costs` (one per cost, in order) as cost name -> value, each
+// tie's other members with its cost's value.
+std::map<std::string, double> fitted_values(const std::vector<FitCost>& costs, const std::vector<double>& values);
 
 // One measured row of a calibration: which experiment, which of its
 // measurements, the point it matches.
@@ -119,6 +122,10 @@ struct CalibrationInput {
   // A row's label: its keys and metric, after its experiment's name when
   // there are several.
   std::string row_label(std::size_t row) const;
+  // "NAME: " of a row's experiment when there are several, else "".
+  std::string study_prefix(std::size_t row) const;
+  // Whether a row is fitted on (not held out).
+  bool is_fit(std::size_t row) const;
 };
 
 // Loads the experiments and their measurements and checks every option
@@ -181,13 +188,12 @@ struct CalibrationResult {
   double mae_before = 0, mae_fit = 0, mae_held_out = -1, mae_cv = -1;
   // The ensemble (opt.ensemble > 0): each member's values of the fitted
   // costs (in `fitted` order), its mean absolute error on the fit rows (at
-  // the search's iterations), the starts tried, the band's bound on the
-  // objective and the central fit's objective (both at the search's
-  // iterations).
+  // the search's iterations), each draw's objective (kept or not), the
+  // band's bound on the objective and the central fit's objective (both at
+  // the search's iterations).
   std::vector<std::vector<double>> members;
   std::vector<double> member_mae;
-  std::vector<double> start_objectives; // each start's best objective, kept or not
-  unsigned member_starts = 0;
+  std::vector<double> draw_objectives; // one per draw: their count is the draws made
   double band = 0, central_objective = 0;
 };
 

@@ -59,10 +59,9 @@ std::vector<FitRow> fit_rows(const CalibrationInput& in, const CalibrationResult
   const std::vector<double> measured = measured_values(in);
   std::vector<FitRow> rows;
   for (std::size_t i = 0; i < in.rows.size(); ++i) {
-    const bool held = std::find(in.held_rows.begin(), in.held_rows.end(), i) != in.held_rows.end();
     const Measurement& m = in.measurement(i);
-    const std::string study = in.studies.size() > 1 ? in.studies.at(in.rows[i].study).ex.name + ": " : "";
-    rows.push_back({study + m.keys_text(), m.metric, held ? "held-out" : "fit", measured[i], r.before[i], r.after[i]});
+    rows.push_back({in.study_prefix(i) + m.keys_text(), m.metric, in.is_fit(i) ? "fit" : "held-out", measured[i],
+                    r.before[i], r.after[i]});
   }
   return rows;
 }
@@ -201,7 +200,7 @@ PlatformProfile calibrated_profile(const CalibrationInput& in, const CalibrateOp
     for (std::size_t i = 0; i < in.rows.size(); ++i)
       if (in.rows[i].study == j) {
         point_of.at(in.rows[i].m) = in.rows[i].point;
-        if (std::find(in.fit_rows.begin(), in.fit_rows.end(), i) != in.fit_rows.end())
+        if (in.is_fit(i))
           use.push_back(in.rows[i].m);
       }
     p.calibrated = merged_spans(p.calibrated, calibrated_span(s.ex, s.measurements, point_of, use));
@@ -220,17 +219,9 @@ PlatformProfile calibrated_profile(const CalibrationInput& in, const CalibrateOp
                            "fit, each row's noise {}%, a prior of a quarter of each plausible range), each kept when "
                            "its mean squared log error over the fit rows is at most the central fit's plus (costs "
                            "fitted) x noise^2 / (fit rows) ({:.3g} <= {:.3g})",
-                           r.members.size(), r.member_starts, opt.noise_percent, r.central_objective, r.band);
-    for (const std::vector<double>& values : r.members) {
-      EnsembleMember m;
-      m.weight = 1.0 / static_cast<double>(r.members.size());
-      for (std::size_t i = 0; i < r.fitted.size(); ++i) {
-        m.costs[r.fitted[i].decl.name] = values[i];
-        for (const std::string& other : r.fitted[i].tied)
-          m.costs[other] = values[i];
-      }
-      e.members.push_back(std::move(m));
-    }
+                           r.members.size(), r.draw_objectives.size(), opt.noise_percent, r.central_objective, r.band);
+    for (const std::vector<double>& values : r.members)
+      e.members.push_back({1.0 / static_cast<double>(r.members.size()), fitted_values(r.fitted, values)});
     p.ensemble = std::move(e);
   }
   return p;

@@ -81,7 +81,7 @@ std::string rows_section(const CalibrationInput& in, const CalibrationResult& r)
       {"#", "role", "row", "measured", "before", "error", "after", "error", "fold", "fold error"}};
   const auto folds = fold_rows(in.fit_rows.size(), static_cast<unsigned>(r.fold_after.size()));
   for (std::size_t i = 0; i < in.rows.size(); ++i) {
-    const auto fit = std::find(in.fit_rows.begin(), in.fit_rows.end(), i);
+    const auto fit = std::find(in.fit_rows.begin(), in.fit_rows.end(), i); // its position: the fold
     std::string fold = "-", fold_error = "-";
     if (fit != in.fit_rows.end() && !r.fold_after.empty()) {
       const std::size_t k = static_cast<std::size_t>(fit - in.fit_rows.begin()) % r.fold_after.size();
@@ -125,15 +125,15 @@ double quantile(std::vector<double> v, double p)
 
 std::string ensemble_section(const CalibrationResult& r)
 {
-  if (r.member_starts == 0)
+  if (r.draw_objectives.empty())
     return "";
   std::string out = fmt::format("\nensemble: {} member(s) within the noise band from {} draw(s) (band: mean squared "
                                 "log error <= {:.3g}; the central fit's {:.3g})\n",
-                                r.members.size(), r.member_starts, r.band, r.central_objective);
-  std::vector<std::string> starts;
-  for (double o : r.start_objectives)
-    starts.push_back(fmt::format("{:.3g}", o));
-  out += fmt::format("each draw's: {}\n", fmt::join(starts, " "));
+                                r.members.size(), r.draw_objectives.size(), r.band, r.central_objective);
+  std::vector<std::string> draws;
+  for (double o : r.draw_objectives)
+    draws.push_back(fmt::format("{:.3g}", o));
+  out += fmt::format("each draw's: {}\n", fmt::join(draws, " "));
   if (r.members.size() < 2)
     return out + "  fewer than two members: no ensemble written\n";
   std::vector<std::vector<std::string>> t = {{"cost", "central", "p10", "p50", "p90", "spread (p90/p10)"}};
@@ -188,11 +188,12 @@ std::string summary_section(const CalibrationInput& in, const CalibrationResult&
 std::string calibration_text(const CalibrationInput& in, const CalibrationResult& r)
 {
   std::string out;
-  for (const Study& s : in.studies) {
+  for (std::size_t j = 0; j < in.studies.size(); ++j) {
+    const Study& s = in.studies[j];
     std::size_t fit = 0, held = 0;
     for (std::size_t i = 0; i < in.rows.size(); ++i)
-      if (&in.studies.at(in.rows[i].study) == &s)
-        ++(std::find(in.fit_rows.begin(), in.fit_rows.end(), i) != in.fit_rows.end() ? fit : held);
+      if (in.rows[i].study == j)
+        ++(in.is_fit(i) ? fit : held);
     out +=
         fmt::format("calibrate: {} ({} point(s); figures {}: {} row(s), {} fit, {} held out); starting "
                     "profile {}\n",

@@ -272,12 +272,32 @@ std::vector<double> measured_values(const CalibrationInput& in)
   return out;
 }
 
+std::string CalibrationInput::study_prefix(std::size_t row) const
+{
+  return studies.size() > 1 ? studies.at(rows.at(row).study).ex.name + ": " : std::string();
+}
+
 std::string CalibrationInput::row_label(std::size_t row) const
 {
   const Measurement& m = measurement(row);
   const std::string keys = m.keys_text();
-  return (studies.size() > 1 ? studies.at(rows.at(row).study).ex.name + ": " : std::string()) + keys +
-         (keys.empty() ? "" : ": ") + m.metric;
+  return study_prefix(row) + keys + (keys.empty() ? "" : ": ") + m.metric;
+}
+
+bool CalibrationInput::is_fit(std::size_t row) const
+{
+  return std::find(fit_rows.begin(), fit_rows.end(), row) != fit_rows.end();
+}
+
+std::map<std::string, double> fitted_values(const std::vector<FitCost>& costs, const std::vector<double>& values)
+{
+  std::map<std::string, double> out;
+  for (std::size_t i = 0; i < costs.size(); ++i) {
+    out[costs[i].decl.name] = values.at(i);
+    for (const std::string& m : costs[i].tied)
+      out[m] = values[i];
+  }
+  return out;
 }
 
 CalibrationInput load_calibration(const std::vector<std::string>& files, const CalibrateOptions& opt)

@@ -198,29 +198,27 @@ std::string profile_value_text(const PlatformProfile& profile, const ParamSpec& 
                      plausible(spec, *v) ? "" : "  (outside the plausible range)");
 }
 
+std::size_t ties_kept(const std::vector<TieState>& states)
+{
+  return static_cast<std::size_t>(
+      std::count_if(states.begin(), states.end(), [](const TieState& s) { return s.kept; }));
+}
+
 // The ties among the profile's costs (transports/costs.hpp CostTie): which
 // it keeps, which it breaks and how.
-std::string ties_text(const PlatformProfile& profile)
+std::string ties_text(const ParamRegistry& reg, const PlatformProfile& profile)
 {
   const std::vector<TieState> states = tie_states(profile.transport, profile.costs);
   if (states.empty())
     return "";
-  auto cost_unit = [](const std::string& name) -> std::string {
-    for (const CostDecl& d : all_cost_decls())
-      if (name == d.name)
-        return d.unit;
-    return "";
-  };
-  std::size_t kept = 0;
-  for (const TieState& s : states)
-    kept += s.kept ? 1 : 0;
-  std::string out = fmt::format(
-      "  ties (costs that are the same physics, docs/cost-sources.md \"Ties\"): {} of {} kept\n", kept, states.size());
+  std::string out =
+      fmt::format("  ties (costs that are the same physics, docs/cost-sources.md \"Ties\"): {} of {} kept\n",
+                  ties_kept(states), states.size());
   for (const TieState& s : states)
     out += s.kept ? fmt::format("    {:<12} kept: {} = {} (situation {} .. {} {})\n", s.tie->name,
                                 fmt::join(s.tie->members, " = "), format_number(profile.costs.at(s.tie->members[0])),
                                 format_number(s.tie->plausible.min), format_number(s.tie->plausible.max),
-                                cost_unit(s.tie->members[0]))
+                                reg.find("costs." + s.tie->members[0])->unit)
                   : fmt::format("    {:<12} BROKEN: {}\n", s.tie->name, s.why);
   return out;
 }
@@ -279,7 +277,7 @@ std::string describe_profile(const ParamRegistry& reg, const PlatformProfile& pr
     if (auto it = profile.provenance.find(c.key); it != profile.provenance.end() && !it->second.reason.empty())
       out += fmt::format("      reason: {}\n", it->second.reason);
   }
-  out += ties_text(profile);
+  out += ties_text(reg, profile);
   out += ensemble_text(profile);
   if (profile.fit)
     out += fit_summary(*profile.fit);
@@ -433,14 +431,11 @@ std::string describe_markdown(const ParamRegistry& reg)
     const std::vector<TieState> states = tie_states(p.transport, p.costs);
     if (states.empty())
       continue;
-    std::size_t kept = 0;
     std::vector<std::string> broken;
-    for (const TieState& s : states) {
-      kept += s.kept ? 1 : 0;
+    for (const TieState& s : states)
       if (!s.kept)
         broken.push_back(fmt::format("{}: {}", s.tie->name, s.why));
-    }
-    out += fmt::format("| `{}` | {} of {} | {} |\n", p.name, kept, states.size(),
+    out += fmt::format("| `{}` | {} of {} | {} |\n", p.name, ties_kept(states), states.size(),
                        broken.empty() ? std::string("-") : cell(fmt::format("{}", fmt::join(broken, "; "))));
   }
   out += "\n### Profile values outside their plausible range\n\nEach stands in for a mechanism the model lacks or "
