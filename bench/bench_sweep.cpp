@@ -21,36 +21,13 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_util.hpp"
+
 namespace {
 
-struct Outcome {
-  double wall;
-  double cpu; // children's user + sys
-  int status;
-};
-
-Outcome run(const std::string& bin, const std::string& yaml, unsigned jobs)
+vsim::bench::CliOutcome run(const std::string& bin, const std::string& yaml, unsigned jobs)
 {
-  struct rusage before {};
-  getrusage(RUSAGE_CHILDREN, &before);
-  std::fflush(nullptr); // the child must not inherit (and repeat) buffered output
-  auto t0 = std::chrono::steady_clock::now();
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::freopen("/dev/null", "w", stdout);
-    std::string j = std::to_string(jobs);
-    execl(bin.c_str(), bin.c_str(), "run", yaml.c_str(), "-q", "--format", "json", "--jobs", j.c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  struct rusage after {};
-  getrusage(RUSAGE_CHILDREN, &after);
-  auto secs = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
-  double cpu = secs(after.ru_utime) - secs(before.ru_utime) + secs(after.ru_stime) - secs(before.ru_stime);
-  return {wall, cpu, status};
+  return vsim::bench::run_cli(bin, {"run", yaml, "-q", "--format", "json", "--jobs", std::to_string(jobs)});
 }
 
 std::string sweep_file(const std::string& path, int points, const char* total_bytes, const char* message_size)
@@ -79,7 +56,7 @@ int main(int argc, char** argv)
 
   std::printf("%d-point sweeps, --jobs %u, through %s\n", points, jobs, bin.c_str());
   for (const char* bytes : {"20MB", "2MB"}) {
-    Outcome small = run(bin, sweep_file(d + "/small.yaml", points, bytes, "4KiB"), jobs);
+    vsim::bench::CliOutcome small = run(bin, sweep_file(d + "/small.yaml", points, bytes, "4KiB"), jobs);
     if (small.status != 0) {
       std::fprintf(stderr, "bench_sweep: vsocksim failed (status %d)\n", small.status);
       return 1;
@@ -87,7 +64,7 @@ int main(int argc, char** argv)
     std::printf("small runs (%s of 4 KiB messages each): wall %.2f s (%.1f ms per point), CPU use %.0f%%\n", bytes,
                 small.wall, 1000.0 * small.wall / points, 100.0 * small.cpu / small.wall);
   }
-  Outcome empty = run(bin, sweep_file(d + "/empty.yaml", points, "128", "128"), jobs);
+  vsim::bench::CliOutcome empty = run(bin, sweep_file(d + "/empty.yaml", points, "128", "128"), jobs);
   std::remove((d + "/small.yaml").c_str());
   std::remove((d + "/empty.yaml").c_str());
   rmdir(dir);

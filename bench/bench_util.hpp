@@ -205,4 +205,39 @@ inline void calibration_line(const EngineFloor& fl)
               fl.timer_ns, fl.handoff_ns, fl.sleep_ns);
 }
 
+// Wall time and the children's CPU time (user + sys) of one vsocksim
+// command (its stdout to /dev/null), and its exit status.
+struct CliOutcome {
+  double wall;
+  double cpu;
+  int status;
+};
+
+inline CliOutcome run_cli(const std::string& bin, const std::vector<std::string>& args)
+{
+  struct rusage before {};
+  getrusage(RUSAGE_CHILDREN, &before);
+  std::fflush(nullptr); // the child must not inherit (and repeat) buffered output
+  auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (std::freopen("/dev/null", "w", stdout) == nullptr)
+      _exit(126);
+    std::vector<char*> argv{const_cast<char*>(bin.c_str())};
+    for (const std::string& a : args)
+      argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(bin.c_str(), argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  struct rusage after {};
+  getrusage(RUSAGE_CHILDREN, &after);
+  auto secs = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
+  double cpu = secs(after.ru_utime) - secs(before.ru_utime) + secs(after.ru_stime) - secs(before.ru_stime);
+  return {wall, cpu, status};
+}
+
 } // namespace vsim::bench

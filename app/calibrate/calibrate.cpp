@@ -192,7 +192,20 @@ struct Driver {
         r.fitted.push_back(probed[c]);
     for (const auto& [c, why] : id.out)
       r.not_fitted.emplace_back(probed[c].decl.name, why);
+    // What the ensemble may vary beyond the fitted costs (opt.ensemble_costs).
+    for (std::size_t c = 0; c < probed.size(); ++c) {
+      if (chosen[c])
+        continue;
+      double largest = 0;
+      for (const auto& row : r.elasticity)
+        largest = std::max(largest, std::fabs(row[c]));
+      if (opt.ensemble_costs == "all" || (opt.ensemble_costs == "seen" && largest >= kElasticityFloor))
+        unfitted_for_ensemble.push_back(probed[c]);
+    }
   }
+
+  // The probed costs the ensemble varies besides the fitted ones.
+  std::vector<FitCost> unfitted_for_ensemble;
 
   CostValues values_of(const std::vector<double>& v) const { return fitted_values(r.fitted, v); }
 
@@ -321,17 +334,28 @@ struct Driver {
   // rows) is within the band the noise allows: at most the central fit's
   // plus (costs fitted) x sigma^2 / (fit rows), a likelihood-ratio bound of
   // one sigma per cost. Batches of the members asked for, at most 3.
-  void find_members(const std::vector<double>& centre)
+  void find_members(const std::vector<double>& fit)
   {
-    const std::size_t n = r.fitted.size(), rows = in.fit_rows.size();
+    // The costs varied: the fitted ones at the fit, then the others the
+    // options add at their start values.
+    r.ensemble_costs = r.fitted;
+    r.ensemble_centre = fit;
+    for (const FitCost& c : unfitted_for_ensemble) {
+      r.ensemble_costs.push_back(c);
+      r.ensemble_centre.push_back(c.start);
+    }
+    const std::vector<FitCost>& costs = r.ensemble_costs;
+    const std::vector<double>& centre = r.ensemble_centre;
+    auto values_of = [&](const std::vector<double>& v) { return fitted_values(costs, v); };
+    const std::size_t n = costs.size(), rows = in.fit_rows.size();
     const double sigma = opt.noise_percent / 100;
     std::vector<double> u0(n), step(n);
     std::vector<CostValues> sets = {values_of(centre)};
     for (std::size_t i = 0; i < n; ++i) {
-      u0[i] = to_unit(r.fitted[i], centre[i]);
+      u0[i] = to_unit(costs[i], centre[i]);
       step[i] = u0[i] + kStep <= 1 ? kStep : -kStep;
       std::vector<double> v = centre;
-      v[i] = from_unit(r.fitted[i], u0[i] + step[i]);
+      v[i] = from_unit(costs[i], u0[i] + step[i]);
       sets.push_back(values_of(v));
     }
     const auto preds = ev.run(sets, search_iters);
@@ -364,7 +388,7 @@ struct Driver {
         const Eigen::VectorXd dz = L * z;
         std::vector<double> v(n);
         for (std::size_t i = 0; i < n; ++i)
-          v[i] = from_unit(r.fitted[i], std::clamp(u0[i] + dz(static_cast<Eigen::Index>(i)), 0.0, 1.0));
+          v[i] = from_unit(costs[i], std::clamp(u0[i] + dz(static_cast<Eigen::Index>(i)), 0.0, 1.0));
         draws.push_back(v);
         draw_sets.push_back(values_of(v));
       }

@@ -53,10 +53,15 @@ struct CalibrateOptions {
   unsigned search_iterations = 1;        // iterations per point during the search; 0: the experiment's own
   unsigned ensemble = 0;                 // members to find (0: none): cost vectors within the rows' noise
   double noise_percent = 5;              // the rows' noise, % (one figure for every row)
-  bool allow_bound = false;              // write a profile with a fitted cost at a bound of its range
-  bool allow_broken_ties = false;        // write a profile that breaks a tie of its transport
-  std::string name;                      // the new profile's name
-  std::string experiment_arg;            // the experiment files as given on the command line, ", " between
+  // The costs the ensemble's members vary: "fitted" (the fitted ones),
+  // "seen" (also every cost the sensitivity analysis found moving a row but
+  // did not fit: the rows see it, and cannot tell it from those fitted) or
+  // "all" (also the costs no row moves: only their plausible range bounds them).
+  std::string ensemble_costs = "seen";
+  bool allow_bound = false;       // write a profile with a fitted cost at a bound of its range
+  bool allow_broken_ties = false; // write a profile that breaks a tie of its transport
+  std::string name;               // the new profile's name
+  std::string experiment_arg;     // the experiment files as given on the command line, ", " between
 };
 
 // A --hold-out filter: rows matching every pair are kept out of the fit.
@@ -193,6 +198,11 @@ struct CalibrationResult {
   // the search's iterations).
   std::vector<std::vector<double>> members;
   std::vector<double> member_mae;
+  // The costs the members vary (opt.ensemble_costs: the fitted ones first,
+  // then the others in declaration order) and their central values (the
+  // fit's, the start's for those not fitted); members hold values in this order.
+  std::vector<FitCost> ensemble_costs;
+  std::vector<double> ensemble_centre;
   std::vector<double> draw_objectives; // one per draw: their count is the draws made
   double band = 0, central_objective = 0;
 };

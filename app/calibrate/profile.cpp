@@ -215,13 +215,15 @@ PlatformProfile calibrated_profile(const CalibrationInput& in, const CalibrateOp
   if (r.members.size() >= 2) {
     Ensemble e;
     e.noise_percent = opt.noise_percent;
-    e.method = fmt::format("{} member(s) of {} draw(s) from the fit's linearised posterior (slopes at the central "
-                           "fit, each row's noise {}%, a prior of a quarter of each plausible range), each kept when "
-                           "its mean squared log error over the fit rows is at most the central fit's plus (costs "
-                           "fitted) x noise^2 / (fit rows) ({:.3g} <= {:.3g})",
-                           r.members.size(), r.draw_objectives.size(), opt.noise_percent, r.central_objective, r.band);
+    e.method = fmt::format("{} member(s) of {} draw(s) from the fit's linearised posterior over {} cost(s) ({} "
+                           "fitted; --ensemble-costs {}) (slopes at the central fit, each row's noise {}%, a prior "
+                           "of a quarter of each plausible range), each kept when its mean squared log error over "
+                           "the fit rows is at most the central fit's plus (costs varied) x noise^2 / (fit rows) "
+                           "({:.3g} <= {:.3g})",
+                           r.members.size(), r.draw_objectives.size(), r.ensemble_costs.size(), r.fitted.size(),
+                           opt.ensemble_costs, opt.noise_percent, r.central_objective, r.band);
     for (const std::vector<double>& values : r.members)
-      e.members.push_back({1.0 / static_cast<double>(r.members.size()), fitted_values(r.fitted, values)});
+      e.members.push_back({1.0 / static_cast<double>(r.members.size()), fitted_values(r.ensemble_costs, values)});
     p.ensemble = std::move(e);
   }
   return p;

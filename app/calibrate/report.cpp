@@ -137,12 +137,13 @@ std::string ensemble_section(const CalibrationResult& r)
   if (r.members.size() < 2)
     return out + "  fewer than two members: no ensemble written\n";
   std::vector<std::vector<std::string>> t = {{"cost", "central", "p10", "p50", "p90", "spread (p90/p10)"}};
-  for (std::size_t i = 0; i < r.moves.size(); ++i) {
+  for (std::size_t i = 0; i < r.ensemble_costs.size(); ++i) {
     std::vector<double> v;
     for (const auto& m : r.members)
       v.push_back(m[i]);
     const double p10 = quantile(v, 0.1), p90 = quantile(v, 0.9);
-    t.push_back({r.moves[i].name, number(r.moves[i].after), number(p10), number(quantile(v, 0.5)), number(p90),
+    t.push_back({std::string(r.ensemble_costs[i].decl.name) + (i < r.fitted.size() ? "" : " (not fitted)"),
+                 number(r.ensemble_centre[i]), number(p10), number(quantile(v, 0.5)), number(p90),
                  p10 > 0 ? fmt::format("x{:.2f}", p90 / p10) : "-"});
   }
   out += render_columns(t);

@@ -136,6 +136,12 @@ Command add_calibrate(CLI::App& app)
                   "(0: none; 16 is the usual)")
       ->check(CLI::Range(0u, 256u))
       ->capture_default_str();
+  sub->add_option("--ensemble-costs", a->opt.ensemble_costs,
+                  "what the members vary: fitted (the fitted costs), seen (also the costs the sensitivity analysis "
+                  "found moving a row but did not fit), all (also those no row moves: only their plausible range "
+                  "bounds them)")
+      ->check(CLI::IsMember({"fitted", "seen", "all"}))
+      ->capture_default_str();
   sub->add_option("--noise", a->opt.noise_percent, "the rows' noise in %, for the ensemble's band")
       ->check(CLI::Range(0.1, 100.0))
       ->capture_default_str();

@@ -41,7 +41,7 @@ struct RunArgs {
   std::vector<std::string> sets;
   std::string format = "table", output, shard;
   unsigned jobs = default_jobs();
-  bool quiet = false, list = false, allow_large = false, force = false;
+  bool quiet = false, list = false, allow_large = false, force = false, ensemble = false;
   TraceOptions trace;
   CLI::Option* trace_opt = nullptr;
   CLI::Option* point_opt = nullptr;
@@ -398,6 +398,9 @@ Command add_run(CLI::App& app, const Context& ctx)
   run->add_flag("--allow-large", a->allow_large, "run even if the estimated time exceeds two days on one core");
   run->add_flag("--force", a->force, "write into an --output directory that holds another experiment's results");
   run->add_flag("--list", a->list, "print the expanded points with their indices and stop");
+  run->add_flag("--ensemble", a->ensemble,
+                "run every member of the platform profile's ensemble too (sim.ensemble: true; a profile written by "
+                "calibrate --ensemble): each figure gains its p10..p90 interval over the members");
   a->trace_opt = run->add_option(
       "--trace", a->trace.path,
       "also write a timeline of one iteration of one point in the Trace Event Format (open it in "
@@ -420,7 +423,11 @@ Command add_run(CLI::App& app, const Context& ctx)
                   "stop recording after this many events (the trace then ends early and says so)")
       ->needs(a->trace_opt)
       ->capture_default_str();
-  Command c{run, [a, &ctx] { return a->list ? list_points(*a) : RunCommand(*a, ctx).run(); }};
+  Command c{run, [a, &ctx] {
+              if (a->ensemble)
+                a->sets.push_back("sim.ensemble=true");
+              return a->list ? list_points(*a) : RunCommand(*a, ctx).run();
+            }};
   c.handles_stop = [a] { return !a->list; };
   return c;
 }

@@ -31,7 +31,7 @@ struct SearchArgs {
   std::uint64_t seed = 0;
   CLI::Option* budget_opt = nullptr;
   CLI::Option* seed_opt = nullptr;
-  bool quiet = false, force = false;
+  bool quiet = false, force = false, ensemble = false;
 };
 
 // The point files a stopped search left in DIR.
@@ -46,8 +46,10 @@ std::size_t point_files_in(const std::string& dir)
   return n;
 }
 
-int search(const SearchArgs& a, const Context& ctx)
+int search(SearchArgs a, const Context& ctx)
 {
+  if (a.ensemble)
+    a.sets.push_back("sim.ensemble=true");
   const Experiment ex = load_experiment(a.file, a.sets, registry());
   if (!ex.search)
     throw InputError(fmt::format("{}: error: search: the experiment has no search section (allowed: an experiment "
@@ -127,6 +129,9 @@ Command add_search(CLI::App& app, const Context& ctx)
       ->capture_default_str();
   sub->add_flag("--quiet,-q", a->quiet, "no progress lines on stderr");
   sub->add_flag("--force", a->force, "write into an --output directory that holds another experiment's results");
+  sub->add_flag("--ensemble", a->ensemble,
+                "run every member of the platform profile's ensemble at each point too (sim.ensemble: true): "
+                "the points gain p10..p90 intervals; the search ranks by the central member");
   sub->footer("\nThe search: keys: `vsocksim describe search`; docs/search.md. Exit status: 0 done; 2 a bad "
               "experiment or search section (nothing run or written); 1 an internal error.");
   Command c{sub, [a, &ctx] { return search(*a, ctx); }};

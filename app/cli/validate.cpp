@@ -25,7 +25,7 @@ struct ValidateArgs {
   unsigned jobs = default_jobs();
   std::string plot_dir;
   std::size_t worst = 0;
-  bool markdown = false, quiet = false;
+  bool markdown = false, quiet = false, ensemble = false;
 };
 
 // The command that regenerates a Markdown report: what changes its content
@@ -68,7 +68,7 @@ int validate(ValidateArgs a)
 {
   if (a.paths.empty())
     a.paths.push_back(kValidationDir);
-  std::vector<Study> studies = load_studies(validation_files(a.paths), a.sets);
+  std::vector<Study> studies = load_studies(validation_files(a.paths), a.sets, a.ensemble);
   if (!a.plot_dir.empty())
     check_output_dir(a.plot_dir);
   if (!a.quiet)
@@ -108,6 +108,10 @@ Command add_validate(CLI::App& app)
       ->check(CLI::Range(1u, 1024u))
       ->capture_default_str();
   sub->add_option("--plot", a->plot_dir, "also draw predicted against measured (SVG and PNG) into this directory");
+  sub->add_flag("--ensemble", a->ensemble,
+                "run every member of the ensemble of each study's platform profile that has one (sim.ensemble: "
+                "true): each effect gains its member-by-member p10..p90 interval, and the report how often it "
+                "covers the published ratio");
   sub->add_flag("--markdown", a->markdown, "print the report as a Markdown document (docs/validation.md)");
   sub->add_option("--worst", a->worst,
                   "also list the N design effects larger than 10% whose predicted size is furthest from the "

@@ -151,6 +151,7 @@ public:
     }
     point.params = resolve(given);
     check_point(point.params, given);
+    attach_members(point, given);
     return point;
   }
 
@@ -489,6 +490,30 @@ private:
              "with " + transport + ": " + (compatible.empty() ? "none yet" : join(compatible))));
   }
 
+  // sim.ensemble: the point's parameters for each member of its profile's
+  // ensemble: the member's costs, but those the experiment sets (given or
+  // swept). A profile without an ensemble is refused.
+  void attach_members(Point& point, const std::map<std::string, Given>& given) const
+  {
+    if (!point.params.boolean("sim.ensemble"))
+      return;
+    const PlatformProfile* profile = find_profile(point.params.text("platform"));
+    if (!profile->ensemble || profile->ensemble->members.empty()) {
+      Origin at = origin_of(given, "sim.ensemble");
+      fail(with_file(at), "sim.ensemble",
+           with_allowed(fmt::format("platform {} has no ensemble to run", profile->name),
+                        "false, or a profile written by `vsocksim calibrate --ensemble N` (`vsocksim describe "
+                        "platforms` says which have one)"));
+    }
+    for (const EnsembleMember& m : profile->ensemble->members) {
+      MemberPoint mp{m.weight, point.params};
+      for (const auto& [cost, value] : m.costs)
+        if (!given.count("costs." + cost))
+          mp.params.set("costs." + cost, value);
+      point.members.push_back(std::move(mp));
+    }
+  }
+
   // workload.socket_type and workload.zerocopy: what the kernel refuses
   // before the benchmark sends anything.
   void check_socket_keys(const Params& p, const std::map<std::string, Given>& given, const std::string& transport) const
@@ -652,6 +677,7 @@ private:
       }
       point.params = resolve(given);
       check_point(point.params, given);
+      attach_members(point, given);
       ex.points.push_back(std::move(point));
     }
   }

@@ -25,6 +25,14 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A member of the ensemble of the point's platform profile (sim.ensemble):
+// the point's parameters with the member's costs (but those the experiment
+// sets), and the member's weight.
+struct MemberPoint {
+  double weight = 0;
+  Params params;
+};
+
 // One point of the expanded sweep.
 struct Point {
   std::size_t index; // position in expansion order, 0-based
@@ -32,6 +40,9 @@ struct Point {
   // (swept key path, value as the user wrote it), zip keys first, then grid
   // keys, each in file order.
   std::vector<std::pair<std::string, std::string>> label;
+  // With sim.ensemble: true, each member of the profile's ensemble, in the
+  // profile's order (the runner simulates each once); else empty.
+  std::vector<MemberPoint> members = {};
 };
 
 struct SearchSpec; // app/experiment/search_spec.hpp

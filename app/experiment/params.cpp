@@ -195,6 +195,13 @@ void declare_experiment_params(ParamRegistry& reg)
                   .def("0.005")
                   .range(0.0001, 0.5)
                   .doc("relative half-width of the 95% confidence interval of throughput at which `auto` stops"));
+  reg.declare(Param("sim.ensemble")
+                  .boolean()
+                  .def("false")
+                  .doc("also run every member of the platform profile's ensemble (`calibrate --ensemble`: cost "
+                       "vectors that fit its rows within their noise), one simulation each, with iteration 0's "
+                       "random streams: every metric gains the members' p10, p50, p90 and values, effects their "
+                       "intervals (docs/calibration.md); costs the experiment sets stay as set"));
   reg.declare(Param("report.stat")
                   .choice()
                   .def("all")

@@ -419,6 +419,88 @@ std::string round_trip_text(const View& v, const Params& p, const json& point)
   return out + tail_text(point);
 }
 
+// Member m's metrics (sim.ensemble), in the form a point's have: each
+// metric's member value as its "mean".
+json member_metrics(const json& metrics, std::size_t m)
+{
+  json out = json::object();
+  for (auto it = metrics.begin(); it != metrics.end(); ++it) {
+    const json& e = it->is_object() && it->contains("ensemble") ? (*it)["ensemble"] : json();
+    if (e.is_object() && e.contains("values") && e["values"].is_array() && m < e["values"].size() &&
+        e["values"][m].is_number())
+      out[it.key()] = json{{"mean", e["values"][m]}};
+  }
+  return out;
+}
+
+// One member's verdict, as explain_point gives it for the point: the stage
+// whose thread is busiest when the simulation reaches the CPU bound (with
+// the member's costs), else waiting; a round trip has none.
+std::string member_verdict(const json& metrics, const Params& p)
+{
+  const View v{metrics};
+  const std::vector<Busy> threads = entities(v, "thread.");
+  if (threads.empty())
+    return "";
+  const Busy& top =
+      *std::max_element(threads.begin(), threads.end(), [](const Busy& a, const Busy& b) { return a.busy < b.busy; });
+  const Graph g(p);
+  if (!g.bound) // no bound to set the throughput against: the busiest thread
+    return fmt::format("busiest: {} [{}] (no CPU bound computed)", g.stage_of(top.name), top.name);
+  if (v.get("throughput_MBps") / g.bound->MBps >= kWaitingRatio)
+    return fmt::format("CPU: {} [{}]", g.stage_of(top.name), top.name);
+  return "waiting, not CPU";
+}
+
+// The point's ensemble (sim.ensemble): its headline figures' p10..p90 over
+// the members, and what limits each member, with the share of the members
+// each verdict has ("" for a point without one).
+std::string ensemble_explain_text(const json& point, const Params& p)
+{
+  const json& e = point.contains("ensemble") ? point["ensemble"] : json();
+  if (!e.is_object() || !e.contains("members") || !e["members"].is_number_unsigned())
+    return "";
+  const std::size_t n = e["members"].get<std::size_t>();
+  const json& metrics = point["metrics"];
+  std::string out = fmt::format("  ensemble: {} members (cost vectors that fit the profile's rows within their "
+                                "noise), each simulated once:\n",
+                                n);
+  for (const char* name : {"throughput_MBps", "rtt_p50_us", "rtt_p99_us", "guest_cpu_percent", "host_cpu_percent"}) {
+    const auto it = metrics.find(name);
+    if (it == metrics.end() || !it->is_object() || !it->contains("ensemble"))
+      continue;
+    const json& s = (*it)["ensemble"];
+    out += fmt::format("    {:<20} p50 {:.4g} [p10 {:.4g}, p90 {:.4g}] {} ({} members)\n", name, s.value("p50", kNaN),
+                       s.value("p10", kNaN), s.value("p90", kNaN), metric_unit(name), s.value("members", 0));
+  }
+  std::map<std::string, std::size_t> verdicts;
+  std::size_t judged = 0;
+  for (std::size_t m = 0; m < n; ++m) {
+    Params mp = p;
+    if (e.contains("costs") && e["costs"].is_array() && m < e["costs"].size() && e["costs"][m].is_object())
+      for (auto c = e["costs"][m].begin(); c != e["costs"][m].end(); ++c)
+        if (c->is_number())
+          mp.set("costs." + c.key(), c->get<double>());
+    const std::string v = member_verdict(member_metrics(metrics, m), mp);
+    if (v.empty())
+      continue;
+    ++verdicts[v];
+    ++judged;
+  }
+  if (judged == 0)
+    return out;
+  std::vector<std::pair<std::size_t, std::string>> order; // most members first, then by name
+  for (const auto& [v, k] : verdicts)
+    order.emplace_back(k, v);
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  out += "    what limits the members:";
+  for (std::size_t i = 0; i < order.size(); ++i)
+    out += fmt::format("{} {} in {} of {} ({:.0f}%)", i ? ";" : "", order[i].second, order[i].first, judged,
+                       100.0 * static_cast<double>(order[i].first) / static_cast<double>(judged));
+  out += order.size() == 1 ? " (every member agrees)\n" : "\n";
+  return out;
+}
+
 std::string explain_point(const json& point, std::size_t position)
 {
   if (!point.is_object() || !point.contains("params") || !point["params"].is_object() || !point.contains("metrics") ||
@@ -431,11 +513,11 @@ std::string explain_point(const json& point, std::size_t position)
   const Busy* top_thread = nullptr;
   std::string out = heading_text(point, position, p, v) + saturation_text(cpus, threads, top_thread);
   if (!std::isnan(v.get("rtt_p50_us")))
-    return out + round_trip_text(v, p, point);
+    return out + round_trip_text(v, p, point) + ensemble_explain_text(point, p);
   const Graph g(p);
   out += stages_text(threads, g) + waiting_text(v) + occupancy_text(v);
   if (!g.bound)
-    return out + "  bound: not computed (" + g.error + ")\n";
+    return out + "  bound: not computed (" + g.error + ")\n" + ensemble_explain_text(point, p);
   const CpuLoad& bind = g.bound->binding;
   const double ratio = v.get("throughput_MBps") / g.bound->MBps;
   out += fmt::format("  analytic bound: {} ({} per connection), set by {} ({:.0f} cycles per MB at {} GHz; "
@@ -443,8 +525,8 @@ std::string explain_point(const json& point, std::size_t position)
                      fmt_rate(g.bound->MBps), fmt_rate(g.bound->per_connection_MBps), bind.cpu, bind.cycles_per_MB,
                      g.plan->clock_ghz, bind.top_stage, bind.top_thread, bind.top_what, ratio * 100);
   if (ratio >= kWaitingRatio && top_thread)
-    return out + cpu_verdict(v, g, *top_thread);
-  return out + waiting_verdict(v, p, threads, top_thread, ratio);
+    return out + cpu_verdict(v, g, *top_thread) + ensemble_explain_text(point, p);
+  return out + waiting_verdict(v, p, threads, top_thread, ratio) + ensemble_explain_text(point, p);
 }
 
 std::string explain_result(const std::string& path, std::optional<long long> point)

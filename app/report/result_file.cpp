@@ -108,7 +108,22 @@ ResultFile read_result(const std::string& path)
         if (std::find(r.ex.grid_keys.begin(), r.ex.grid_keys.end(), k) == r.ex.grid_keys.end())
           r.ex.grid_keys.push_back(k);
       }
-    PointResult pr{pt.index, {}, {}, {}, {}, {}};
+    if (p.contains("ensemble") && p["ensemble"].is_object() && p["ensemble"].contains("costs")) {
+      // sim.ensemble: each member's parameters, the point's with its own costs
+      const json& e = p["ensemble"];
+      if (!e["costs"].is_array() || !e.contains("weights") || !e["weights"].is_array() ||
+          e["weights"].size() != e["costs"].size())
+        throw InputError(fmt::format("{}: error: point {}: an ensemble without one weight per member's costs ({})",
+                                     file, pt.index, kAllowed));
+      for (std::size_t m = 0; m < e["costs"].size(); ++m) {
+        MemberPoint mp{e["weights"][m].is_number() ? e["weights"][m].get<double>() : 0.0, pt.params};
+        if (e["costs"][m].is_object())
+          for (const auto& [k, v] : e["costs"][m].items())
+            mp.params.set("costs." + k, value_of(v, file));
+        pt.members.push_back(std::move(mp));
+      }
+    }
+    PointResult pr{pt.index, {}, {}, {}, {}, {}, {}};
     if (failed) {
       pr.failed = p["failed"].is_string() ? p["failed"].get<std::string>() : p["failed"].dump();
       if (p.value("hang", false) == true)

@@ -109,6 +109,45 @@ nlohmann::ordered_json round_trip_stages_json(const PointResult& r)
   return out;
 }
 
+// The ensemble's spread of one metric (sim.ensemble), null when no member has it.
+nlohmann::ordered_json metric_ensemble_json(const PointResult& r, const std::string& metric)
+{
+  using json = nlohmann::ordered_json;
+  const std::optional<EnsembleSpread> e = ensemble_spread(member_values(r, metric), member_weights(r));
+  if (!e)
+    return nullptr;
+  json values = json::array();
+  for (const std::optional<double>& v : e->values)
+    values.push_back(v ? json(*v) : json(nullptr));
+  return json{{"members", e->members}, {"p10", e->p10}, {"p50", e->p50}, {"p90", e->p90}, {"values", values}};
+}
+
+// The point's ensemble (sim.ensemble): how many members, their weights,
+// each member's costs that differ from the point's (what a rerun needs),
+// and the members that failed with why.
+nlohmann::ordered_json point_ensemble_json(const Point& p, const PointResult& r)
+{
+  using json = nlohmann::ordered_json;
+  json weights = json::array();
+  json costs = json::array();
+  json failed = json::array();
+  for (std::size_t m = 0; m < r.members.size(); ++m) {
+    weights.push_back(r.members[m].weight);
+    json own = json::object();
+    if (m < p.members.size())
+      for (const auto& [key, value] : p.members[m].params.all())
+        if (key.starts_with("costs.") && (!p.params.has(key) || p.params.get(key) != value))
+          own[key.substr(6)] = value_json(value);
+    costs.push_back(std::move(own));
+    if (!r.members[m].failed.empty())
+      failed.push_back(json{{"member", m}, {"why", r.members[m].failed}});
+  }
+  json out{{"members", r.members.size()}, {"weights", std::move(weights)}, {"costs", std::move(costs)}};
+  if (!failed.empty())
+    out["failed"] = std::move(failed);
+  return out;
+}
+
 nlohmann::ordered_json run_length_json(const Point& p, const PointResult& r)
 {
   using json = nlohmann::ordered_json;
@@ -199,8 +238,13 @@ nlohmann::ordered_json to_json(const Experiment& ex, const std::vector<PointResu
     for (const auto& [name, values] : metric_values(r)) {
       Stats s = summarize(values);
       metrics[name] = json{{"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"median", s.median}};
+      if (!r.members.empty())
+        if (json e = metric_ensemble_json(r, name); !e.is_null())
+          metrics[name]["ensemble"] = std::move(e);
     }
     point["metrics"] = std::move(metrics);
+    if (!r.members.empty())
+      point["ensemble"] = point_ensemble_json(p, r);
     json iterations = json::array();
     for (const auto& it : r.iterations) {
       json one = json::object();

@@ -71,4 +71,78 @@ std::size_t extrapolated_iterations(const PointResult& r)
   return n;
 }
 
+std::optional<EnsembleSpread> ensemble_spread(const MemberValues& values, const std::vector<double>& weights)
+{
+  if (values.size() != weights.size())
+    throw std::invalid_argument(
+        fmt::format("ensemble_spread: {} values for {} weights", values.size(), weights.size()));
+  std::vector<std::pair<double, double>> sorted; // (value, weight)
+  for (std::size_t m = 0; m < values.size(); ++m) {
+    if (!(weights[m] > 0) || !std::isfinite(weights[m]))
+      throw std::invalid_argument(fmt::format("ensemble_spread: member {} has weight {}", m, weights[m]));
+    if (!values[m])
+      continue;
+    if (std::isnan(*values[m]))
+      throw std::invalid_argument(fmt::format("ensemble_spread: member {} has a NaN value", m));
+    sorted.emplace_back(*values[m], weights[m]);
+  }
+  if (sorted.empty())
+    return std::nullopt;
+  std::sort(sorted.begin(), sorted.end());
+  long double total = 0;
+  for (const auto& [v, w] : sorted)
+    total += w;
+  std::vector<double> at; // each sorted member's position in [0, 1]
+  long double before = 0;
+  for (const auto& [v, w] : sorted) {
+    at.push_back(static_cast<double>((before + w / 2.0L) / total));
+    before += w;
+  }
+  auto percentile = [&](double q) {
+    if (q <= at.front())
+      return sorted.front().first;
+    for (std::size_t k = 1; k < sorted.size(); ++k)
+      if (q <= at[k]) {
+        const double f = (q - at[k - 1]) / (at[k] - at[k - 1]);
+        return sorted[k - 1].first + f * (sorted[k].first - sorted[k - 1].first);
+      }
+    return sorted.back().first;
+  };
+  EnsembleSpread s;
+  s.members = sorted.size();
+  s.p10 = percentile(0.1);
+  s.p50 = percentile(0.5);
+  s.p90 = percentile(0.9);
+  s.values = values;
+  return s;
+}
+
+MemberValues member_values(const PointResult& r, const std::string& metric)
+{
+  MemberValues out;
+  for (const MemberResult& m : r.members) {
+    const auto f = m.metrics.find(metric);
+    out.push_back(m.failed.empty() && f != m.metrics.end() ? std::optional<double>(f->second) : std::nullopt);
+  }
+  return out;
+}
+
+std::vector<double> member_weights(const PointResult& r)
+{
+  std::vector<double> out;
+  for (const MemberResult& m : r.members)
+    out.push_back(m.weight);
+  return out;
+}
+
+MemberValues member_ratios(const MemberValues& a, const MemberValues& b)
+{
+  if (a.size() != b.size())
+    return {};
+  MemberValues out;
+  for (std::size_t m = 0; m < a.size(); ++m)
+    out.push_back(a[m] && b[m] && *a[m] != 0 ? std::optional<double>(*b[m] / *a[m]) : std::nullopt);
+  return out;
+}
+
 } // namespace vsim::app

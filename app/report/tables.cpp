@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/experiment/effective.hpp"
+#include "app/experiment/platforms.hpp"
 #include "app/experiment/text.hpp"
 #include "app/report/stats.hpp"
 #include "app/report/text.hpp"
@@ -139,7 +140,11 @@ std::string cell_text(const PointResult& r, const std::string& metric, const std
     if (!base.empty() && summarize(base).mean != 0)
       text += fmt::format(" ({:+.1f}%)", (s.mean / summarize(base).mean - 1) * 100);
   }
-  return text + (extrapolated_iterations(r) ? "*" : "");
+  text += extrapolated_iterations(r) ? "*" : "";
+  if (!r.members.empty()) // sim.ensemble: the members' p50 [p10, p90]
+    if (const auto e = ensemble_spread(member_values(r, metric), member_weights(r)))
+      text += " ens " + short_number(e->p50) + " [" + short_number(e->p10) + ", " + short_number(e->p90) + "]";
+  return text;
 }
 
 // Distinct values in order of first appearance.
@@ -181,8 +186,41 @@ const PointResult* report_baseline(const Experiment& ex, const std::vector<Point
   return nullptr;
 }
 
-// What ends the tables: the failed points named, and how many points were
-// extrapolated.
+// What `ens` in a cell is, when points ran an ensemble; else, when a
+// point's profile has one, that it exists and how to run it.
+std::string ensemble_footer(const Experiment& ex, const std::vector<PointResult>& results)
+{
+  std::size_t ran = 0, members = 0, failed = 0;
+  std::set<std::string> unused; // profiles with an ensemble the run did not use
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].members.empty()) {
+      ++ran;
+      members = std::max(members, results[i].members.size());
+      for (const MemberResult& m : results[i].members)
+        failed += !m.failed.empty();
+    } else if (ex.points[i].params.has("platform")) {
+      const PlatformProfile* prof = find_profile(ex.points[i].params.text("platform"));
+      if (prof && prof->ensemble && !prof->ensemble->members.empty())
+        unused.insert(prof->name);
+    }
+  }
+  std::string out;
+  if (ran)
+    out += fmt::format("\nens: the p50 [p10, p90] over the {} members of the platform's ensemble (sim.ensemble: "
+                       "cost vectors that fit its calibration rows within their noise), each simulated once with "
+                       "iteration 0's random streams, on {} of {} point(s){}\n",
+                       members, ran, results.size(),
+                       failed ? fmt::format("; {} member simulation(s) failed (the JSON says why)", failed) : "");
+  if (!unused.empty())
+    out += fmt::format("\nplatform {} has an ensemble (costs that fit its rows equally well): this run used its "
+                       "central member; --ensemble (or sim.ensemble: true) runs every member and gives each figure "
+                       "its p10..p90 interval\n",
+                       join(std::vector<std::string>(unused.begin(), unused.end()), ", "));
+  return out;
+}
+
+// What ends the tables: the failed points named, how many points were
+// extrapolated, and the ensemble.
 std::string table_footer(const Experiment& ex, const std::vector<PointResult>& results)
 {
   std::string out;
@@ -206,7 +244,7 @@ std::string table_footer(const Experiment& ex, const std::vector<PointResult>& r
                        "confidence interval of throughput (round trips: also of the round trip's mean and p99) "
                        "within +-{:g}%; --set sim.run_length=full simulates every byte\n",
                        extrapolated, results.size(), precision * 100);
-  return out;
+  return out + ensemble_footer(ex, results);
 }
 
 } // namespace

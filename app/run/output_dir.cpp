@@ -172,7 +172,8 @@ std::optional<PointResult> FinishedPoints::find(const Point& p) const
     if (j.contains("run_length"))
       (void)j.at("run_length").at("iterations"); // a damaged file is recomputed
     PointResult r = point_figures_from_json(p.index, j);
-    if (static_cast<std::int64_t>(r.iterations.size()) == p.params.integer("iterations"))
+    if (static_cast<std::int64_t>(r.iterations.size()) == p.params.integer("iterations") &&
+        r.members.size() == p.members.size())
       return r;
   } catch (const nlohmann::ordered_json::exception&) {
   } // a damaged file is recomputed
@@ -251,7 +252,7 @@ Metrics metrics_from_json(const nlohmann::ordered_json& obj)
 
 PointResult point_figures_from_json(std::size_t index, const nlohmann::ordered_json& point)
 {
-  PointResult r{index, {}, {}, {}, {}, {}};
+  PointResult r{index, {}, {}, {}, {}, {}, {}};
   for (const auto& it : point.at("iterations"))
     r.iterations.push_back(metrics_from_json(it));
   if (point.contains("run_length") && point["run_length"].contains("iterations"))
@@ -266,6 +267,20 @@ PointResult point_figures_from_json(std::size_t index, const nlohmann::ordered_j
     for (const auto& it : point["round_trip_stages"].at("iterations"))
       r.rtt_stages.push_back(metrics_from_json(it));
   r.rtt_stages.resize(r.iterations.size());
+  if (point.contains("ensemble")) { // sim.ensemble: the members, from each metric's values
+    for (const auto& w : point["ensemble"].at("weights"))
+      r.members.push_back(MemberResult{w.get<double>(), {}, {}});
+    for (const auto& [name, stats] : point.at("metrics").items())
+      if (stats.contains("ensemble")) {
+        const auto& values = stats["ensemble"].at("values");
+        for (std::size_t m = 0; m < r.members.size() && m < values.size(); ++m)
+          if (!values[m].is_null())
+            r.members[m].metrics[name] = values[m].get<double>();
+      }
+    if (point["ensemble"].contains("failed"))
+      for (const auto& f : point["ensemble"]["failed"])
+        r.members.at(f.at("member").get<std::size_t>()).failed = f.at("why").get<std::string>();
+  }
   return r;
 }
 

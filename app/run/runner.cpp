@@ -215,6 +215,11 @@ std::pair<pid_t, int> fork_child(const std::function<void(int)>& in_child)
 struct Task {
   std::size_t point; // position in ex.points
   std::uint32_t iteration;
+  // kOwn: the point's own iteration; else the ensemble member
+  // (Point::members) simulated, with iteration 0's random streams.
+  std::size_t member = kOwn;
+  static constexpr std::size_t kOwn = static_cast<std::size_t>(-1);
+  bool is_member() const { return member != kOwn; }
 };
 
 struct Child {
@@ -455,6 +460,15 @@ public:
       for (std::int64_t i = 0; i < n; ++i)
         tasks_.push_back(Task{p, static_cast<std::uint32_t>(i)});
     }
+    // The ensembles' members after every point's own iterations: a point's
+    // figures come as early as without them.
+    for (std::size_t p = 0; p < ex.points.size(); ++p) {
+      const Point& point = ex.points[p];
+      for (std::size_t m = 0; m < point.members.size(); ++m) {
+        results_[p].members.push_back(MemberResult{point.members[m].weight, {}, {}});
+        tasks_.push_back(Task{p, 0, m});
+      }
+    }
     left_.assign(results_.size(), 0);
     for (const Task& t : tasks_)
       ++left_[t.point];
@@ -493,7 +507,7 @@ private:
   {
     while (children_.running.size() < jobs_ && next_ < tasks_.size()) {
       const Task& task = tasks_[next_++];
-      if (failed_at_[task.point] && task.iteration > *failed_at_[task.point]) {
+      if (failed_at_[task.point] && (task.is_member() || task.iteration > *failed_at_[task.point])) {
         task_ended(task, std::nullopt); // its point has failed already
         continue;
       }
@@ -506,13 +520,14 @@ private:
   {
     const Point& point = ex_.points[task.point];
     const bool inject = injected_.count(point.index) > 0;
+    const Params& params = task.is_member() ? point.members.at(task.member).params : point.params;
     const auto [pid, fd] = fork_child([&](int out) {
       for (const auto& c : children_.running)
         ::close(c.fd);
       child_main(out, [&] {
         if (inject)
           throw std::logic_error(kInjectedFailure);
-        return encode_metrics(fn_(point.params, task.iteration));
+        return encode_metrics(fn_(params, task.iteration));
       });
     });
     children_.running.push_back(Child{pid, fd, task, {}});
@@ -569,18 +584,20 @@ private:
     c.fd = -1;
     c.pid = -1;
     const Task& task = finished.task;
-    const std::optional<Failure> failure = finish(finished);
-    if (failure)
+    Metrics info; // the run_length.* entries of what it reported
+    const std::optional<Failure> failure = finish(finished, info);
+    if (failure && task.is_member())
+      results_[task.point].members.at(task.member).failed = failure->why;
+    else if (failure)
       point_failed(task, *failure);
-    const Metrics& info = results_[task.point].run_length.at(task.iteration);
     auto simulated = info.find("simulated_bytes");
     task_ended(task, failure ? 0.0 : simulated == info.end() ? -1.0 : simulated->second);
     return true;
   }
 
-  // Reaps a child whose pipe reached end of file and files its metrics, or
-  // returns why it failed.
-  std::optional<Failure> finish(Child& c)
+  // Reaps a child whose pipe reached end of file and files its metrics
+  // (its run_length.* entries also in `info`), or returns why it failed.
+  std::optional<Failure> finish(Child& c, Metrics& info)
   {
     ::close(c.fd);
     stop::untrack(c.pid);
@@ -597,7 +614,16 @@ private:
     Metrics m;
     if (!decode_metrics(out.data, m))
       return Failure{"child exited without a valid result"};
+    if (c.task.is_member()) { // its metrics alone
+      Metrics histogram, stages;
+      split_prefixed(m, "run_length.", info);
+      split_prefixed(m, kRttHistogramPrefix, histogram);
+      split_prefixed(m, kRttStagePrefix, stages);
+      results_[c.task.point].members.at(c.task.member).metrics = std::move(m);
+      return std::nullopt;
+    }
     split_prefixed(m, "run_length.", results_[c.task.point].run_length[c.task.iteration]);
+    info = results_[c.task.point].run_length[c.task.iteration];
     split_prefixed(m, kRttHistogramPrefix, results_[c.task.point].rtt_histograms[c.task.iteration]);
     split_prefixed(m, kRttStagePrefix, results_[c.task.point].rtt_stages[c.task.iteration]);
     results_[c.task.point].iterations[c.task.iteration] = std::move(m);
@@ -622,6 +648,7 @@ private:
       r.run_length.clear();
       r.rtt_histograms.clear();
       r.rtt_stages.clear();
+      r.members.clear();
     } else if (opt_.on_point) {
       opt_.on_point(r);
     }
@@ -642,7 +669,7 @@ private:
     results_[task.point].failed = fmt::format("iteration {}: {}", task.iteration, f.why);
     results_[task.point].kind = f.kind;
     for (const Child& c : children_.running)
-      if (c.pid > 0 && c.task.point == task.point && c.task.iteration > task.iteration) {
+      if (c.pid > 0 && c.task.point == task.point && (c.task.is_member() || c.task.iteration > task.iteration)) {
         ::kill(-c.pid, SIGKILL);
         ::kill(c.pid, SIGKILL);
       }

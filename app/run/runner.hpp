@@ -55,6 +55,17 @@ struct Interrupted : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// One member of the ensemble a point ran (Point::members).
+struct MemberResult {
+  double weight = 0;
+  // Its simulation's metrics (iteration 0's random streams; without the
+  // run_length.*, rtt_histogram.* and rtt_stage.* entries); empty if it failed.
+  Metrics metrics;
+  // Why it failed ("" when it ran): a failed member leaves the point and
+  // the other members standing.
+  std::string failed;
+};
+
 struct PointResult {
   std::size_t index;               // Point::index
   std::vector<Metrics> iterations; // iterations 0..n-1, in order
@@ -68,6 +79,9 @@ struct PointResult {
   // Round-trip workloads: each iteration's stage times (the rtt_stage.*
   // entries of transports/simulate.hpp without the prefix); empty maps if none.
   std::vector<Metrics> rtt_stages;
+  // sim.ensemble: each member of the ensemble, in the profile's order; empty
+  // for a run without one (and when the point failed).
+  std::vector<MemberResult> members;
   // Empty when every iteration ran. Else why the point failed, its lowest
   // failed iteration's "iteration I: <message or signal>"; then iterations
   // and run_length are empty.
@@ -93,8 +107,10 @@ void split_prefixed(Metrics& metrics, const std::string& prefix, Metrics& out);
 
 // Runs params.integer("iterations") iterations of every point of `ex`, each in
 // a forked child which calls fn(point.params, i) and sends the metrics back
-// through a pipe, bit-exact. Returns one PointResult per point, in the order of
-// ex.points.
+// through a pipe, bit-exact, and then each of its ensemble members
+// (Point::members) once, as fn(member.params, 0). Returns one PointResult per
+// point, in the order of ex.points. A member that fails is filed in
+// MemberResult::failed; the point does not fail with it.
 //
 // In the child, stdout is redirected to stderr so nothing a simulation prints
 // can mix with the results the parent writes to stdout. Each child runs in a

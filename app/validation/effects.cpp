@@ -52,6 +52,16 @@ bool DesignEffect::size_within_20() const
   return size_error() <= 0.2;
 }
 
+bool DesignEffect::covered() const
+{
+  return interval && interval->p10 <= measured_ratio && measured_ratio <= interval->p90;
+}
+
+bool DesignEffect::p50_direction_right() const
+{
+  return interval && ((measured_ratio > 1 && interval->p50 > 1.02) || (measured_ratio < 1 && interval->p50 < 0.98));
+}
+
 double DesignEffect::size_error() const
 {
   return std::fabs(predicted_ratio / measured_ratio - 1);
@@ -80,7 +90,10 @@ std::vector<DesignEffect> design_effects(const Comparison& c)
       if (!same_workload || change.empty())
         continue;
       context += (context.empty() ? "" : ": ") + a.m->metric;
-      out.push_back(DesignEffect{&a, &b, change, context, b.measured / a.measured, b.predicted / a.predicted});
+      DesignEffect e{&a, &b, change, context, b.measured / a.measured, b.predicted / a.predicted};
+      if (!a.members.empty() && a.weights == b.weights) // the same ensemble: member by member
+        e.interval = ensemble_spread(member_ratios(a.members, b.members), a.weights);
+      out.push_back(std::move(e));
     }
   return out;
 }
@@ -88,15 +101,28 @@ std::vector<DesignEffect> design_effects(const Comparison& c)
 EffectSummary summarize(const std::vector<DesignEffect>& effects, bool held_out_only)
 {
   EffectSummary s;
+  std::vector<double> half_widths;
   for (const DesignEffect& e : effects) {
     if (held_out_only && !e.held_out())
       continue;
     ++s.effects;
+    if (e.interval && e.interval->p50 > 0)
+      half_widths.push_back((e.interval->p90 - e.interval->p10) / 2 / e.interval->p50);
     if (!e.large())
       continue;
     ++s.large;
     s.direction_right += e.direction_right();
     s.within_20 += e.size_within_20();
+    if (e.interval) {
+      ++s.with_interval;
+      s.p50_direction_right += e.p50_direction_right();
+      s.covered += e.covered();
+    }
+  }
+  if (!half_widths.empty()) {
+    std::sort(half_widths.begin(), half_widths.end());
+    const std::size_t n = half_widths.size();
+    s.median_half_width = n % 2 ? half_widths[n / 2] : (half_widths[n / 2 - 1] + half_widths[n / 2]) / 2;
   }
   return s;
 }
@@ -110,6 +136,18 @@ std::string effect_summary_text(const EffectSummary& s)
                      s.effects, s.large, 100.0 * static_cast<double>(s.direction_right) / static_cast<double>(s.large),
                      s.direction_right, 100.0 * static_cast<double>(s.within_20) / static_cast<double>(s.large),
                      s.within_20);
+}
+
+std::string ensemble_summary_text(const EffectSummary& s)
+{
+  if (s.with_interval == 0)
+    return "";
+  auto pct = [&](std::size_t k) { return 100.0 * static_cast<double>(k) / static_cast<double>(s.with_interval); };
+  return fmt::format("ensemble: {} of the large effects with a member-by-member interval: direction right at the "
+                     "p50 for {:.0f}% ({}), the p10..p90 interval covers the published ratio for {:.0f}% ({}); "
+                     "median half-width of the intervals +-{:.1f}%",
+                     s.with_interval, pct(s.p50_direction_right), s.p50_direction_right, pct(s.covered), s.covered,
+                     100 * s.median_half_width);
 }
 
 std::vector<DesignEffect> worst_effects(const std::vector<DesignEffect>& effects, std::size_t n)

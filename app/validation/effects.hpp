@@ -10,6 +10,7 @@
 // the simulator is for: the direction of a change and its size.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,14 @@ struct DesignEffect {
   std::string context; // "direction=guest_to_host, workload.message_size=4096: throughput_MBps"
   double measured_ratio;
   double predicted_ratio;
+  // sim.ensemble, both rows on the same ensemble: the ratio taken member by
+  // member (changed member m / base member m), its p10, p50 and p90.
+  std::optional<EnsembleSpread> interval = {};
+  // The published ratio inside the interval's p10..p90 (false without one).
+  bool covered() const;
+  // The direction at the interval's p50, as direction_right() says it of the
+  // central prediction (false without one).
+  bool p50_direction_right() const;
   // Larger than 10% as published (|measured_ratio - 1| > 0.1): the effects
   // the direction and size shares count.
   bool large() const;
@@ -52,11 +61,21 @@ struct EffectSummary {
   std::size_t large = 0;           // larger than 10% as published
   std::size_t direction_right = 0; // of the large ones
   std::size_t within_20 = 0;       // of the large ones
+  // The large effects with an ensemble interval (DesignEffect::interval):
+  // how many, right in direction at the p50, their interval covering the
+  // published ratio, and the median of the intervals' half-widths
+  // ((p90 - p10) / 2 / p50, of all effects with one).
+  std::size_t with_interval = 0;
+  std::size_t p50_direction_right = 0;
+  std::size_t covered = 0;
+  double median_half_width = 0;
 };
 // Of every effect, or only of the held-out ones.
 EffectSummary summarize(const std::vector<DesignEffect>& effects, bool held_out_only = false);
 // "N design effects, K larger than 10%: direction right for X%, size within 20% for Y%"
 std::string effect_summary_text(const EffectSummary& s);
+// "ensemble: K of the large effects with an interval: ..." ("" when none has one).
+std::string ensemble_summary_text(const EffectSummary& s);
 
 // The `n` effects larger than 10% whose predicted size is furthest off
 // (size_error, largest first; equal ones in their input order): the list a

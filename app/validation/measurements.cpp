@@ -265,6 +265,10 @@ Comparison compare(const Experiment& ex, const std::vector<PointResult>& results
     ComparisonRow r{&m, match->index, m.stats.count("mean") ? "mean" : "median", 0, 0, 0};
     r.measured = m.stats.at(r.stat);
     r.predicted = r.stat == "mean" ? s.mean : s.median;
+    for (const MemberResult& member : results.at(at).members) { // sim.ensemble
+      r.members.push_back(member.failed.empty() ? m.expr.eval(member.metrics, match->params) : std::nullopt);
+      r.weights.push_back(member.weight);
+    }
     r.error_percent = (r.predicted - r.measured) / r.measured * 100.0;
     sum += std::fabs(r.error_percent);
     c.rows.push_back(r);
@@ -318,6 +322,8 @@ nlohmann::ordered_json comparison_json(const Comparison& c)
     row["measured"] = r.measured;
     row["predicted"] = r.predicted;
     row["error_percent"] = r.error_percent;
+    if (const auto e = r.members.empty() ? std::nullopt : ensemble_spread(r.members, r.weights))
+      row["ensemble"] = {{"members", e->members}, {"p10", e->p10}, {"p50", e->p50}, {"p90", e->p90}};
     row["source"] = r.m->source;
     j["rows"].push_back(row);
   }

@@ -28,6 +28,7 @@
 
 #include "app/experiment/experiment.hpp"
 #include "app/experiment/metric_expr.hpp"
+#include "app/report/stats.hpp"
 #include "app/run/runner.hpp"
 
 namespace vsim::app {
@@ -65,6 +66,11 @@ struct ComparisonRow {
   double measured;
   double predicted;
   double error_percent; // (predicted - measured) / measured x 100
+  // sim.ensemble: the figure for each member of the point's ensemble (the
+  // metric expression on the member's metrics), and the members' weights;
+  // empty without one.
+  MemberValues members = {};
+  std::vector<double> weights = {};
 };
 
 // A row whose point ran but whose metric the run did not report.

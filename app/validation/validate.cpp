@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "app/experiment/platforms.hpp"
 #include "app/experiment/registry.hpp"
 #include "app/experiment/units.hpp"
 #include "app/report/plot.hpp"
@@ -290,13 +291,23 @@ std::vector<std::string> validation_files(const std::vector<std::string>& paths)
   return files;
 }
 
-std::vector<Study> load_studies(const std::vector<std::string>& files, const std::vector<std::string>& sets)
+std::vector<Study> load_studies(const std::vector<std::string>& files, const std::vector<std::string>& sets,
+                                bool ensemble)
 {
   std::vector<Study> studies;
   for (const std::string& file : files) {
     Study s;
     s.file = file;
     s.ex = load_experiment(file, sets, registry());
+    const bool has_ensemble = std::any_of(s.ex.points.begin(), s.ex.points.end(), [](const Point& p) {
+      const PlatformProfile* prof = find_profile(p.params.text("platform"));
+      return prof && prof->ensemble && !prof->ensemble->members.empty();
+    });
+    if (ensemble && has_ensemble && !s.ex.base.boolean("sim.ensemble")) {
+      std::vector<std::string> with = sets;
+      with.push_back("sim.ensemble=true");
+      s.ex = load_experiment(file, with, registry());
+    }
     const std::string rel = s.ex.base.text("validation.measurements");
     if (rel.empty())
       throw InputError(fmt::format("{}:{}: error: validation.measurements: missing; validate compares each "
@@ -351,17 +362,30 @@ namespace {
 
 // The design effects of one study as a table: header, then one line per
 // effect (base row first, then the changed one).
+// With ensemble intervals (sim.ensemble), two more columns: the member-by-
+// member ratio's p50 [p10, p90], and whether that covers the published ratio.
 std::vector<std::vector<std::string>> effect_rows(const std::vector<DesignEffect>& effects)
 {
+  const bool ensemble =
+      std::any_of(effects.begin(), effects.end(), [](const DesignEffect& e) { return e.interval.has_value(); });
   std::vector<std::vector<std::string>> rows = {
       {"change", "at", "measured ratio", "predicted ratio", "ratio error", "direction"}};
-  for (const DesignEffect& e : effects)
+  if (ensemble)
+    rows.front().insert(rows.front().end(), {"ensemble p50 [p10, p90]", "covers"});
+  for (const DesignEffect& e : effects) {
     rows.push_back({e.change, e.context, fmt::format("{:.3f}", e.measured_ratio),
                     fmt::format("{:.3f}", e.predicted_ratio),
                     error_text(100 * (e.predicted_ratio / e.measured_ratio - 1)),
                     !e.large()            ? "(under 10%)"
                     : e.direction_right() ? "right"
                                           : "WRONG"});
+    if (ensemble && e.interval)
+      rows.back().insert(rows.back().end(),
+                         {fmt::format("{:.3f} [{:.3f}, {:.3f}]", e.interval->p50, e.interval->p10, e.interval->p90),
+                          e.covered() ? "yes" : "no"});
+    else if (ensemble)
+      rows.back().insert(rows.back().end(), {"-", "-"});
+  }
   return rows;
 }
 
@@ -401,10 +425,15 @@ std::vector<const ComparisonRow*> rows_of(const std::vector<Study>& studies)
 
 std::string effects_lines(const std::vector<DesignEffect>& effects, const std::string& prefix)
 {
-  std::string out = prefix + effect_summary_text(summarize(effects)) + "\n";
+  const EffectSummary all = summarize(effects);
+  std::string out = prefix + effect_summary_text(all) + "\n";
+  if (const std::string e = ensemble_summary_text(all); !e.empty())
+    out += prefix + e + "\n";
   const EffectSummary h = summarize(effects, true);
   if (h.effects > 0)
     out += prefix + "held out (either row never fitted): " + effect_summary_text(h) + "\n";
+  if (const std::string e = ensemble_summary_text(h); !e.empty() && h.effects > 0)
+    out += prefix + "held out, " + e + "\n";
   return out;
 }
 

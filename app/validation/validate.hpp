@@ -38,8 +38,11 @@ struct Study {
 std::vector<std::string> validation_files(const std::vector<std::string>& paths);
 
 // Loads every file (after the --set entries) with its measurements and
-// checks that each row matches exactly one point. Throws InputError.
-std::vector<Study> load_studies(const std::vector<std::string>& files, const std::vector<std::string>& sets);
+// checks that each row matches exactly one point. With `ensemble`, a study
+// whose platform profile has an ensemble runs it (sim.ensemble: true); the
+// others run as they are. Throws InputError.
+std::vector<Study> load_studies(const std::vector<std::string>& files, const std::vector<std::string>& sets,
+                                bool ensemble = false);
 
 // One experiment holding every study's points, in order, renumbered from 0:
 // what runs, so that the pool of jobs stays full across the studies.

@@ -1,0 +1,128 @@
+// Running a profile's ensemble (issue 50, item 4): the members' percentiles
+// (ensemble_spread), member-by-member ratios and the effects' intervals,
+// and the loader's member points.
+#include <catch2/catch.hpp>
+
+#include "app/experiment/experiment.hpp"
+#include "app/experiment/registry.hpp"
+#include "app/report/stats.hpp"
+#include "app/validation/effects.hpp"
+
+using namespace vsim;
+using namespace vsim::app;
+
+TEST_CASE("ensemble_spread: weighted percentiles, each member at the middle of its weight", "[ensemble]")
+{
+  MemberValues ten;
+  for (int k = 10; k >= 1; --k) // any order
+    ten.push_back(k);
+  const auto s = ensemble_spread(ten, std::vector<double>(10, 0.1));
+  REQUIRE(s);
+  CHECK(s->members == 10);
+  // Member k (1..10) sits at (k - 0.5) / 10: p10 halfway between 1 and 2.
+  CHECK(s->p10 == Approx(1.5));
+  CHECK(s->p50 == Approx(5.5));
+  CHECK(s->p90 == Approx(9.5));
+  CHECK(s->values == ten);
+
+  // Unequal weights: 1 (weight 0.6) at 0.3, 2 (0.2) at 0.7, 3 (0.2) at 0.9.
+  const auto w = ensemble_spread({3.0, 1.0, 2.0}, {0.2, 0.6, 0.2});
+  REQUIRE(w);
+  CHECK(w->p10 == 1.0); // below the first member's place: its value
+  CHECK(w->p50 == Approx(1.5));
+  CHECK(w->p90 == Approx(3.0));
+
+  // A member without a value is left out of the percentiles, kept in place.
+  const auto gap = ensemble_spread({1.0, std::nullopt, 3.0}, {1, 1, 1});
+  REQUIRE(gap);
+  CHECK(gap->members == 2);
+  CHECK(gap->p50 == Approx(2.0));
+  CHECK_FALSE(gap->values[1].has_value());
+
+  CHECK_FALSE(ensemble_spread({std::nullopt, std::nullopt}, {1, 1}));
+  CHECK_THROWS_AS(ensemble_spread({1.0}, {1, 1}), std::invalid_argument);
+  CHECK_THROWS_AS(ensemble_spread({1.0, 2.0}, {1, 0}), std::invalid_argument);
+}
+
+TEST_CASE("member_ratios: member by member, nothing across ensembles of different sizes", "[ensemble]")
+{
+  const MemberValues a = {100.0, 200.0, 0.0, std::nullopt};
+  const MemberValues b = {150.0, 200.0, 5.0, 7.0};
+  const MemberValues r = member_ratios(a, b);
+  REQUIRE(r.size() == 4);
+  CHECK(*r[0] == Approx(1.5));
+  CHECK(*r[1] == Approx(1.0));
+  CHECK_FALSE(r[2].has_value()); // from 0
+  CHECK_FALSE(r[3].has_value()); // a member without a value
+  CHECK(member_ratios(a, {1.0, 2.0}).empty());
+}
+
+TEST_CASE("a design effect's interval is its ratio taken within each member", "[ensemble]")
+{
+  Measurement base, changed;
+  base.keys = {{"direction", "guest_to_host"}, {"virtio_vsock.tx_fast_path", "false"}};
+  changed.keys = {{"direction", "guest_to_host"}, {"virtio_vsock.tx_fast_path", "true"}};
+  base.metric = changed.metric = "throughput_MBps";
+  Comparison c;
+  c.rows.push_back(ComparisonRow{&base, 0, "mean", 100, 100, 0, {100.0, 80.0, 120.0}, {1.0 / 3, 1.0 / 3, 1.0 / 3}});
+  c.rows.push_back(ComparisonRow{&changed, 1, "mean", 130, 110, 0, {110.0, 96.0, 156.0}, {1.0 / 3, 1.0 / 3, 1.0 / 3}});
+  const std::vector<DesignEffect> e = design_effects(c);
+  REQUIRE(e.size() == 1);
+  REQUIRE(e[0].interval);
+  // Within each member: 1.1, 1.2, 1.3 (not the ratio of the pooled figures).
+  CHECK(e[0].interval->p50 == Approx(1.2));
+  CHECK(e[0].interval->p10 == Approx(1.1)); // below the lowest member's place (1/6)
+  CHECK(e[0].interval->p90 == Approx(1.3));
+  CHECK(e[0].covered()); // 1.3 measured: at the p90
+  CHECK(e[0].p50_direction_right());
+  CHECK_FALSE(e[0].direction_right() == false); // the central 1.1 is right too
+  const EffectSummary s = summarize(e);
+  CHECK(s.with_interval == 1);
+  CHECK(s.covered == 1);
+  CHECK(s.median_half_width == Approx(0.1 / 1.2));
+  CHECK(ensemble_summary_text(s).find("covers the published ratio for 100% (1)") != std::string::npos);
+
+  // Measured outside the interval: not covered. Different ensembles: none.
+  c.rows[1].measured = 150;
+  CHECK_FALSE(design_effects(c)[0].covered());
+  c.rows[1].weights = {0.5, 0.5};
+  c.rows[1].members = {1.0, 2.0};
+  CHECK_FALSE(design_effects(c)[0].interval.has_value());
+  CHECK(ensemble_summary_text(summarize(design_effects(c))).empty());
+}
+
+TEST_CASE("sim.ensemble: one member point per member, the member's costs but those the experiment sets", "[ensemble]")
+{
+  const std::string text = "transport: virtio_vsock\nplatform: kvm-2024\nsim: {ensemble: true}\n"
+                           "costs: {virtio_guest_vq_add: 300}\n";
+  const Experiment ex = load_experiment_text(text, "e.yaml", {}, registry());
+  REQUIRE(ex.points.size() == 1);
+  const Point& p = ex.points[0];
+  REQUIRE(p.members.size() == 16);
+  bool differs = false;
+  double weights = 0;
+  for (const MemberPoint& m : p.members) {
+    weights += m.weight;
+    CHECK(m.params.number("costs.virtio_guest_vq_add") == 300); // set by the experiment
+    differs = differs || m.params.number("costs.host_wakeup_latency") != p.params.number("costs.host_wakeup_latency");
+    // Only costs differ from the point's parameters.
+    for (const auto& [key, value] : m.params.all())
+      if (!key.starts_with("costs."))
+        CHECK(p.params.get(key) == value);
+  }
+  CHECK(differs);
+  CHECK(weights == Approx(1.0));
+  // Without the key: no member points.
+  CHECK(load_experiment_text("transport: virtio_vsock\nplatform: kvm-2024\n", "e.yaml", {}, registry())
+            .points[0]
+            .members.empty());
+  // A profile without an ensemble: refused, saying where.
+  try {
+    load_experiment_text("transport: hv_sock\nplatform: hyperv-2019\nsim:\n  ensemble: true\n", "e.yaml", {},
+                         registry());
+    FAIL("accepted");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).starts_with("e.yaml:4:13: error: sim.ensemble: platform hyperv-2019 has no "
+                                            "ensemble to run"));
+  }
+}
