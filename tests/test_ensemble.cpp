@@ -126,3 +126,48 @@ TEST_CASE("sim.ensemble: one member point per member, the member's costs but tho
                                             "ensemble to run"));
   }
 }
+
+#include "app/report/advise.hpp"
+
+namespace {
+
+// A point of an ensemble result: its label, and per metric the members' values.
+nlohmann::json ensemble_point(const std::string& fast_path,
+                              const std::vector<std::pair<std::string, std::vector<double>>>& metrics)
+{
+  nlohmann::json p;
+  p["label"] = {{"virtio_vsock.tx_fast_path", fast_path}, {"workload.message_size", "64KiB"}};
+  p["ensemble"] = {{"members", 4}, {"weights", {0.25, 0.25, 0.25, 0.25}}};
+  for (const auto& [name, values] : metrics)
+    p["metrics"][name] = {{"mean", values[0]}, {"ensemble", {{"values", values}}}};
+  return p;
+}
+
+} // namespace
+
+TEST_CASE("advise: the figure that tells the members apart as the effect does is the one to measure", "[ensemble]")
+{
+  // The fast path's gain is 1.1, 1.2, 1.3, 1.4 over the members; the host's
+  // CPU at the base point follows it exactly (log-linearly), the guest's
+  // does not move with it.
+  nlohmann::json doc;
+  doc["points"] = nlohmann::json::array({ensemble_point("false", {{"throughput_MBps", {100, 100, 100, 100}},
+                                                                  {"host_cpu_percent", {50, 60, 70, 80}},
+                                                                  {"guest_cpu_percent", {90, 91, 90, 91}}}),
+                                         ensemble_point("true", {{"throughput_MBps", {110, 120, 130, 140}},
+                                                                 {"host_cpu_percent", {55, 66, 77, 88}},
+                                                                 {"guest_cpu_percent", {95, 95, 95, 95}}})});
+  const std::string text = advise_text(doc, "r.json");
+  INFO(text);
+  CHECK(text.find("virtio_vsock.tx_fast_path: false -> true (points 0 -> 1") != std::string::npos);
+  CHECK(text.find("throughput_MBps ratio p50 1.250") != std::string::npos);
+  // host_cpu_percent wins (at either point: both follow the gain); not the guest's.
+  const std::size_t measure = text.find("    measure host_cpu_percent at point");
+  REQUIRE(measure != std::string::npos);
+  CHECK(text.find("guest_cpu_percent", measure) == std::string::npos);
+  // Without an ensemble: says so.
+  nlohmann::json plain;
+  plain["points"] =
+      nlohmann::json::array({nlohmann::json{{"label", {{"a", "1"}}}, {"metrics", nlohmann::json::object()}}});
+  CHECK(advise_text(plain, "r.json").starts_with("r.json: no advice: no point ran an ensemble"));
+}

@@ -14,6 +14,7 @@ namespace {
 struct ExplainArgs {
   std::string path;
   long long point = -1;
+  bool advise = false;
   CLI::Option* point_opt = nullptr;
 };
 
@@ -27,7 +28,14 @@ Command add_explain(CLI::App& app)
   sub->add_option("result", a->path, "RESULT.json: the JSON of run --format json, or result.json of --output")
       ->required();
   a->point_opt = sub->add_option("--point", a->point, "only this point (its position in the result, from 0)");
+  sub->add_flag("--advise", a->advise,
+                "for a run with --ensemble: per effect (two points that differ in one swept key) whose interval is "
+                "wide, the measurement (a figure of one point) that would narrow it most, judged from the members");
   return {sub, [a] {
+            if (a->advise) {
+              std::cout << advise_result(a->path);
+              return 0;
+            }
             std::optional<long long> k;
             if (a->point_opt->count())
               k = a->point;

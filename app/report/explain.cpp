@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "app/experiment/experiment.hpp"
+#include "app/report/advise.hpp"
 #include "app/report/result_file.hpp"
 #include "app/report/text.hpp"
 #include "sim/breakdown.hpp"
@@ -529,10 +530,15 @@ std::string explain_point(const json& point, std::size_t position)
   return out + waiting_verdict(v, p, threads, top_thread, ratio) + ensemble_explain_text(point, p);
 }
 
-std::string explain_result(const std::string& path, std::optional<long long> point)
+namespace {
+
+const char* const kResultAllowed = "allowed: the JSON written by `vsocksim run --format json` or the result.json of "
+                                   "`run --output DIR`";
+
+// The result at `path` with at least one point, and the file it was read from.
+std::pair<json, std::string> read_points(const std::string& path)
 {
-  const std::string allowed = "allowed: the JSON written by `vsocksim run --format json` or the result.json of "
-                              "`run --output DIR`";
+  const std::string allowed = kResultAllowed;
   ResultJson read;
   try {
     read = read_result_json(path);
@@ -545,9 +551,23 @@ std::string explain_result(const std::string& path, std::optional<long long> poi
   const json doc = read.doc; // explain reads a point's metrics in name order
   if (!doc.is_object() || !doc.contains("points") || !doc["points"].is_array())
     throw InputError(fmt::format("{}: error: not a vsocksim result: no \"points\" array ({})", file, allowed));
-  const json& points = doc["points"];
-  if (points.empty())
+  if (doc["points"].empty())
     throw InputError(fmt::format("{}: error: the result has no points ({})", file, allowed));
+  return {doc, file};
+}
+
+} // namespace
+
+std::string advise_result(const std::string& path)
+{
+  const auto [doc, file] = read_points(path);
+  return advise_text(doc, file);
+}
+
+std::string explain_result(const std::string& path, std::optional<long long> point)
+{
+  const auto [doc, file] = read_points(path);
+  const json& points = doc["points"];
   std::string out;
   if (doc.contains("experiment") && doc["experiment"].is_string())
     out += fmt::format("experiment {}: {} point(s)\n\n", doc["experiment"].get<std::string>(), points.size());

@@ -25,4 +25,8 @@ std::string explain_point(const nlohmann::json& point, std::size_t position);
 // point is out of range.
 std::string explain_result(const std::string& path, std::optional<long long> point);
 
+// What to measure next (app/report/advise.hpp) for the ensemble result at
+// `path`; InputError as explain_result.
+std::string advise_result(const std::string& path);
+
 } // namespace vsim::app

@@ -68,8 +68,7 @@ TEST_CASE("cli: run --ensemble gives every metric its members' values and percen
   }
 }
 
-TEST_CASE("cli: the table shows the members' p50 [p10, p90], and without --ensemble says one exists",
-          "[cli][ensemble]")
+TEST_CASE("cli: the table shows the members' p50 [p10, p90], and without --ensemble says one exists", "[cli][ensemble]")
 {
   TempDir dir;
   write_study(dir);
