@@ -193,16 +193,43 @@ TEST_CASE("error: unknown keys list the keys allowed at that level", "[experimen
 {
   CHECK(error_of("workload:\n  msg_size: 4KiB") ==
         "t.yaml:2:3: error: workload.msg_size: unknown key (allowed: " + kWorkloadKeys + ")");
-  CHECK(error_of("seed: 1\nsede: 2") == "t.yaml:2:1: error: sede: unknown key (allowed: " + kTopKeys + ")");
+  CHECK(error_of("seed: 1\nsede: 2") ==
+        "t.yaml:2:1: error: sede: unknown key, did you mean seed? (allowed: " + kTopKeys + ")");
   CHECK(error_of("workload.msg_size: 4") ==
         "t.yaml:1:1: error: workload.msg_size: unknown key (allowed: " + kWorkloadKeys + ")");
-  CHECK(error_of("sweep:\n  grids: {}") == "t.yaml:2:3: error: sweep.grids: unknown key (allowed: grid, zip)");
+  CHECK(error_of("sweep:\n  grids: {}") ==
+        "t.yaml:2:3: error: sweep.grids: unknown key, did you mean sweep.grid? (allowed: grid, zip)");
   const std::string costs_error = error_of("costs:\n  clock: 3");
   CHECK(costs_error.rfind("t.yaml:2:3: error: costs.clock: unknown key (allowed: clock_ghz, ", 0) == 0);
   CHECK(error_of("hv_sock: {sndbuf: 4KiB, bogus: 1}") ==
         "t.yaml:1:25: error: hv_sock.bogus: unknown key (allowed: host_fill, host_packet_size, pending_send_size, "
         "rcvbuf, "
         "ring_sizing, send_loop, sndbuf, sysctl_rmem_max, sysctl_wmem_max)");
+}
+
+TEST_CASE("error: a misspelt key gets the one key it most likely means", "[experiment]")
+{
+  // Within two edits at the same level (a swap of two letters is one).
+  CHECK(error_of("workload:\n  mesage_size: 4KiB") ==
+        "t.yaml:2:3: error: workload.mesage_size: unknown key, did you mean workload.message_size? (allowed: " +
+            kWorkloadKeys + ")");
+  CHECK(error_of("iteartions: 2").starts_with("t.yaml:1:1: error: iteartions: unknown key, did you mean iterations?"));
+  // A parameter's own name at the wrong level: the one path it ends.
+  CHECK(error_of("message_size: 4KiB")
+            .starts_with("t.yaml:1:1: error: message_size: unknown key, did you mean workload.message_size?"));
+  // Nothing close, or two equally close: no guess.
+  CHECK(error_of("workload:\n  msg_size: 4KiB").find("did you mean") == std::string::npos);
+  CHECK(error_of("hv_sock: {bogus: 1}").find("did you mean") == std::string::npos);
+}
+
+TEST_CASE("error: a flow mapping whose comma split a value says so", "[experiment]")
+{
+  CHECK(error_of("report: {metrics: throughput_MBps,writer_sys_seconds}") ==
+        "t.yaml:1:35: error: report.writer_sys_seconds: unknown key: in a mapping written {...} a comma ends an "
+        "entry, so 'writer_sys_seconds' became a key of its own (a value with commas split in two?) (allowed: "
+        "quote the value, {metrics: 'a,b'}, or write the mapping one key per line)");
+  // The same key, quoted: accepted.
+  CHECK(error_of("report: {metrics: 'throughput_MBps,writer_sys_seconds'}") == "(no error)");
 }
 
 TEST_CASE("error: duplicate keys report the second occurrence", "[experiment]")
@@ -405,7 +432,8 @@ TEST_CASE("error: --set entries", "[experiment]")
         "--set '=3': error: missing key before '=' (allowed: KEY=VALUE, e.g. workload.message_size=4KiB)");
   CHECK(error_of("seed: 1", {"workload.msg=1"}) ==
         "--set 'workload.msg=1': error: workload.msg: unknown key (allowed: " + kWorkloadKeys + ")");
-  CHECK(error_of("seed: 1", {"sede=1"}) == "--set 'sede=1': error: sede: unknown key (allowed: " + kTopKeys + ")");
+  CHECK(error_of("seed: 1", {"sede=1"}) ==
+        "--set 'sede=1': error: sede: unknown key, did you mean seed? (allowed: " + kTopKeys + ")");
   CHECK(error_of("seed: 1", {"workload=3"}) ==
         "--set 'workload=3': error: workload: a group of keys, not a key; set one of them (allowed: " + kWorkloadKeys +
             ")");

@@ -317,3 +317,70 @@ TEST_CASE("calibrate --ensemble: members spread along what the rows cannot tell 
   CHECK(p.ensemble->members[0].costs.size() == 2);
   CHECK(p.ensemble->noise_percent == 5);
 }
+
+TEST_CASE("calibrate --ensemble-only: the start's profile as it is, with an ensemble around its values",
+          "[calibrate][ensemble]")
+{
+  Scratch s("ensemble-only");
+  std::string text = test::read_text(kData + "/tiny.yaml");
+  text.replace(text.find("measurements: tiny.csv"), 22, "measurements: made.csv");
+  write(s.dir / "made.yaml", text);
+  test::write_model_figures(s.dir / "made.yaml", s.dir / "made.csv", {}, {"workload.message_size"});
+  CalibrateOptions opt;
+  opt.fit = {"guest_user_per_call", "guest_send_syscall"};
+  opt.folds = 0;
+  opt.ensemble = 8;
+  opt.ensemble_only = true;
+  opt.name = "ensemble-only";
+  const CalibrationInput in = load_calibration((s.dir / "made.yaml").string(), opt);
+  const CalibrationResult r = calibrate(in, opt, hooks());
+  CHECK(r.kept_start);
+  CHECK(r.search_stop == "no search: --ensemble-only keeps the start's values");
+  REQUIRE(r.members.size() >= 2);
+  CHECK(r.ensemble_centre ==
+        std::vector<double>{in.start->costs.at("guest_user_per_call"), in.start->costs.at("guest_send_syscall")});
+  const PlatformProfile p = calibrated_profile(in, opt, r);
+  CHECK(p.name == "ensemble-only");
+  CHECK(p.costs == in.start->costs);
+  CHECK(p.provenance.at("guest_user_per_call").source == in.start->provenance.at("guest_user_per_call").source);
+  CHECK(p.fit.has_value() == in.start->fit.has_value());
+  REQUIRE(p.ensemble.has_value());
+  CHECK(p.ensemble->members.size() == r.members.size());
+  CHECK(p.ensemble->method.find("not moved: --ensemble-only") != std::string::npos);
+}
+
+TEST_CASE("calibrate: a profile of another name is another machine's, and says where its costs come from",
+          "[calibrate]")
+{
+  Scratch s("new-machine");
+  std::string text = test::read_text(kData + "/tiny.yaml");
+  text.replace(text.find("measurements: tiny.csv"), 22, "measurements: made.csv");
+  write(s.dir / "made.yaml", text);
+  test::write_model_figures(s.dir / "made.yaml", s.dir / "made.csv", {}, {"workload.message_size"});
+  CalibrateOptions opt;
+  opt.fit = {"guest_send_syscall"};
+  opt.folds = 0;
+  opt.max_evaluations = 6;
+  opt.name = "my-host";
+  opt.hardware = {{"host_kernel", "6.1"}, {"cpu", "a test CPU"}};
+  const CalibrationInput in = load_calibration((s.dir / "made.yaml").string(), opt);
+  REQUIRE(in.start->name == "hyperv-2019");
+  const CalibrationResult r = calibrate(in, opt, hooks());
+  const PlatformProfile p = calibrated_profile(in, opt, r);
+  // Only what was given of the machine, in the file's order of the keys.
+  CHECK(p.hardware == std::vector<std::pair<std::string, std::string>>{{"cpu", "a test CPU"}, {"host_kernel", "6.1"}});
+  CHECK(p.doc.find(in.start->doc.substr(0, 40)) == std::string::npos);
+  CHECK(p.doc.find("starting from profile hyperv-2019: the costs not fitted are hyperv-2019's") != std::string::npos);
+  CHECK(p.base == "hyperv-2019");
+  const CostProvenance& kept = p.provenance.at("guest_isr");
+  CHECK(kept.source == "base");
+  CHECK(kept.note.starts_with("profile hyperv-2019's value ("));
+  // The same name: a refit of the same machine keeps its hardware, and --hardware amends it.
+  opt.name = "hyperv-2019";
+  opt.hardware = {{"notes", "refit"}};
+  const PlatformProfile same = calibrated_profile(in, opt, r);
+  CHECK(same.base == in.start->base);
+  CHECK(same.provenance.at("guest_isr").source == in.start->provenance.at("guest_isr").source);
+  REQUIRE(same.hardware.size() >= in.start->hardware.size());
+  CHECK(same.hardware.back() == std::pair<std::string, std::string>{"notes", "refit"});
+}

@@ -295,16 +295,20 @@ struct Driver {
       plan(0, r.fitted.size());
     }
     Finals f;
-    const SearchResult main = fit_on(in.fit_rows, main_budget, "search");
-    r.search_stop = main.stop;
-    add(f, main);
-    const auto fs = folds();
+    if (opt.ensemble_only)
+      r.search_stop = "no search: --ensemble-only keeps the start's values";
+    else {
+      const SearchResult main = fit_on(in.fit_rows, main_budget, "search");
+      r.search_stop = main.stop;
+      add(f, main);
+    }
+    const auto fs = opt.ensemble_only ? std::vector<std::vector<std::size_t>>{} : folds();
     for (std::size_t k = 0; k < fs.size(); ++k)
       add(f, fit_on(training(fs[k]), fold_budget, fmt::format("fold {}/{}", k + 1, fs.size())));
     const auto preds = ev.run(f.sets, 0); // each experiment's own iterations
     progress.step("final", static_cast<unsigned>(f.sets.size()), static_cast<unsigned>(f.sets.size()),
                   static_cast<double>(f.sets.size() * full_iters));
-    const std::size_t chosen = choose(f, 0, preds, in.fit_rows);
+    const std::size_t chosen = opt.ensemble_only ? 0 : choose(f, 0, preds, in.fit_rows);
     r.kept_start = chosen == 0;
     r.before = preds[0];
     r.after = preds[chosen];
@@ -332,8 +336,12 @@ struct Driver {
   // the first experiment's seed, batch by batch) are clipped to the range
   // and kept when their objective (mean squared log ratio over the fit
   // rows) is within the band the noise allows: at most the central fit's
-  // plus (costs fitted) x sigma^2 / (fit rows), a likelihood-ratio bound of
+  // plus (costs varied) x sigma^2 / (fit rows), a likelihood-ratio bound of
   // one sigma per cost. Batches of the members asked for, at most 3.
+  // sigma is the rows' noise (--noise), or the central fit's root mean
+  // squared log error when that is larger: where the model misses its rows
+  // by more than their noise, that miss is part of what is not known (the
+  // residual scaling of a least-squares fit, sqrt(chi^2 / rows)).
   void find_members(const std::vector<double>& fit)
   {
     // The costs varied: the fitted ones at the fit, then the others the
@@ -348,7 +356,7 @@ struct Driver {
     const std::vector<double>& centre = r.ensemble_centre;
     auto values_of = [&](const std::vector<double>& v) { return fitted_values(costs, v); };
     const std::size_t n = costs.size(), rows = in.fit_rows.size();
-    const double sigma = opt.noise_percent / 100;
+    double sigma = opt.noise_percent / 100;
     std::vector<double> u0(n), step(n);
     std::vector<CostValues> sets = {values_of(centre)};
     for (std::size_t i = 0; i < n; ++i) {
@@ -362,6 +370,8 @@ struct Driver {
     progress.step("ensemble: the slopes at the fit", static_cast<unsigned>(sets.size()),
                   static_cast<unsigned>(sets.size()), static_cast<double>(sets.size()) * search_iters_planned());
     r.central_objective = objective(preds[0], measured, in.fit_rows);
+    sigma = std::max(sigma, std::sqrt(r.central_objective));
+    r.noise_used = sigma;
     r.band = r.central_objective + static_cast<double>(n) * sigma * sigma / static_cast<double>(rows);
     Eigen::MatrixXd J = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(n));
     for (std::size_t k = 0; k < rows; ++k)

@@ -58,10 +58,17 @@ struct CalibrateOptions {
   // did not fit: the rows see it, and cannot tell it from those fitted) or
   // "all" (also the costs no row moves: only their plausible range bounds them).
   std::string ensemble_costs = "seen";
+  // No search: the start's values stay (the profile is the start's, fit
+  // report and all) and only the ensemble around them is found.
+  bool ensemble_only = false;
   bool allow_bound = false;       // write a profile with a fitted cost at a bound of its range
   bool allow_broken_ties = false; // write a profile that breaks a tie of its transport
   std::string name;               // the new profile's name
-  std::string experiment_arg;     // the experiment files as given on the command line, ", " between
+  // --hardware KEY=VALUE: what the new profile says of its machine (keys of
+  // hardware_keys()); a profile of another name than the start's says only
+  // these (the start's machine is not the new one's).
+  std::vector<std::pair<std::string, std::string>> hardware;
+  std::string experiment_arg; // the experiment files as given on the command line, ", " between
 };
 
 // A --hold-out filter: rows matching every pair are kept out of the fit.
@@ -205,6 +212,9 @@ struct CalibrationResult {
   std::vector<double> ensemble_centre;
   std::vector<double> draw_objectives; // one per draw: their count is the draws made
   double band = 0, central_objective = 0;
+  // The noise the ensemble used: --noise, or the central fit's root mean
+  // squared log error when larger (a fraction, e.g. 0.072).
+  double noise_used = 0;
 };
 
 // Runs the fit. Throws Interrupted on a stop request.

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "app/calibrate/calibrate.hpp"
+#include "app/experiment/profile_file.hpp"
 #include "app/report/calibration_span.hpp"
 #include "transports/transport.hpp"
 
@@ -30,8 +31,32 @@ double throughput_mbps(const Measurement& m)
   return scale * (m.stats.count("mean") ? m.stats.at("mean") : m.stats.at("median"));
 }
 
+// A profile of another name than its start is another machine's (issue 51,
+// item 3): it says only what was given of its machine, and where its costs
+// come from.
+bool new_machine(const CalibrationInput& in, const CalibrateOptions& opt)
+{
+  return in.start->name != opt.name;
+}
+
+// "cpu X, host_kernel Y" of a profile's hardware, or "not given".
+std::string machine_text(const std::vector<std::pair<std::string, std::string>>& hardware)
+{
+  std::vector<std::string> parts;
+  for (const auto& [key, value] : hardware)
+    if (key == "cpu" || key == "host_kernel" || key == "guest_kernel")
+      parts.push_back(key + " " + value);
+  return parts.empty() ? "its machine not given" : fmt::format("{}", fmt::join(parts, ", "));
+}
+
 std::string description(const CalibrationInput& in, const CalibrateOptions& opt, const CalibrationResult& r)
 {
+  if (new_machine(in, opt))
+    return fmt::format("Calibrated by vsocksim calibrate on {} row(s) of {} ({} cost(s) fitted, mean absolute error "
+                       "{:.1f}% -> {:.1f}%), starting from profile {}: the costs not fitted are {}'s, measured on "
+                       "another machine ({}).",
+                       in.fit_rows.size(), opt.experiment_arg, r.fitted.size(), r.mae_before, r.mae_fit, in.start->name,
+                       in.start->name, machine_text(in.start->hardware));
   // A profile calibrated before says so once: the earlier sentence goes,
   // unless this is a further step of the same profile's fit.
   std::string d = in.start->doc;
@@ -96,13 +121,22 @@ FitReport report(const CalibrationInput& in, const CalibrateOptions& opt, const 
 }
 
 // Where a value that was not fitted comes from: the starting profile's
-// provenance when the experiment left it as the profile has it.
-CostProvenance kept_provenance(const CalibrationInput& in, const std::string& key, double value)
+// provenance when the experiment left it as the profile has it; for a new
+// machine's profile, the start's value named as such.
+CostProvenance kept_provenance(const CalibrationInput& in, const CalibrateOptions& opt, const std::string& key,
+                               double value)
 {
   const PlatformProfile& s = *in.start;
   const auto v = s.costs.find(key);
   if (v != s.costs.end() && v->second == value) {
-    if (const auto p = s.provenance.find(key); p != s.provenance.end())
+    const auto p = s.provenance.find(key);
+    if (new_machine(in, opt))
+      return {"base",
+              p == s.provenance.end() ? fmt::format("profile {}'s value", s.name)
+                                      : fmt::format("profile {}'s value ({}{}{})", s.name, p->second.source,
+                                                    p->second.note.empty() ? "" : ": ", p->second.note),
+              p == s.provenance.end() ? "" : p->second.reason};
+    if (p != s.provenance.end())
       return p->second;
     return {"given", fmt::format("profile {}", s.name), ""};
   }
@@ -159,19 +193,70 @@ std::vector<std::string> refusals(const CalibrationResult& r, const PlatformProf
   return out;
 }
 
+namespace {
+
+// The ensemble of the result: each member's costs (a tie's every member
+// with its value), equal weights; none with fewer than two members.
+std::optional<Ensemble> ensemble_of(const CalibrateOptions& opt, const CalibrationResult& r)
+{
+  if (r.members.size() < 2)
+    return std::nullopt;
+  Ensemble e;
+  e.noise_percent = 100 * r.noise_used;
+  e.method = fmt::format("{} member(s) of {} draw(s) from the fit's linearised posterior over {} cost(s) ({} "
+                         "fitted{}; --ensemble-costs {}) (slopes at the central fit, each row's noise {:.3g}%: "
+                         "--noise {}% or the central fit's rms log error if larger; a prior of a quarter of each "
+                         "plausible range), each kept when its mean squared log error over "
+                         "the fit rows is at most the central fit's plus (costs varied) x noise^2 / (fit rows) "
+                         "({:.3g} <= {:.3g})",
+                         r.members.size(), r.draw_objectives.size(), r.ensemble_costs.size(), r.fitted.size(),
+                         opt.ensemble_only ? ", not moved: --ensemble-only" : "", opt.ensemble_costs,
+                         100 * r.noise_used, opt.noise_percent, r.central_objective, r.band);
+  for (const std::vector<double>& values : r.members)
+    e.members.push_back({1.0 / static_cast<double>(r.members.size()), fitted_values(r.ensemble_costs, values)});
+  return e;
+}
+
+} // namespace
+
 PlatformProfile calibrated_profile(const CalibrationInput& in, const CalibrateOptions& opt, const CalibrationResult& r)
 {
+  if (opt.ensemble_only) { // the start as it is, with the ensemble around it
+    PlatformProfile p = *in.start;
+    p.name = opt.name;
+    p.origin.clear();
+    p.sha256.clear();
+    p.ensemble = ensemble_of(opt, r);
+    return p;
+  }
   PlatformProfile p;
   p.name = opt.name;
   p.transport = in.study().ex.base.text("transport");
   p.doc = description(in, opt, r);
-  p.hardware = in.start->hardware;
-  p.base = in.start->base; // what is not fitted still comes from it, and follows it when it is remade
+  // The machine: the start's when this is its refit, else only what
+  // --hardware gives; --hardware's entries replace the start's.
+  if (!new_machine(in, opt))
+    p.hardware = in.start->hardware;
+  for (const auto& entry : opt.hardware) {
+    auto it = std::find_if(p.hardware.begin(), p.hardware.end(), [&](const auto& h) { return h.first == entry.first; });
+    if (it != p.hardware.end())
+      it->second = entry.second;
+    else
+      p.hardware.push_back(entry);
+  }
+  std::stable_sort(p.hardware.begin(), p.hardware.end(), [](const auto& a, const auto& b) {
+    const auto& keys = hardware_keys();
+    return std::find(keys.begin(), keys.end(), a.first) < std::find(keys.begin(), keys.end(), b.first);
+  });
+  // What is not fitted still comes from the base, and follows it when it is
+  // remade; a new machine's profile starts from its start (a shipped one by
+  // name).
+  p.base = !new_machine(in, opt) ? in.start->base : in.start->origin == "shipped" ? in.start->name : in.start->base;
   for (const auto& [key, start_value] : in.start->costs) {
     const std::string path = "costs." + key;
     const double value = in.study().ex.base.has(path) ? in.study().ex.base.number(path) : start_value;
     p.costs[key] = value;
-    p.provenance[key] = kept_provenance(in, key, value);
+    p.provenance[key] = kept_provenance(in, opt, key, value);
   }
   const std::string rows =
       fmt::format("{} row(s) of {} ({})", in.fit_rows.size(), opt.experiment_arg, measurements_text(in));
@@ -210,22 +295,7 @@ PlatformProfile calibrated_profile(const CalibrationInput& in, const CalibrateOp
   if (in.start->name == opt.name)
     p.calibrated = merged_spans(in.start->calibrated, p.calibrated);
   p.fit = report(in, opt, r);
-  // The ensemble: each member's fitted costs (a tie's every member with its
-  // value), equal weights.
-  if (r.members.size() >= 2) {
-    Ensemble e;
-    e.noise_percent = opt.noise_percent;
-    e.method = fmt::format("{} member(s) of {} draw(s) from the fit's linearised posterior over {} cost(s) ({} "
-                           "fitted; --ensemble-costs {}) (slopes at the central fit, each row's noise {}%, a prior "
-                           "of a quarter of each plausible range), each kept when its mean squared log error over "
-                           "the fit rows is at most the central fit's plus (costs varied) x noise^2 / (fit rows) "
-                           "({:.3g} <= {:.3g})",
-                           r.members.size(), r.draw_objectives.size(), r.ensemble_costs.size(), r.fitted.size(),
-                           opt.ensemble_costs, opt.noise_percent, r.central_objective, r.band);
-    for (const std::vector<double>& values : r.members)
-      e.members.push_back({1.0 / static_cast<double>(r.members.size()), fitted_values(r.ensemble_costs, values)});
-    p.ensemble = std::move(e);
-  }
+  p.ensemble = ensemble_of(opt, r);
   return p;
 }
 

@@ -127,9 +127,10 @@ std::string ensemble_section(const CalibrationResult& r)
 {
   if (r.draw_objectives.empty())
     return "";
-  std::string out = fmt::format("\nensemble: {} member(s) within the noise band from {} draw(s) (band: mean squared "
-                                "log error <= {:.3g}; the central fit's {:.3g})\n",
-                                r.members.size(), r.draw_objectives.size(), r.band, r.central_objective);
+  std::string out =
+      fmt::format("\nensemble: {} member(s) within the noise band from {} draw(s) (band: mean squared "
+                  "log error <= {:.3g}; the central fit's {:.3g}; each row's noise {:.3g}%)\n",
+                  r.members.size(), r.draw_objectives.size(), r.band, r.central_objective, 100 * r.noise_used);
   std::vector<std::string> draws;
   for (double o : r.draw_objectives)
     draws.push_back(fmt::format("{:.3g}", o));

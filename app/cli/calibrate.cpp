@@ -3,6 +3,7 @@
 // [--set KEY=VALUE]... [--optimiser NAME] [--max-evaluations N] [-q]`: a
 // platform profile fitted to the experiment's measured figures
 // (app/calibrate/calibrate.hpp), written whole at the end.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "app/cli/command.hpp"
 #include "app/cli/common.hpp"
 #include "app/experiment/platforms.hpp"
+#include "app/experiment/profile_file.hpp"
 #include "app/experiment/text.hpp"
 #include "app/report/text.hpp"
 #include "app/run/output_dir.hpp"
@@ -30,6 +32,7 @@ struct CalibrateArgs {
   std::vector<std::string> files;
   std::string output;
   std::vector<std::string> fit_lists;
+  std::vector<std::string> hardware; // --hardware KEY=VALUE
   CalibrateOptions opt;
   unsigned jobs = default_jobs();
   bool quiet = false;
@@ -61,7 +64,21 @@ std::vector<std::string> fit_names(const std::vector<std::string>& lists)
 int calibrate_command(CalibrateArgs a)
 {
   check_output(a.output);
+  if (a.opt.ensemble_only && a.opt.ensemble < 2)
+    throw InputError("--ensemble-only: error: there is no ensemble to find (allowed: with --ensemble N, N at least "
+                     "2)");
   a.opt.fit = fit_names(a.fit_lists);
+  for (const std::string& entry : a.hardware) { // what the new profile says of its machine
+    const std::size_t eq = entry.find('=');
+    const std::string key = eq == std::string::npos ? entry : entry.substr(0, eq);
+    const auto& keys = hardware_keys();
+    if (eq == std::string::npos || std::find(keys.begin(), keys.end(), key) == keys.end() || eq + 1 == entry.size())
+      throw InputError(fmt::format("--hardware '{}': error: {} (allowed: KEY=VALUE, KEY one of {})", entry,
+                                   eq == std::string::npos || eq + 1 == entry.size() ? "expected KEY=VALUE"
+                                                                                     : "unknown key '" + key + "'",
+                                   join(keys)));
+    a.opt.hardware.emplace_back(key, entry.substr(eq + 1));
+  }
   a.opt.experiment_arg = join(a.files, ", ");
   if (a.opt.name.empty())
     a.opt.name = fs::path(a.output).stem().string();
@@ -113,7 +130,13 @@ Command add_calibrate(CLI::App& app)
                   "KEY=VALUE[,KEY=VALUE]: rows matching every pair are not fitted, reported apart (repeatable)");
   sub->add_option("--folds", a->opt.folds, "K-fold cross-validation over the fit rows (0: none)")
       ->capture_default_str();
-  sub->add_option("--name", a->opt.name, "the profile's name (default: the output file's stem)");
+  sub->add_option("--name", a->opt.name,
+                  "the profile's name (default: the output file's stem); another name than the start profile's "
+                  "makes a profile of another machine: it keeps none of the start's hardware or description, and "
+                  "names the start as the source of every cost it did not fit");
+  sub->add_option("--hardware", a->hardware,
+                  "what the profile says of its machine: KEY=VALUE (repeatable; cpu, cpu_ghz, host_kernel, "
+                  "guest_kernel, hypervisor, vmm, vcpus, pinning, notes)");
   sub->add_option("--set", a->opt.sets, "override a key of the experiment: KEY=VALUE (repeatable)");
   sub->add_option("--optimiser", a->opt.optimiser, "NLopt's bounded derivative-free optimiser")
       ->check(CLI::IsMember(optimiser_names()))
@@ -136,6 +159,9 @@ Command add_calibrate(CLI::App& app)
                   "(0: none; 16 is the usual)")
       ->check(CLI::Range(0u, 256u))
       ->capture_default_str();
+  sub->add_flag("--ensemble-only", a->opt.ensemble_only,
+                "no search: keep the starting profile as it is (costs, fit report) and only find its ensemble "
+                "(needs --ensemble)");
   sub->add_option("--ensemble-costs", a->opt.ensemble_costs,
                   "what the members vary: fitted (the fitted costs), seen (also the costs the sensitivity analysis "
                   "found moving a row but did not fit), all (also those no row moves: only their plausible range "

@@ -234,10 +234,13 @@ private:
 
   void walk_map(const YAML::Node& map, const std::string& prefix)
   {
+    const bool outer = in_flow_map_;
+    in_flow_map_ = map.Style() == YAML::EmitterStyle::Flow;
     for_each_pair(map, prefix,
                   [&](const std::string& path, const std::string&, const Origin& key_at, const YAML::Node& value) {
                     take(path, key_at, value);
                   });
+    in_flow_map_ = outer;
   }
 
   void expect_map(const std::string& path, const Origin& key_at, const YAML::Node& value, const std::string& allowed)
@@ -279,6 +282,14 @@ private:
     } else if (tree_.is_group(path)) {
       expect_map(path, key_at, value, tree_.children(path));
       walk_map(value, path);
+    } else if (in_flow_map_ && value.IsNull()) {
+      // `report: {metrics: a,b}`: in a flow mapping a comma ends an entry,
+      // so `b` became a key of its own, without a value.
+      fail(key_at, path,
+           with_allowed(fmt::format("unknown key: in a mapping written {{...}} a comma ends an entry, so '{}' "
+                                    "became a key of its own (a value with commas split in two?)",
+                                    path.substr(path.rfind('.') + 1)),
+                        "quote the value, {metrics: 'a,b'}, or write the mapping one key per line"));
     } else {
       fail(key_at, path, tree_.unknown_key(path));
     }
@@ -714,6 +725,7 @@ private:
   std::string stem_;
   std::map<std::string, Given> given_;      // explicit values from the file and --set
   std::map<std::string, Origin> leaf_seen_; // parameter paths given in the file
+  bool in_flow_map_ = false;                // walk_map: the map being read is written {...}
   std::vector<Axis> grid_, zip_;
   std::optional<SearchSpec> search_;
 };

@@ -223,8 +223,8 @@ std::string advise_text(const json& doc, const std::string& file, double noise)
     std::string context = label_text(a);
     out += fmt::format("\n  {}: {} -> {} (points {} -> {}; {}): {} ratio p50 {:.3f} [p10 {:.3f}, p90 {:.3f}], "
                        "+-{:.1f}%\n",
-                       e.key, value_text(a["label"][e.key]), value_text(b["label"][e.key]), e.a, e.b, context,
-                       e.metric, e.ratio.p50, e.ratio.p10, e.ratio.p90, 100 * e.half_width);
+                       e.key, value_text(a["label"][e.key]), value_text(b["label"][e.key]), e.a, e.b, context, e.metric,
+                       e.ratio.p50, e.ratio.p10, e.ratio.p90, 100 * e.half_width);
     if (e.best.empty() || e.best.front().share < 0.05) {
       out += "    no single figure of these points tells the members apart as this effect does\n";
       continue;

@@ -226,7 +226,10 @@ std::string show_result(const std::string& path, const std::vector<std::string>&
       eff.push_back(std::move(e));
     }
     const bool grouped = metrics == std::vector<std::string>{"all"} || metrics.size() > kGroupedAbove;
-    return (grouped ? to_grouped_table(r.ex, r.results, names, width) : to_table(r.ex, r.results, names)) +
+    // `all`: every metric, but the CPUs' and threads' that are 0 everywhere (to_grouped_table says which)
+    const std::vector<std::string> shown =
+        metrics == std::vector<std::string>{"all"} ? std::vector<std::string>{} : names;
+    return (grouped ? to_grouped_table(r.ex, r.results, shown, width) : to_table(r.ex, r.results, names)) +
            table_notes(r.ex, eff) + calibration_notes(r.ex.points, r.results);
   }
   // JSON and CSV: the result with only the chosen metrics (all when none

@@ -437,9 +437,18 @@ std::string to_grouped_table(const Experiment& ex, const std::vector<PointResult
 {
   check_results(ex, results);
   std::vector<std::string> names = metrics;
+  std::vector<std::string> idle; // every metric: the CPUs' and threads' that are 0 everywhere, left out
   if (names.empty()) {
-    const std::set<std::string> all = metric_names(results);
-    names.assign(all.begin(), all.end());
+    for (const std::string& m : metric_names(results)) {
+      const bool per_entity = m.starts_with("cpu.") || m.starts_with("thread.");
+      const bool zero = std::all_of(results.begin(), results.end(), [&](const PointResult& r) {
+        return std::all_of(r.iterations.begin(), r.iterations.end(), [&](const Metrics& it) {
+          const auto f = it.find(m);
+          return f == it.end() || f->second == 0;
+        });
+      });
+      (per_entity && zero ? idle : names).push_back(m);
+    }
   }
   const std::vector<MetricGroup>& groups = metric_groups();
   std::vector<std::vector<std::string>> members(groups.size());
@@ -460,6 +469,28 @@ std::string to_grouped_table(const Experiment& ex, const std::vector<PointResult
                   used, used == 1 ? "" : "s", stat_title(stat), iterations_text(results),
                   baseline ? fmt::format("; (change of the mean against point {})", baseline->index) : "");
   out += keys.empty() ? "a row per point\n" : "a row per point (index: " + join(keys, ", ") + ")\n";
+  if (!idle.empty()) {
+    // "cpu.host3", "thread.vhost": an entity every metric of which is 0
+    auto entity = [](const std::string& m) { return m.substr(0, m.find('.', m.find('.') + 1)); };
+    std::set<std::string> busy; // entities with a metric shown
+    for (const std::string& m : names)
+      if (m.starts_with("cpu.") || m.starts_with("thread."))
+        busy.insert(entity(m));
+    std::set<std::string> idle_entities;
+    std::size_t categories = 0; // zero metrics of entities that are not idle
+    for (const std::string& m : idle) {
+      if (busy.count(entity(m)))
+        ++categories;
+      else
+        idle_entities.insert(entity(m));
+    }
+    out += fmt::format("left out, 0 in every point (--metrics NAME shows one): {}{}{}\n",
+                       idle_entities.empty()
+                           ? ""
+                           : "idle " + join(std::vector<std::string>(idle_entities.begin(), idle_entities.end()), ", "),
+                       !idle_entities.empty() && categories > 0 ? "; " : "",
+                       categories > 0 ? fmt::format("{} busy categories of the others", categories) : "");
+  }
 
   // The point column: "K: v1, v2" (the swept values, as the sweep wrote
   // them), K right-aligned so the values line up.

@@ -33,6 +33,9 @@ std::string to_table(const Experiment& ex, const std::vector<PointResult>& resul
 // No line is wider than `width` columns unless one metric column alone is:
 // a wider group is split into several tables, each repeating the point
 // column. The notes on failed and extrapolated points end it, as to_table's.
+// With no metrics named: every metric, but the CPUs' and threads' (cpu.*,
+// thread.*) that are 0 in every iteration of every point, which one line
+// under the title names (issue 51, item 9).
 std::string to_grouped_table(const Experiment& ex, const std::vector<PointResult>& results,
                              const std::vector<std::string>& metrics, std::size_t width);
 
