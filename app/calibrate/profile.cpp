@@ -244,6 +244,11 @@ PlatformProfile calibrated_profile(const CalibrationInput& in, const CalibrateOp
     else
       p.hardware.push_back(entry);
   }
+  // Every key said, so that nothing of the base's machine is inherited.
+  if (new_machine(in, opt))
+    for (const std::string& key : hardware_keys())
+      if (std::none_of(p.hardware.begin(), p.hardware.end(), [&](const auto& h) { return h.first == key; }))
+        p.hardware.emplace_back(key, "not given");
   std::stable_sort(p.hardware.begin(), p.hardware.end(), [](const auto& a, const auto& b) {
     const auto& keys = hardware_keys();
     return std::find(keys.begin(), keys.end(), a.first) < std::find(keys.begin(), keys.end(), b.first);
