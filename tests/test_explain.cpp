@@ -443,3 +443,39 @@ TEST_CASE("explain: bad input exits 2 naming the file and what is allowed", "[ex
   CHECK(r.status == 2);
   fs::remove_all(dir);
 }
+
+TEST_CASE("explain: one rule for every verdict, a thread or CPU busy 85% or more", "[explain][e2e]")
+{
+  // A real point, its busy shares then set by hand: the verdict follows the
+  // busiest thread (and CPU), not the share of the analytic bound.
+  auto j = run_json(kVirtio, {});
+  nlohmann::json point = j["points"][0];
+  auto set_busy = [&](const std::string& entity, double busy) {
+    point["metrics"][entity + ".busy_percent"] = {{"min", busy}, {"max", busy}, {"mean", busy}, {"median", busy}};
+  };
+  for (auto it = point["metrics"].begin(); it != point["metrics"].end(); ++it)
+    if ((it.key().starts_with("thread.") || it.key().starts_with("cpu.")) && it.key().ends_with(".busy_percent"))
+      it.value() = {{"min", 10.0}, {"max", 10.0}, {"mean", 10.0}, {"median", 10.0}};
+  set_busy("thread.vhost", 84);
+  CHECK(explain_point(point, 0).find("verdict: waiting, not CPU, is the limit") != std::string::npos);
+  set_busy("thread.vhost", 86);
+  const std::string cpu = explain_point(point, 0);
+  INFO(cpu);
+  CHECK(cpu.find("verdict: CPU limits this point: ") != std::string::npos);
+  CHECK(cpu.find("[vhost] is busy 86.0% of the time (saturated: at least 85%)") != std::string::npos);
+  // No thread saturated, but a CPU its threads share is: that CPU.
+  set_busy("thread.vhost", 50);
+  set_busy("cpu.vcpu1", 91);
+  CHECK(explain_point(point, 0).find("verdict: CPU limits this point: vcpu1 is busy 91.0% of the time") !=
+        std::string::npos);
+}
+
+TEST_CASE("explain: iperf3's streams, one thread on one CPU, have a bound and a verdict", "[explain][e2e]")
+{
+  auto j = run_json(kVirtio, {"workload.app=iperf3", "workload.connections=2", "guest.vcpus=4"});
+  const std::string s = explain_point(j["points"][0], 0);
+  INFO(s);
+  CHECK(s.find("bound: not computed") == std::string::npos);
+  CHECK(s.find("analytic bound: ") != std::string::npos);
+  CHECK(s.find("  verdict: ") != std::string::npos);
+}

@@ -93,6 +93,10 @@ struct ChannelLink {
 };
 struct PlatformPlan {
   int vcpus = 0, host_cpus = 0, connections = 0;
+  // Each side's streams are served by one application thread (iperf3
+  // before 3.16: the model puts every stream's thread on the first's CPU),
+  // so a CPU holds all of that side's application threads.
+  bool one_app_thread = false;
   double clock_ghz = 0;
   std::vector<ThreadLoad> loads;
   std::vector<ChannelLink> links;

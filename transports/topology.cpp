@@ -126,7 +126,11 @@ Built build(const PlatformPlan& plan)
 
 TopologyLimits limits_for(const PlatformPlan& plan)
 {
-  auto per_cpu = [&](int cpus) { return cpus > 0 ? (plan.connections + cpus - 1) / cpus : plan.connections; };
+  auto per_cpu = [&](int cpus) {
+    if (plan.one_app_thread) // one thread serves every stream: all of them on one CPU
+      return plan.connections;
+    return cpus > 0 ? (plan.connections + cpus - 1) / cpus : plan.connections;
+  };
   return TopologyLimits{std::max(1, per_cpu(plan.vcpus)), std::max(1, per_cpu(plan.host_cpus))};
 }
 

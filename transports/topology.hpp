@@ -20,7 +20,8 @@ struct TopologyLimits {
   int host_app_threads_per_cpu = 1;
 };
 // The limits the experiment's own numbers imply: connections spread round
-// robin over the CPUs of each side.
+// robin over the CPUs of each side (with PlatformPlan::one_app_thread, all
+// of a side's on one CPU).
 TopologyLimits limits_for(const PlatformPlan& plan);
 
 // Every inconsistency of the plan, one line each ("" entries never): a thread

@@ -171,7 +171,8 @@ void declare_experiment_params(ParamRegistry& reg)
                   .def("2")
                   .range(1, 64)
                   .doc("guest vCPUs: interrupts go to vCPU 0; connection i's guest thread runs on vCPU (1+i) mod "
-                       "vcpus"));
+                       "vcpus, except with workload.app: iperf3, whose streams one thread serves: all on vCPU 1 "
+                       "(docs/model.md, \"The benchmark\")"));
   reg.declare(Param("guest.preemption")
                   .choice()
                   .def("voluntary")

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "app/experiment/experiment.hpp"
 #include "app/report/advise.hpp"
@@ -24,8 +25,11 @@ namespace {
 
 using json = nlohmann::json;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-// Below this share of the bound, the simulation is limited by waiting, not CPU.
-constexpr double kWaitingRatio = 0.6;
+// The one rule of every verdict (issue 51, item 2; docs/model.md, "explain"):
+// a point is CPU-bound when a thread is busy at least this share of the
+// elapsed time (it saturates: its CPU has no time left for it); else it is
+// limited by waiting, whatever the analytic bound says.
+constexpr double kSaturatedPercent = 85;
 
 struct View {
   const json& metrics;
@@ -264,6 +268,29 @@ std::string occupancy_text(const View& v)
   return out;
 }
 
+// Beside the verdict: what of the point lies outside the data its profile
+// was fitted on (the point's extrapolated_from_calibration).
+std::string outside_calibration_text(const json& point)
+{
+  const auto it = point.find("extrapolated_from_calibration");
+  if (it == point.end() || !it->is_array() || it->empty())
+    return "";
+  std::vector<std::string> items;
+  for (const json& e : *it)
+    if (e.is_string())
+      items.push_back(e.get<std::string>());
+  return items.empty() ? ""
+                       : fmt::format("  note: outside what the profile was fitted on, so an extrapolation: {}\n",
+                                     fmt::join(items, "; "));
+}
+
+// The busiest of a list of CPUs or threads (nullptr for none).
+const Busy* busiest(const std::vector<Busy>& xs)
+{
+  const auto it = std::max_element(xs.begin(), xs.end(), [](const Busy& a, const Busy& b) { return a.busy < b.busy; });
+  return it == xs.end() ? nullptr : &*it;
+}
+
 // The verdict when the busiest thread is what limits the point.
 std::string cpu_verdict(const View& v, const Graph& g, const Busy& top_thread)
 {
@@ -273,19 +300,29 @@ std::string cpu_verdict(const View& v, const Graph& g, const Busy& top_thread)
   if (role && !role->bottleneck.empty()) {
     double cycles = 0;
     std::string what;
-    for (const ThreadLoad& l : g.plan->loads)
-      if (l.thread == top_thread.name) {
-        cycles = l.cycles_per_MB;
-        what = l.what;
-      }
-    why = fmt::format("{}; at least {:.0f} cycles per MB, {:.0f} per data packet ({})", role->bottleneck, cycles,
-                      packets > 0 ? cycles / packets : 0, what);
+    if (g.plan)
+      for (const ThreadLoad& l : g.plan->loads)
+        if (l.thread == top_thread.name) {
+          cycles = l.cycles_per_MB;
+          what = l.what;
+        }
+    why = cycles > 0 ? fmt::format("{}; at least {:.0f} cycles per MB, {:.0f} per data packet ({})", role->bottleneck,
+                                   cycles, packets > 0 ? cycles / packets : 0, what)
+                     : role->bottleneck;
   } else
     why = fmt::format("the {} is the bottleneck", g.stage_of(top_thread.name));
-  return fmt::format("  verdict: CPU limits this point: {} [{}] is busy {:.1f}% of the time, mostly {} ({}). The "
-                     "bound agrees: {} is the most loaded CPU.\n",
-                     g.stage_of(top_thread.name), top_thread.name, top_thread.busy, top_thread.top_category(), why,
-                     g.bound->binding.cpu);
+  std::string bound;
+  if (g.bound)
+    bound =
+        g.bound->binding.top_thread == top_thread.name
+            ? fmt::format(" The bound agrees: {} is the most loaded CPU, most of it this thread.", g.bound->binding.cpu)
+            : fmt::format(" (The analytic bound's most loaded CPU is {}, set by {}: the simulation's busiest "
+                          "thread is not the one the costs alone rank first.)",
+                          g.bound->binding.cpu, g.bound->binding.top_thread);
+  return fmt::format("  verdict: CPU limits this point: {} [{}] is busy {:.1f}% of the time (saturated: at least "
+                     "{:.0f}%), mostly {} ({}).{}\n",
+                     g.stage_of(top_thread.name), top_thread.name, top_thread.busy, kSaturatedPercent,
+                     top_thread.top_category(), why, bound);
 }
 
 // The verdict when waiting, not CPU, limits the point: the writers' idle
@@ -293,6 +330,7 @@ std::string cpu_verdict(const View& v, const Graph& g, const Busy& top_thread)
 std::string waiting_verdict(const View& v, const Params& p, const std::vector<Busy>& threads, const Busy* top_thread,
                             double ratio)
 {
+  // ratio: simulated over the analytic bound, NaN when there is none.
   const double thr = v.get("throughput_MBps");
   const double packets = v.count("packets_per_MB");
   double writer_busy = 0;
@@ -306,11 +344,12 @@ std::string waiting_verdict(const View& v, const Params& p, const std::vector<Bu
   auto per_event_us = [&](double per_mb) { return writers * writer_idle / (per_mb * thr) * 1e6; };
   const double stalls = v.count("ring_full_stalls_per_MB"), credit = v.count("credit_stalls_per_MB");
   const double rxbuf = v.count("rx_buffer_stalls_per_MB"), sleeps = v.count("reader_sleeps_per_MB");
-  std::string out = fmt::format(
-      "  verdict: waiting, not CPU, is the limit (simulated {:.0f}% of the CPU bound; no CPU "
-      "is saturated{}). ",
-      ratio * 100,
-      top_thread ? fmt::format(": the busiest thread, {}, is busy {:.0f}%", top_thread->name, top_thread->busy) : "");
+  std::string out =
+      fmt::format("  verdict: waiting, not CPU, is the limit ({}no thread is saturated{}). ",
+                  std::isnan(ratio) ? "" : fmt::format("simulated {:.0f}% of the CPU bound; ", ratio * 100),
+                  top_thread ? fmt::format(": the busiest, {}, is busy {:.0f}%, under {:.0f}%", top_thread->name,
+                                           top_thread->busy, kSaturatedPercent)
+                             : "");
   if (stalls > 0) {
     const std::string direction = p.has("direction") ? value_to_string(p.get("direction")) : std::string("?");
     const std::string ring_key = direction == "host_to_guest" ? "ring_bytes_host_to_guest" : "ring_bytes_guest_to_host";
@@ -446,10 +485,10 @@ std::string member_verdict(const json& metrics, const Params& p)
   const Busy& top =
       *std::max_element(threads.begin(), threads.end(), [](const Busy& a, const Busy& b) { return a.busy < b.busy; });
   const Graph g(p);
-  if (!g.bound) // no bound to set the throughput against: the busiest thread
-    return fmt::format("busiest: {} [{}] (no CPU bound computed)", g.stage_of(top.name), top.name);
-  if (v.get("throughput_MBps") / g.bound->MBps >= kWaitingRatio)
+  if (top.busy >= kSaturatedPercent) // explain_point's rule
     return fmt::format("CPU: {} [{}]", g.stage_of(top.name), top.name);
+  if (const Busy* cpu = busiest(entities(v, "cpu.")); cpu && cpu->busy >= kSaturatedPercent)
+    return fmt::format("CPU: {}, shared by its threads", cpu->name);
   return "waiting, not CPU";
 }
 
@@ -517,17 +556,30 @@ std::string explain_point(const json& point, std::size_t position)
     return out + round_trip_text(v, p, point) + ensemble_explain_text(point, p);
   const Graph g(p);
   out += stages_text(threads, g) + waiting_text(v) + occupancy_text(v);
+  double ratio = kNaN;
   if (!g.bound)
-    return out + "  bound: not computed (" + g.error + ")\n" + ensemble_explain_text(point, p);
-  const CpuLoad& bind = g.bound->binding;
-  const double ratio = v.get("throughput_MBps") / g.bound->MBps;
-  out += fmt::format("  analytic bound: {} ({} per connection), set by {} ({:.0f} cycles per MB at {} GHz; "
-                     "mostly {} [{}]: {}); simulated = {:.0f}% of it\n",
-                     fmt_rate(g.bound->MBps), fmt_rate(g.bound->per_connection_MBps), bind.cpu, bind.cycles_per_MB,
-                     g.plan->clock_ghz, bind.top_stage, bind.top_thread, bind.top_what, ratio * 100);
-  if (ratio >= kWaitingRatio && top_thread)
-    return out + cpu_verdict(v, g, *top_thread) + ensemble_explain_text(point, p);
-  return out + waiting_verdict(v, p, threads, top_thread, ratio) + ensemble_explain_text(point, p);
+    out += "  bound: not computed (" + g.error + ")\n";
+  else {
+    const CpuLoad& bind = g.bound->binding;
+    ratio = v.get("throughput_MBps") / g.bound->MBps;
+    out += fmt::format("  analytic bound: {} ({} per connection), set by {} ({:.0f} cycles per MB at {} GHz; "
+                       "mostly {} [{}]: {}); simulated = {:.0f}% of it\n",
+                       fmt_rate(g.bound->MBps), fmt_rate(g.bound->per_connection_MBps), bind.cpu, bind.cycles_per_MB,
+                       g.plan->clock_ghz, bind.top_stage, bind.top_thread, bind.top_what, ratio * 100);
+  }
+  // One rule (kSaturatedPercent), the bound or not: a saturated thread, else
+  // a saturated CPU (threads sharing it, e.g. iperf3's streams), else waiting.
+  const Busy* top_cpu = busiest(cpus);
+  if (top_thread && top_thread->busy >= kSaturatedPercent)
+    out += cpu_verdict(v, g, *top_thread);
+  else if (top_cpu && top_cpu->busy >= kSaturatedPercent)
+    out += fmt::format("  verdict: CPU limits this point: {} is busy {:.1f}% of the time (saturated: at least "
+                       "{:.0f}%; {}), shared by its threads, none saturated alone (the busiest, {}, {:.1f}%).\n",
+                       top_cpu->name, top_cpu->busy, kSaturatedPercent, top_cpu->breakdown(),
+                       top_thread ? top_thread->name : "?", top_thread ? top_thread->busy : 0.0);
+  else
+    out += waiting_verdict(v, p, threads, top_thread, ratio);
+  return out + outside_calibration_text(point) + ensemble_explain_text(point, p);
 }
 
 namespace {

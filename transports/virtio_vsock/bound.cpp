@@ -64,6 +64,7 @@ PlatformPlan platform_plan(const Params& p)
   plan.vcpus = static_cast<int>(p.integer("guest.vcpus"));
   plan.host_cpus = static_cast<int>(p.integer("host.cpus"));
   plan.connections = static_cast<int>(p.integer("workload.connections"));
+  plan.one_app_thread = kn.iperf3; // guest_cpu_of / host_cpu_of: every stream on the first's CPU
   plan.clock_ghz = k.clock_ghz;
   const double msgs = 1e6 / static_cast<double>(m); // messages (and at least as many recv() calls) per MB
   // CREDIT_UPDATE packets per MB: one per recv() (2018) and one per
