@@ -20,6 +20,11 @@ strip_wall() {
 }
 for f in experiments/*.yaml experiments/calibration/*.yaml experiments/testset/*.yaml experiments/validation/*.yaml; do
   name="$(echo "${f#experiments/}" | tr / _)"
+  if grep -q '^search:' "$f"; then # a search: `search` runs it, its front as JSON
+    "$bin" search "$f" --format json -q --jobs "$(nproc)" | strip_wall > "$out/${name%.yaml}.json"
+    echo "$f" >&2
+    continue
+  fi
   "$bin" run "$f" --format json -q --jobs "$(nproc)" --allow-large | strip_wall > "$out/${name%.yaml}.json"
   echo "$f" >&2
 done

@@ -87,7 +87,8 @@ TEST_CASE("effective: a value below the default ring, and fixed sizing ignoring 
   CHECK(effective_warnings(set)[0].rfind("hv_sock.rcvbuf=4194304: capped by hv_sock.sysctl_rmem_max", 0) == 0);
   // A default made moot by another choice is not the user's: no warning
   // (4.19 updates credit on every read, so the default threshold is unused).
-  const Experiment moot = load("transport: virtio_vsock\nplatform: kvm-2019\nworkload: {total_bytes: 2MB}\n");
+  const Experiment moot = load("transport: virtio_vsock\nplatform: kvm-2019\nworkload: {total_bytes: 2MB}\n"
+                               "virtio_vsock: {preset: linux-4.19}\n");
   CHECK(find(effective_values(moot.points[0].params), "credit_threshold_bytes").note != "");
   CHECK(effective_warnings(moot).empty());
 }
@@ -136,7 +137,7 @@ TEST_CASE("effective: the notes under the tables show the effective values that 
 TEST_CASE("effective: one rx buffer is warned of before the run (it hangs, as Linux would)", "[effective]")
 {
   const Experiment ex = load("transport: virtio_vsock\nplatform: kvm-2019\nworkload: {total_bytes: 2MB}\n"
-                             "virtio_vsock: {queue_size: 2}\n"
+                             "virtio_vsock: {preset: linux-4.19, queue_size: 2}\n"
                              "sweep:\n  grid:\n    virtio_vsock.indirect_desc: [true, false]\n");
   CHECK(value(effective_values(ex.points[0].params), "rx_buffers") == 2);
   CHECK(value(effective_values(ex.points[1].params), "rx_buffers") == 1);

@@ -11,6 +11,7 @@ transport: virtio_vsock
 platform: kvm-2019
 seed: 11
 iterations: 1
+virtio_vsock.preset: linux-4.19
 workload:
   message_size: 64KiB
   total_bytes: 1MB

@@ -2,6 +2,7 @@
 // loaded and checked as `run` would, its size and time estimate, the
 // warnings for clamped or ignored values and the points that are the same
 // run; nothing is simulated.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -48,6 +49,18 @@ int check(const CheckArgs& a)
     std::cout << fmt::format("{}: warning: {}\n", a.file, w);
   for (const std::string& line : same_run_lines(ex))
     std::cout << fmt::format("{}: note: {}\n", a.file, line);
+  // Defaults that stand for a kernel (issue 51, item 5): which one a point
+  // gets when the file names none.
+  const bool virtio = std::any_of(ex.points.begin(), ex.points.end(), [](const Point& p) {
+    return p.params.has("transport") && p.params.text("transport") == "virtio_vsock";
+  });
+  auto named = [&](const std::vector<std::string>& keys) {
+    return std::find(keys.begin(), keys.end(), "virtio_vsock.preset") != keys.end();
+  };
+  if (virtio && !named(ex.given) && !named(ex.grid_keys) && !named(ex.zip_keys))
+    std::cout << fmt::format("{}: note: virtio_vsock.preset is not given: the points model {}'s virtio-vsock (the "
+                             "default, the newest modelled kernel); set it to pin a kernel\n",
+                             a.file, registry().find("virtio_vsock.preset")->default_text);
   return 0;
 }
 

@@ -238,9 +238,10 @@ TEST_CASE("cli: a point whose simulated system hangs as its kernel would is repo
   // point with indirect descriptors (two buffers) runs.
   TempDir dir;
   const std::string file = dir.root + "/hang.yaml";
-  write_file(file, "platform: kvm-2019\ntransport: virtio_vsock\ndirection: host_to_guest\niterations: 1\n"
-                   "workload: {total_bytes: 100kB, message_size: 4KiB}\nvirtio_vsock: {queue_size: 2}\n"
-                   "sweep:\n  grid: {virtio_vsock.indirect_desc: [true, false]}\n");
+  write_file(file,
+             "platform: kvm-2019\ntransport: virtio_vsock\ndirection: host_to_guest\niterations: 1\n"
+             "workload: {total_bytes: 100kB, message_size: 4KiB}\nvirtio_vsock: {preset: linux-4.19, queue_size: 2}\n"
+             "sweep:\n  grid: {virtio_vsock.indirect_desc: [true, false]}\n");
   const Run r = run_cli(dir, {"run", file, "-q", "--format", "json"});
   INFO("stderr: " << r.err);
   CHECK(r.status == 1);

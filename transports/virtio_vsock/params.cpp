@@ -124,9 +124,10 @@ void declare_params(ParamRegistry& reg)
 
   declare(Param("virtio_vsock.preset")
               .choice()
-              .def("linux-4.19")
+              .def("linux-6.12")
               .words(names)
-              .doc("kernel whose behaviour every knob below defaults to; each knob can then be set alone")
+              .doc("kernel whose behaviour every knob below defaults to; each knob can then be set alone (the "
+                   "default is the newest modelled kernel; until December 2026 it was linux-4.19)")
               .scope("virtio_vsock"));
   declare(knob("virtio_vsock.rx_buf_size")
               .size()
