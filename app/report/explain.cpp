@@ -487,7 +487,8 @@ std::string member_verdict(const json& metrics, const Params& p)
   const Graph g(p);
   if (top.busy >= kSaturatedPercent) // explain_point's rule
     return fmt::format("CPU: {} [{}]", g.stage_of(top.name), top.name);
-  if (const Busy* cpu = busiest(entities(v, "cpu.")); cpu && cpu->busy >= kSaturatedPercent)
+  const std::vector<Busy> cpus = entities(v, "cpu."); // busiest() points into it
+  if (const Busy* cpu = busiest(cpus); cpu && cpu->busy >= kSaturatedPercent)
     return fmt::format("CPU: {}, shared by its threads", cpu->name);
   return "waiting, not CPU";
 }
