@@ -114,18 +114,12 @@ constexpr double kMaxMessageSize = 1 << 20; // workload.message_size: 1 B .. 1 M
 double max_messages = 50000;                // messages per connection, at most (--max-messages)
 constexpr std::int64_t kMaxConnections = 4; // workload.connections: 1 .. 4
 constexpr std::int64_t kMaxIterations = 2;  // iterations: 1 .. 2
-const std::set<std::string> kOverridden = {"iterations",
-                                           "workload.total_bytes",
-                                           "workload.message_size",
-                                           "workload.connections",
-                                           "sim.run_length",
-                                           "workload.pattern",
-                                           "workload.transactions",
-                                           "workload.request_size",
-                                           "workload.response_size",
-                                           "workload.outstanding",
-                                           "workload.think_time",
-                                           "workload.think_time_distribution"};
+const std::set<std::string> kOverridden = {
+    "iterations", "workload.total_bytes", "workload.message_size", "workload.connections", "sim.run_length",
+    "sim.ensemble", // runs the same point again per member: refused on
+                    // profiles without an ensemble, so never drawn
+    "workload.pattern", "workload.transactions", "workload.request_size", "workload.response_size",
+    "workload.outstanding", "workload.think_time", "workload.think_time_distribution"};
 
 // ---- random numbers: splitmix64, the same sequence on every machine ---------
 
