@@ -61,6 +61,17 @@ std::string made_up_study(const fs::path& dir, const std::map<std::string, doubl
   return yaml.string();
 }
 
+// hv_sock's tiny study with figures the model made from hyperv-2019's own
+// costs (made.yaml, made.csv in the scratch directory); the experiment's path.
+std::string made_study(const Scratch& s)
+{
+  std::string text = test::read_text(kData + "/tiny.yaml");
+  text.replace(text.find("measurements: tiny.csv"), 22, "measurements: made.csv");
+  write(s.dir / "made.yaml", text);
+  test::write_model_figures(s.dir / "made.yaml", s.dir / "made.csv", {}, {"workload.message_size"});
+  return (s.dir / "made.yaml").string();
+}
+
 } // namespace
 
 TEST_CASE("ties: a profile keeps a tie when its members agree inside the situation's range", "[ties]")
@@ -268,17 +279,14 @@ TEST_CASE("calibrate --ensemble: members spread along what the rows cannot tell 
   // costs. At small messages the Linux writer binds, and its user time per
   // call and its send syscall are charged one after the other: the rows
   // see their sum (707 cycles), not how it divides.
-  std::string text = test::read_text(kData + "/tiny.yaml");
-  text.replace(text.find("measurements: tiny.csv"), 22, "measurements: made.csv");
-  write(s.dir / "made.yaml", text);
-  test::write_model_figures(s.dir / "made.yaml", s.dir / "made.csv", {}, {"workload.message_size"});
+  const std::string made = made_study(s);
   CalibrateOptions opt;
   opt.fit = {"guest_user_per_call", "guest_send_syscall"};
   opt.folds = 0;
   opt.max_evaluations = 12;
   opt.ensemble = 8;
   opt.name = "ensemble";
-  const CalibrationInput in = load_calibration((s.dir / "made.yaml").string(), opt);
+  const CalibrationInput in = load_calibration(made, opt);
   const double user = in.start->costs.at("guest_user_per_call"), sys = in.start->costs.at("guest_send_syscall");
   const CalibrationResult r = calibrate(in, opt, hooks());
   REQUIRE(r.moves.size() == 2);
@@ -323,17 +331,14 @@ TEST_CASE("calibrate --ensemble-only: the start's profile as it is, with an ense
           "[calibrate][ensemble]")
 {
   Scratch s("ensemble-only");
-  std::string text = test::read_text(kData + "/tiny.yaml");
-  text.replace(text.find("measurements: tiny.csv"), 22, "measurements: made.csv");
-  write(s.dir / "made.yaml", text);
-  test::write_model_figures(s.dir / "made.yaml", s.dir / "made.csv", {}, {"workload.message_size"});
+  const std::string made = made_study(s);
   CalibrateOptions opt;
   opt.fit = {"guest_user_per_call", "guest_send_syscall"};
   opt.folds = 0;
   opt.ensemble = 8;
   opt.ensemble_only = true;
   opt.name = "ensemble-only";
-  const CalibrationInput in = load_calibration((s.dir / "made.yaml").string(), opt);
+  const CalibrationInput in = load_calibration(made, opt);
   const CalibrationResult r = calibrate(in, opt, hooks());
   CHECK(r.kept_start);
   CHECK(r.search_stop == "no search: --ensemble-only keeps the start's values");
@@ -354,17 +359,14 @@ TEST_CASE("calibrate: a profile of another name is another machine's, and says w
           "[calibrate]")
 {
   Scratch s("new-machine");
-  std::string text = test::read_text(kData + "/tiny.yaml");
-  text.replace(text.find("measurements: tiny.csv"), 22, "measurements: made.csv");
-  write(s.dir / "made.yaml", text);
-  test::write_model_figures(s.dir / "made.yaml", s.dir / "made.csv", {}, {"workload.message_size"});
+  const std::string made = made_study(s);
   CalibrateOptions opt;
   opt.fit = {"guest_send_syscall"};
   opt.folds = 0;
   opt.max_evaluations = 6;
   opt.name = "my-host";
   opt.hardware = {{"host_kernel", "6.1"}, {"cpu", "a test CPU"}};
-  const CalibrationInput in = load_calibration((s.dir / "made.yaml").string(), opt);
+  const CalibrationInput in = load_calibration(made, opt);
   REQUIRE(in.start->name == "hyperv-2019");
   const CalibrationResult r = calibrate(in, opt, hooks());
   const PlatformProfile p = calibrated_profile(in, opt, r);

@@ -100,6 +100,12 @@ struct PlatformProfile {
   std::string sha256 = {}; // of the file's bytes
 };
 
+// Whether the profile has an ensemble to run (sim.ensemble).
+inline bool has_ensemble(const PlatformProfile& p)
+{
+  return p.ensemble && !p.ensemble->members.empty();
+}
+
 // A profile value outside its cost's plausible range (ParamSpec::plausible_*):
 // a fit that needs it stands in for a mechanism the model lacks.
 struct ImplausibleCost {

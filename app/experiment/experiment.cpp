@@ -509,7 +509,7 @@ private:
     if (!point.params.boolean("sim.ensemble"))
       return;
     const PlatformProfile* profile = find_profile(point.params.text("platform"));
-    if (!profile->ensemble || profile->ensemble->members.empty()) {
+    if (!has_ensemble(*profile)) {
       Origin at = origin_of(given, "sim.ensemble");
       fail(with_file(at), "sim.ensemble",
            with_allowed(fmt::format("platform {} has no ensemble to run", profile->name),

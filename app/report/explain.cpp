@@ -145,18 +145,22 @@ std::string heading_text(const json& point, std::size_t position, const Params& 
                      packets > 0 ? fmt::format("{:.1f}", packets) : "?");
 }
 
+// The busiest of a list of CPUs or threads (nullptr for none).
+const Busy* busiest(const std::vector<Busy>& xs)
+{
+  const auto it = std::max_element(xs.begin(), xs.end(), [](const Busy& a, const Busy& b) { return a.busy < b.busy; });
+  return it == xs.end() ? nullptr : &*it;
+}
+
 // Which resource saturates: the busiest CPU and thread (top_thread: that
 // thread, or nullptr when the result has no busy fractions).
 std::string saturation_text(const std::vector<Busy>& cpus, const std::vector<Busy>& threads, const Busy*& top_thread)
 {
-  auto busiest = [](const std::vector<Busy>& xs) {
-    return std::max_element(xs.begin(), xs.end(), [](const Busy& a, const Busy& b) { return a.busy < b.busy; });
-  };
   top_thread = nullptr;
   if (cpus.empty() || threads.empty())
     return "  (no per-CPU or per-thread busy fractions in this result: it predates them)\n";
   const Busy& c = *busiest(cpus);
-  top_thread = &*busiest(threads);
+  top_thread = busiest(threads);
   return fmt::format("  busiest CPU: {} at {:.1f}% ({}); busiest thread: {} at {:.1f}% ({})\n", c.name, c.busy,
                      c.breakdown(), top_thread->name, top_thread->busy, top_thread->breakdown());
 }
@@ -284,11 +288,19 @@ std::string outside_calibration_text(const json& point)
                                      fmt::join(items, "; "));
 }
 
-// The busiest of a list of CPUs or threads (nullptr for none).
-const Busy* busiest(const std::vector<Busy>& xs)
+// kSaturatedPercent's rule: the saturated thread (the busiest, if busy
+// enough), else the saturated CPU its threads share; both null: waiting.
+struct Saturated {
+  const Busy* thread = nullptr;
+  const Busy* cpu = nullptr;
+};
+Saturated saturated(const std::vector<Busy>& threads, const std::vector<Busy>& cpus)
 {
-  const auto it = std::max_element(xs.begin(), xs.end(), [](const Busy& a, const Busy& b) { return a.busy < b.busy; });
-  return it == xs.end() ? nullptr : &*it;
+  if (const Busy* t = busiest(threads); t && t->busy >= kSaturatedPercent)
+    return {t, nullptr};
+  if (const Busy* c = busiest(cpus); c && c->busy >= kSaturatedPercent)
+    return {nullptr, c};
+  return {};
 }
 
 // The verdict when the busiest thread is what limits the point.
@@ -482,14 +494,12 @@ std::string member_verdict(const json& metrics, const Params& p)
   const std::vector<Busy> threads = entities(v, "thread.");
   if (threads.empty())
     return "";
-  const Busy& top =
-      *std::max_element(threads.begin(), threads.end(), [](const Busy& a, const Busy& b) { return a.busy < b.busy; });
-  const Graph g(p);
-  if (top.busy >= kSaturatedPercent) // explain_point's rule
-    return fmt::format("CPU: {} [{}]", g.stage_of(top.name), top.name);
-  const std::vector<Busy> cpus = entities(v, "cpu."); // busiest() points into it
-  if (const Busy* cpu = busiest(cpus); cpu && cpu->busy >= kSaturatedPercent)
-    return fmt::format("CPU: {}, shared by its threads", cpu->name);
+  const std::vector<Busy> cpus = entities(v, "cpu."); // `limit` points into both lists
+  const Saturated limit = saturated(threads, cpus);   // explain_point's rule
+  if (limit.thread)
+    return fmt::format("CPU: {} [{}]", Graph(p).stage_of(limit.thread->name), limit.thread->name);
+  if (limit.cpu)
+    return fmt::format("CPU: {}, shared by its threads", limit.cpu->name);
   return "waiting, not CPU";
 }
 
@@ -570,13 +580,13 @@ std::string explain_point(const json& point, std::size_t position)
   }
   // One rule (kSaturatedPercent), the bound or not: a saturated thread, else
   // a saturated CPU (threads sharing it, e.g. iperf3's streams), else waiting.
-  const Busy* top_cpu = busiest(cpus);
-  if (top_thread && top_thread->busy >= kSaturatedPercent)
-    out += cpu_verdict(v, g, *top_thread);
-  else if (top_cpu && top_cpu->busy >= kSaturatedPercent)
+  const Saturated limit = saturated(threads, cpus);
+  if (limit.thread)
+    out += cpu_verdict(v, g, *limit.thread);
+  else if (limit.cpu)
     out += fmt::format("  verdict: CPU limits this point: {} is busy {:.1f}% of the time (saturated: at least "
                        "{:.0f}%; {}), shared by its threads, none saturated alone (the busiest, {}, {:.1f}%).\n",
-                       top_cpu->name, top_cpu->busy, kSaturatedPercent, top_cpu->breakdown(),
+                       limit.cpu->name, limit.cpu->busy, kSaturatedPercent, limit.cpu->breakdown(),
                        top_thread ? top_thread->name : "?", top_thread ? top_thread->busy : 0.0);
   else
     out += waiting_verdict(v, p, threads, top_thread, ratio);

@@ -200,7 +200,7 @@ std::string ensemble_footer(const Experiment& ex, const std::vector<PointResult>
         failed += !m.failed.empty();
     } else if (ex.points[i].params.has("platform")) {
       const PlatformProfile* prof = find_profile(ex.points[i].params.text("platform"));
-      if (prof && prof->ensemble && !prof->ensemble->members.empty())
+      if (prof && has_ensemble(*prof))
         unused.insert(prof->name);
     }
   }

@@ -299,11 +299,11 @@ std::vector<Study> load_studies(const std::vector<std::string>& files, const std
     Study s;
     s.file = file;
     s.ex = load_experiment(file, sets, registry());
-    const bool has_ensemble = std::any_of(s.ex.points.begin(), s.ex.points.end(), [](const Point& p) {
+    const bool profile_has_one = std::any_of(s.ex.points.begin(), s.ex.points.end(), [](const Point& p) {
       const PlatformProfile* prof = find_profile(p.params.text("platform"));
-      return prof && prof->ensemble && !prof->ensemble->members.empty();
+      return prof && has_ensemble(*prof);
     });
-    if (ensemble && has_ensemble && !s.ex.base.boolean("sim.ensemble")) {
+    if (ensemble && profile_has_one && !s.ex.base.boolean("sim.ensemble")) {
       std::vector<std::string> with = sets;
       with.push_back("sim.ensemble=true");
       s.ex = load_experiment(file, with, registry());
