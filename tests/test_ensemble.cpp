@@ -1,12 +1,15 @@
 // Running a profile's ensemble (issue 50, item 4): the members' percentiles
 // (ensemble_spread), member-by-member ratios and the effects' intervals,
 // and the loader's member points.
+#include <cmath>
+
 #include <catch2/catch.hpp>
 
 #include "app/experiment/experiment.hpp"
 #include "app/experiment/registry.hpp"
 #include "app/report/stats.hpp"
 #include "app/validation/effects.hpp"
+#include "transports/profiles.hpp"
 
 using namespace vsim;
 using namespace vsim::app;
@@ -89,6 +92,108 @@ TEST_CASE("a design effect's interval is its ratio taken within each member", "[
   c.rows[1].members = {1.0, 2.0};
   CHECK_FALSE(design_effects(c)[0].interval.has_value());
   CHECK(ensemble_summary_text(summarize(design_effects(c))).empty());
+}
+
+TEST_CASE("spread_with_error: the members' mixture of log-normals of the model's error", "[ensemble]")
+{
+  // One member: a log-normal around it, p10 and p90 at -+1.2816 sigma.
+  const auto one = spread_with_error({1.2}, {1}, 0.1);
+  REQUIRE(one);
+  CHECK(one->p50 == Approx(1.2).epsilon(1e-9));
+  CHECK(one->p10 == Approx(1.2 * std::exp(-1.2815516 * 0.1)).epsilon(1e-6));
+  CHECK(one->p90 == Approx(1.2 * std::exp(1.2815516 * 0.1)).epsilon(1e-6));
+  // Two members of equal weight: the mixture is symmetric about their
+  // geometric mean in log space, and wider than either member's own.
+  const auto two = spread_with_error({1.0, 1.44}, {0.5, 0.5}, 0.05);
+  REQUIRE(two);
+  CHECK(two->p50 == Approx(1.2).epsilon(1e-9));
+  CHECK(two->p10 * two->p90 == Approx(1.44).epsilon(1e-9));
+  CHECK(two->p10 < 1.0);
+  CHECK(two->p90 > 1.44);
+  // Sigma 0: the members' own percentiles; nothing positive: none.
+  const auto none = spread_with_error({1.0, 3.0}, {1, 1}, 0);
+  REQUIRE(none);
+  CHECK(none->p50 == Approx(2.0));
+  CHECK_FALSE(spread_with_error({0.0, std::nullopt}, {1, 1}, 0.1));
+  CHECK(spread_with_error({-1.0, 2.0}, {1, 1}, 0.1)->members == 1); // left out
+  CHECK_THROWS_AS(spread_with_error({1.0}, {1}, -0.1), std::invalid_argument);
+  CHECK_THROWS_AS(spread_with_error({1.0}, {1, 1}, 0.1), std::invalid_argument);
+}
+
+TEST_CASE("effect_discrepancy: the rms error of the ratios between a profile's own fit rows", "[ensemble]")
+{
+  PlatformProfile p;
+  CHECK_FALSE(effect_discrepancy(p)); // no fit report
+  FitReport fit;
+  auto row = [](const std::string& dir, const std::string& metric, double measured, double after,
+                const std::string& role = "fit") {
+    return FitRow{"direction=" + dir + ", workload.message_size=4096", metric, role, measured, 0, after};
+  };
+  // guest_to_host throughput: log errors 0, log 1.1, log 0.9; host_to_guest:
+  // log 1.2 alone (no pair); a held-out row and another metric's lone row
+  // pair with nothing.
+  fit.rows = {row("guest_to_host", "throughput_MBps", 100, 100),
+              row("guest_to_host", "throughput_MBps", 100, 110),
+              row("host_to_guest", "throughput_MBps", 100, 120),
+              row("guest_to_host", "throughput_MBps", 100, 90),
+              row("guest_to_host", "throughput_MBps", 100, 300, "held-out"),
+              row("guest_to_host", "efficiency", 5, 6)};
+  fit.mae_fit = 4;
+  fit.mae_cv = -1;
+  p.fit = fit;
+  const auto d = effect_discrepancy(p);
+  REQUIRE(d);
+  CHECK(d->pairs == 3);
+  const double a = std::log(1.1), b = std::log(0.9);
+  const double rms = std::sqrt((a * a + b * b + (b - a) * (b - a)) / 3);
+  CHECK(d->pair_rms == Approx(rms));
+  CHECK(d->inflation == 1);
+  CHECK(d->sigma == Approx(rms));
+  // Cross-validation worse than the fit: the rows unseen are predicted
+  // that much worse, and so the effects.
+  p.fit->mae_cv = 6;
+  CHECK(effect_discrepancy(p)->inflation == Approx(1.5));
+  CHECK(effect_discrepancy(p)->sigma == Approx(1.5 * rms));
+  p.fit->mae_cv = 3; // better: never narrower than the pairs say
+  CHECK(effect_discrepancy(p)->sigma == Approx(rms));
+  // One pair is below the least the figure is taken from.
+  p.fit->rows.resize(2);
+  CHECK_FALSE(effect_discrepancy(p));
+}
+
+TEST_CASE("a design effect with the model's error on top: wider, and covering what the members miss", "[ensemble]")
+{
+  Measurement base, changed;
+  base.keys = {{"direction", "guest_to_host"}, {"virtio_vsock.tx_fast_path", "false"}};
+  changed.keys = {{"direction", "guest_to_host"}, {"virtio_vsock.tx_fast_path", "true"}};
+  base.metric = changed.metric = "throughput_MBps";
+  Comparison c;
+  const std::vector<double> w = {0.5, 0.5};
+  c.rows.push_back(ComparisonRow{&base, 0, "mean", 100, 100, 0, {100.0, 100.0}, w, 0.1});
+  c.rows.push_back(ComparisonRow{&changed, 1, "mean", 135, 120, 0, {118.0, 122.0}, w, 0.1});
+  std::vector<DesignEffect> e = design_effects(c);
+  REQUIRE(e.size() == 1);
+  REQUIRE(e[0].interval);
+  REQUIRE(e[0].with_error);
+  CHECK(e[0].discrepancy == 0.1);
+  // 1.35 measured: outside the members' 1.18..1.22, inside their mixture
+  // with sigma 0.1 (p90 about 1.2 x exp(1.28 x 0.1) = 1.36).
+  CHECK_FALSE(e[0].covered());
+  CHECK(e[0].covered_with_error());
+  CHECK(e[0].with_error->p90 == Approx(1.365).epsilon(0.003));
+  CHECK(e[0].with_error->p10 == Approx(1.2 * 1.2 / 1.365).epsilon(0.003));
+  const EffectSummary s = summarize(e);
+  CHECK(s.with_error == 1);
+  CHECK(s.covered_with_error == 1);
+  CHECK(s.discrepancy == 0.1);
+  CHECK(s.median_half_width_with_error > s.median_half_width);
+  CHECK(ensemble_summary_text(s).find("covers 100% (1 of 1)") != std::string::npos);
+  // Without a discrepancy from the profile: the members' interval alone.
+  c.rows[0].discrepancy = c.rows[1].discrepancy = 0;
+  e = design_effects(c);
+  CHECK(e[0].interval);
+  CHECK_FALSE(e[0].with_error);
+  CHECK(ensemble_summary_text(summarize(e)).find("model's own error") == std::string::npos);
 }
 
 TEST_CASE("sim.ensemble: one member point per member, the member's costs but those the experiment sets", "[ensemble]")

@@ -1,7 +1,10 @@
 #include "transports/profiles.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <string_view>
+#include <utility>
 
 #include "transports/transport.hpp"
 
@@ -18,6 +21,52 @@ std::vector<ImplausibleCost> implausible_costs(const PlatformProfile& profile)
       out.push_back({c.name, it->second, c.plausible_min, c.plausible_max, c.unit});
   }
   return out;
+}
+
+namespace {
+
+// The value of `direction=` in a fit row's keys ("" when it names none).
+std::string direction_of(const std::string& keys)
+{
+  const std::string tag = "direction=";
+  const std::size_t at = keys.find(tag);
+  if (at == std::string::npos)
+    return "";
+  const std::size_t from = at + tag.size();
+  const std::size_t to = keys.find(',', from);
+  return keys.substr(from, to == std::string::npos ? std::string::npos : to - from);
+}
+
+} // namespace
+
+std::optional<EffectDiscrepancy> effect_discrepancy(const PlatformProfile& profile)
+{
+  if (!profile.fit)
+    return std::nullopt;
+  const FitReport& fit = *profile.fit;
+  // (metric, direction) -> each fit row's log error, in report order
+  std::map<std::pair<std::string, std::string>, std::vector<double>> groups;
+  for (const FitRow& r : fit.rows)
+    if (r.role == "fit" && r.measured > 0 && r.after > 0 && std::isfinite(r.after))
+      groups[{r.metric, direction_of(r.keys)}].push_back(std::log(r.after / r.measured));
+  double sum = 0;
+  std::size_t pairs = 0;
+  for (const auto& [group, errors] : groups)
+    for (std::size_t a = 0; a < errors.size(); ++a)
+      for (std::size_t b = a + 1; b < errors.size(); ++b) {
+        const double d = errors[b] - errors[a];
+        sum += d * d;
+        ++pairs;
+      }
+  if (pairs < kMinDiscrepancyPairs)
+    return std::nullopt;
+  EffectDiscrepancy e;
+  e.pairs = pairs;
+  e.pair_rms = std::sqrt(sum / static_cast<double>(pairs));
+  if (fit.mae_cv > 0 && fit.mae_fit > 0)
+    e.inflation = std::max(1.0, fit.mae_cv / fit.mae_fit);
+  e.sigma = e.pair_rms * e.inflation;
+  return e;
 }
 
 void declare_cost_params(ParamRegistry& reg)

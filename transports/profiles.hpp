@@ -106,6 +106,25 @@ inline bool has_ensemble(const PlatformProfile& p)
   return p.ensemble && !p.ensemble->members.empty();
 }
 
+// How far the profile's predicted ratios between two of its own fit rows
+// stray from the measured ratios (issue 50): the model's error on an
+// effect, which no spread of the costs shows (an ensemble's members share
+// the model's mechanisms and so its blind spots). Over every pair of fit
+// rows of the same metric and the same `direction` in the fit report,
+// d = log(after_b / measured_b) - log(after_a / measured_a); sigma is the
+// root mean square of d, times the report's cross-validation inflation
+// (mae_cv / mae_fit when both are known and the ratio exceeds 1: rows a fit
+// did not see are predicted that much worse). nullopt without a fit report
+// or with fewer than kMinDiscrepancyPairs pairs.
+struct EffectDiscrepancy {
+  double sigma = 0;      // of the log ratio, after the inflation
+  double pair_rms = 0;   // before it
+  double inflation = 1;  // mae_cv / mae_fit, at least 1
+  std::size_t pairs = 0; // pairs of fit rows it is taken over
+};
+inline constexpr std::size_t kMinDiscrepancyPairs = 2;
+std::optional<EffectDiscrepancy> effect_discrepancy(const PlatformProfile& profile);
+
 // A profile value outside its cost's plausible range (ParamSpec::plausible_*):
 // a fit that needs it stands in for a mechanism the model lacks.
 struct ImplausibleCost {

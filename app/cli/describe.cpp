@@ -1,6 +1,7 @@
 // `vsocksim describe [TOPIC] [--markdown]`, `vsocksim describe platforms FILE`: every declared parameter (or
 // those under a key prefix, the platforms, the metrics), generated from the
 // declarations (app/experiment/describe.hpp).
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -30,7 +31,9 @@ Command add_describe(CLI::App& app)
   auto a = std::make_shared<DescribeArgs>();
   auto* sub = app.add_subcommand("describe", "list every parameter: path, type, unit, default, allowed, meaning");
   sub->add_option("topic", a->topic, "a key prefix (hv_sock, workload, costs, ...) or 'platforms'");
-  sub->add_option("file", a->file, "with 'platforms': a profile file to check and show against the plausible ranges");
+  sub->add_option(
+      "file", a->file,
+      "with 'platforms': a profile file to check and show against the plausible ranges, or a shipped profile's name");
   sub->add_flag("--markdown", a->markdown, "Markdown reference (docs/parameters.md is made with this)");
   return {sub, [a] {
             if (!a->file.empty()) {
@@ -38,6 +41,12 @@ Command add_describe(CLI::App& app)
                 throw InputError(fmt::format("describe {} {}: error: a file goes with the topic 'platforms' only "
                                              "(allowed: vsocksim describe platforms FILE.yaml)",
                                              a->topic, a->file));
+              // A shipped profile's name (no such file here): that profile.
+              if (const PlatformProfile* shipped = find_profile(a->file);
+                  shipped && shipped->origin == "shipped" && !std::filesystem::exists(a->file)) {
+                std::cout << describe_profile(registry(), *shipped);
+                return 0;
+              }
               std::cout << describe_profile(registry(), load_profile_file(a->file, load::in_file(a->file)));
               return 0;
             }

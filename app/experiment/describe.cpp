@@ -246,6 +246,20 @@ std::string ensemble_text(const PlatformProfile& profile)
   return out;
 }
 
+// The model's own error on an effect, as the profile's fit report tells it
+// (effect_discrepancy): what an effect interval "with model error" adds.
+std::string discrepancy_text(const PlatformProfile& profile)
+{
+  const auto d = effect_discrepancy(profile);
+  if (!d)
+    return "";
+  return fmt::format(
+      "  model error on an effect: sigma {:.1f}% in log ratio (rms {:.1f}% over {} pairs of its fit rows "
+      "of one metric and direction, x{:.2f} for the cross-validation; docs/calibration.md, \"The "
+      "model's own error on an effect\")\n",
+      100 * d->sigma, 100 * d->pair_rms, d->pairs, d->inflation);
+}
+
 std::string describe_profile(const ParamRegistry& reg, const PlatformProfile& profile)
 {
   std::string out;
@@ -279,6 +293,7 @@ std::string describe_profile(const ParamRegistry& reg, const PlatformProfile& pr
   }
   out += ties_text(reg, profile);
   out += ensemble_text(profile);
+  out += discrepancy_text(profile);
   if (profile.fit)
     out += fit_summary(*profile.fit);
   out += "\n";

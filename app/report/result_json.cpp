@@ -5,6 +5,7 @@
 
 #include "app/experiment/effective.hpp"
 #include "app/experiment/params_json.hpp"
+#include "app/experiment/platforms.hpp"
 #include "app/report/calibration_span.hpp"
 #include "app/report/stats.hpp"
 #include "app/report/text.hpp"
@@ -145,6 +146,11 @@ nlohmann::ordered_json point_ensemble_json(const Point& p, const PointResult& r)
   json out{{"members", r.members.size()}, {"weights", std::move(weights)}, {"costs", std::move(costs)}};
   if (!failed.empty())
     out["failed"] = std::move(failed);
+  // The model's own error on an effect, as the point's profile tells it
+  // (effect_discrepancy): what compare adds to a change's interval.
+  if (const PlatformProfile* profile = find_profile(p.params.text("platform")))
+    if (const auto d = effect_discrepancy(*profile))
+      out["model_error"] = json{{"sigma", d->sigma}, {"pairs", d->pairs}, {"inflation", d->inflation}};
   return out;
 }
 

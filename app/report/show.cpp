@@ -17,6 +17,7 @@
 #include "app/report/calibration_span.hpp"
 #include "app/report/result_file.hpp"
 #include "app/report/results.hpp"
+#include "app/report/stats.hpp"
 #include "app/run/output_dir.hpp"
 #include "transports/simulate.hpp"
 
@@ -134,11 +135,25 @@ std::string differences_text(const std::vector<std::string>& lines)
 // A change this small (relative) is never called beyond the spread.
 constexpr double kSmallChange = 0.005;
 
+// The model's own error on an effect the run recorded for point i
+// (points[i].ensemble.model_error.sigma), 0 when none.
+double model_error_of(const ResultFile& r, std::size_t i)
+{
+  const auto& points = r.doc.value("points", nlohmann::ordered_json::array());
+  if (!points.is_array() || i >= points.size() || !points[i].is_object())
+    return 0;
+  const auto& e = points[i].value("ensemble", nlohmann::ordered_json::object());
+  if (!e.is_object() || !e.contains("model_error") || !e["model_error"].is_object())
+    return 0;
+  const auto& sigma = e["model_error"].value("sigma", nlohmann::ordered_json());
+  return sigma.is_number() && sigma.get<double>() > 0 ? sigma.get<double>() : 0;
+}
+
 // One pair of points, metric by metric; `header` (what differs) follows the
 // two points' names.
 std::string compare_pair(const std::string& title_a, const Point& pa, const PointResult& ra, const std::string& title_b,
                          const Point& pb, const PointResult& rb, const std::vector<std::string>& metrics,
-                         const std::string& header = "")
+                         double model_error, const std::string& header = "")
 {
   auto failed = [](const PointResult& r) { return r.failed.empty() ? "" : " failed: " + r.failed; };
   std::string out = fmt::format("A: {} point {} ({}){}\nB: {} point {} ({}){}\n", title_a, pa.index, label_text(pa),
@@ -153,6 +168,31 @@ std::string compare_pair(const std::string& title_a, const Point& pa, const Poin
         v.push_back(f->second);
     return v;
   };
+  // sim.ensemble on both sides, the same ensemble: each change also member
+  // by member (issue 50), and with the model's own error on top where the
+  // profile tells it (`model_error`: the results' point.ensemble.model_error).
+  const std::vector<double> weights = member_weights(ra);
+  const bool ensemble = !weights.empty() && weights == member_weights(rb);
+  const double discrepancy = ensemble ? model_error : 0;
+  if (ensemble) {
+    rows.front().push_back("ensemble change p50 [p10, p90]");
+    if (discrepancy > 0)
+      rows.front().push_back("with model error");
+  }
+  auto ensemble_cells = [&](const std::string& m) {
+    std::vector<std::string> cells;
+    if (!ensemble)
+      return cells;
+    const MemberValues ratios = member_ratios(member_values(ra, m), member_values(rb, m));
+    const auto s = ratios.empty() ? std::nullopt : ensemble_spread(ratios, weights);
+    auto pct = [](double r) { return fmt::format("{:+.1f}%", (r - 1) * 100); };
+    cells.push_back(s ? fmt::format("{} [{}, {}]", pct(s->p50), pct(s->p10), pct(s->p90)) : "-");
+    if (discrepancy > 0) {
+      const auto e = s ? spread_with_error(ratios, weights, discrepancy) : std::nullopt;
+      cells.push_back(e ? fmt::format("[{}, {}]", pct(e->p10), pct(e->p90)) : "-");
+    }
+    return cells;
+  };
   bool single = false;
   std::size_t small_disjoint = 0;
   for (const std::string& m : metrics) {
@@ -160,6 +200,7 @@ std::string compare_pair(const std::string& title_a, const Point& pa, const Poin
     if (va.empty() || vb.empty()) {
       rows.push_back({m, metric_unit(m), va.empty() ? "-" : cell(summarize(va).mean),
                       vb.empty() ? "-" : cell(summarize(vb).mean), "-", "-", "-", "-"});
+      rows.back().resize(rows.front().size(), "-");
       continue;
     }
     const Stats a = summarize(va), b = summarize(vb);
@@ -180,8 +221,17 @@ std::string compare_pair(const std::string& title_a, const Point& pa, const Poin
                     !spreads ? "-"
                     : beyond ? "yes"
                              : "no"});
+    for (std::string& c : ensemble_cells(m))
+      rows.back().push_back(std::move(c));
   }
   out += render_columns(rows);
+  if (ensemble)
+    out += fmt::format("(ensemble change: B over A within each of the {} members, their p50 [p10, p90]{})\n",
+                       weights.size(),
+                       discrepancy > 0 ? fmt::format("; with model error: the same with the profile's own error on an "
+                                                     "effect on top (sigma {:.1f}% in log ratio, docs/calibration.md)",
+                                                     100 * discrepancy)
+                                       : "");
   if (single)
     out += "(a point with one iteration has no spread to compare with: \"-\")\n";
   if (small_disjoint > 0)
@@ -283,7 +333,8 @@ std::string compare_results(const std::string& a, const std::string& b,
         throw InputError(
             fmt::format("{}: error: --points: point {} does not exist (allowed: 0 to {})", ra.path, k, n - 1));
     return compare_pair(ra.ex.name, ra.ex.points[points->first], ra.results[points->first], ra.ex.name,
-                        ra.ex.points[points->second], ra.results[points->second], chosen_metrics(ra, metrics));
+                        ra.ex.points[points->second], ra.results[points->second], chosen_metrics(ra, metrics),
+                        std::max(model_error_of(ra, points->first), model_error_of(ra, points->second)));
   }
   if (b.empty())
     throw InputError("compare: error: give two results, or one result and --points I,J");
@@ -292,6 +343,7 @@ std::string compare_results(const std::string& a, const std::string& b,
   std::string out;
   if (ra.ex.points.size() == 1 && rb.ex.points.size() == 1)
     return compare_pair(ra.path, ra.ex.points[0], ra.results[0], rb.path, rb.ex.points[0], rb.results[0], names,
+                        std::max(model_error_of(ra, 0), model_error_of(rb, 0)),
                         differences_text(differences(ra, ra.ex.points[0], rb, rb.ex.points[0])));
   // Points paired by their swept values.
   std::size_t paired = 0;
@@ -300,6 +352,7 @@ std::string compare_results(const std::string& a, const std::string& b,
       if (ra.ex.points[i].label == rb.ex.points[j].label) {
         out += (paired++ ? "\n" : "") +
                compare_pair(ra.path, ra.ex.points[i], ra.results[i], rb.path, rb.ex.points[j], rb.results[j], names,
+                            std::max(model_error_of(ra, i), model_error_of(rb, j)),
                             differences_text(differences(ra, ra.ex.points[i], rb, rb.ex.points[j])));
         break;
       }

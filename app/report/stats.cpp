@@ -117,6 +117,49 @@ std::optional<EnsembleSpread> ensemble_spread(const MemberValues& values, const 
   return s;
 }
 
+std::optional<EnsembleSpread> spread_with_error(const MemberValues& values, const std::vector<double>& weights,
+                                                double sigma)
+{
+  if (!(sigma >= 0) || !std::isfinite(sigma))
+    throw std::invalid_argument(fmt::format("spread_with_error: sigma {}", sigma));
+  MemberValues positive = values;
+  for (auto& v : positive)
+    if (v && !std::isnan(*v) && !(*v > 0))
+      v = std::nullopt;
+  std::optional<EnsembleSpread> members = ensemble_spread(positive, weights); // checks sizes, weights, NaN
+  if (!members || sigma == 0)
+    return members;
+  std::vector<std::pair<double, double>> logs; // (log value, weight), member order
+  double total = 0, lo = 0, hi = 0;
+  for (std::size_t m = 0; m < positive.size(); ++m)
+    if (positive[m]) {
+      const double y = std::log(*positive[m]);
+      lo = logs.empty() ? y : std::min(lo, y);
+      hi = logs.empty() ? y : std::max(hi, y);
+      logs.emplace_back(y, weights[m]);
+      total += weights[m];
+    }
+  // The mixture's distribution function at log value y.
+  auto cdf = [&](double y) {
+    double f = 0;
+    for (const auto& [mu, w] : logs)
+      f += w * 0.5 * std::erfc(-(y - mu) / (sigma * std::sqrt(2.0)));
+    return f / total;
+  };
+  auto quantile = [&](double q) {
+    double a = lo - 10 * sigma, b = hi + 10 * sigma;
+    for (int k = 0; k < 200 && b - a > 1e-12; ++k) {
+      const double mid = (a + b) / 2;
+      (cdf(mid) < q ? a : b) = mid;
+    }
+    return std::exp((a + b) / 2);
+  };
+  members->p10 = quantile(0.1);
+  members->p50 = quantile(0.5);
+  members->p90 = quantile(0.9);
+  return members;
+}
+
 MemberValues member_values(const PointResult& r, const std::string& metric)
 {
   MemberValues out;

@@ -53,6 +53,18 @@ struct EnsembleSpread {
 // not positive or a value is NaN. Independent of the members' order.
 std::optional<EnsembleSpread> ensemble_spread(const MemberValues& values, const std::vector<double>& weights);
 
+// The spread of a positive figure over the members with the model's own
+// error on top (transports/profiles.hpp, effect_discrepancy): each member
+// stands for a log-normal of median its value and log standard deviation
+// `sigma`; the weighted mixture's 10th, 50th and 90th percentiles (found by
+// bisection of its distribution function in log space, to 1e-12).
+// Members without a value or with one not above 0 are left out; nullopt
+// when none is left. sigma 0 is ensemble_spread's percentiles of those
+// members. Throws std::invalid_argument as ensemble_spread does, and for a
+// sigma below 0 or not finite.
+std::optional<EnsembleSpread> spread_with_error(const MemberValues& values, const std::vector<double>& weights,
+                                                double sigma);
+
 // A metric of each member of the point's ensemble (PointResult::members).
 MemberValues member_values(const PointResult& r, const std::string& metric);
 // The weights of the point's ensemble members.

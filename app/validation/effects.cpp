@@ -91,23 +91,54 @@ std::vector<DesignEffect> design_effects(const Comparison& c)
         continue;
       context += (context.empty() ? "" : ": ") + a.m->metric;
       DesignEffect e{&a, &b, change, context, b.measured / a.measured, b.predicted / a.predicted};
-      if (!a.members.empty() && a.weights == b.weights) // the same ensemble: member by member
-        e.interval = ensemble_spread(member_ratios(a.members, b.members), a.weights);
+      if (!a.members.empty() && a.weights == b.weights) { // the same ensemble: member by member
+        const MemberValues ratios = member_ratios(a.members, b.members);
+        e.interval = ensemble_spread(ratios, a.weights);
+        e.discrepancy = std::max(a.discrepancy, b.discrepancy);
+        if (e.interval && e.discrepancy > 0)
+          e.with_error = spread_with_error(ratios, a.weights, e.discrepancy);
+      }
       out.push_back(std::move(e));
     }
   return out;
 }
 
+bool DesignEffect::covered_with_error() const
+{
+  return with_error && with_error->p10 <= measured_ratio && measured_ratio <= with_error->p90;
+}
+
+namespace {
+
+double median_of(std::vector<double> v)
+{
+  if (v.empty())
+    return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double half_width(const EnsembleSpread& s)
+{
+  return (s.p90 - s.p10) / 2 / s.p50;
+}
+
+} // namespace
+
 EffectSummary summarize(const std::vector<DesignEffect>& effects, bool held_out_only)
 {
   EffectSummary s;
-  std::vector<double> half_widths;
+  std::vector<double> half_widths, half_widths_with_error;
   for (const DesignEffect& e : effects) {
     if (held_out_only && !e.held_out())
       continue;
     ++s.effects;
     if (e.interval && e.interval->p50 > 0)
-      half_widths.push_back((e.interval->p90 - e.interval->p10) / 2 / e.interval->p50);
+      half_widths.push_back(half_width(*e.interval));
+    if (e.with_error && e.with_error->p50 > 0)
+      half_widths_with_error.push_back(half_width(*e.with_error));
+    s.discrepancy = std::max(s.discrepancy, e.with_error ? e.discrepancy : 0.0);
     if (!e.large())
       continue;
     ++s.large;
@@ -118,12 +149,13 @@ EffectSummary summarize(const std::vector<DesignEffect>& effects, bool held_out_
       s.p50_direction_right += e.p50_direction_right();
       s.covered += e.covered();
     }
+    if (e.with_error) {
+      ++s.with_error;
+      s.covered_with_error += e.covered_with_error();
+    }
   }
-  if (!half_widths.empty()) {
-    std::sort(half_widths.begin(), half_widths.end());
-    const std::size_t n = half_widths.size();
-    s.median_half_width = n % 2 ? half_widths[n / 2] : (half_widths[n / 2 - 1] + half_widths[n / 2]) / 2;
-  }
+  s.median_half_width = median_of(half_widths);
+  s.median_half_width_with_error = median_of(half_widths_with_error);
   return s;
 }
 
@@ -147,7 +179,14 @@ std::string ensemble_summary_text(const EffectSummary& s)
                      "p50 for {:.0f}% ({}), the p10..p90 interval covers the published ratio for {:.0f}% ({}); "
                      "median half-width of the intervals +-{:.1f}%",
                      s.with_interval, pct(s.p50_direction_right), s.p50_direction_right, pct(s.covered), s.covered,
-                     100 * s.median_half_width);
+                     100 * s.median_half_width) +
+         (s.with_error == 0
+              ? std::string()
+              : fmt::format("; with the model's own error on top (the profile's effect discrepancy, sigma up to "
+                            "{:.1f}% in log ratio): covers {:.0f}% ({} of {}), median half-width +-{:.1f}%",
+                            100 * s.discrepancy,
+                            100.0 * static_cast<double>(s.covered_with_error) / static_cast<double>(s.with_error),
+                            s.covered_with_error, s.with_error, 100 * s.median_half_width_with_error));
 }
 
 std::vector<DesignEffect> worst_effects(const std::vector<DesignEffect>& effects, std::size_t n)

@@ -28,8 +28,16 @@ struct DesignEffect {
   // sim.ensemble, both rows on the same ensemble: the ratio taken member by
   // member (changed member m / base member m), its p10, p50 and p90.
   std::optional<EnsembleSpread> interval = {};
+  // The same with the model's own error on top (spread_with_error with the
+  // rows' ComparisonRow::discrepancy, the larger of the two): what the
+  // ensemble cannot know, since its members share the model's mechanisms.
+  // Set with `interval` when the profile tells its discrepancy.
+  std::optional<EnsembleSpread> with_error = {};
+  double discrepancy = 0; // the sigma with_error used
   // The published ratio inside the interval's p10..p90 (false without one).
   bool covered() const;
+  // The published ratio inside with_error's p10..p90 (false without one).
+  bool covered_with_error() const;
   // The direction at the interval's p50, as direction_right() says it of the
   // central prediction (false without one).
   bool p50_direction_right() const;
@@ -69,6 +77,13 @@ struct EffectSummary {
   std::size_t p50_direction_right = 0;
   std::size_t covered = 0;
   double median_half_width = 0;
+  // Of those, the ones with the model's error on top (with_error): how
+  // many, covered by it, the median half-width of with_error (of all
+  // effects with one) and the discrepancy's sigma (the largest of them).
+  std::size_t with_error = 0;
+  std::size_t covered_with_error = 0;
+  double median_half_width_with_error = 0;
+  double discrepancy = 0;
 };
 // Of every effect, or only of the held-out ones.
 EffectSummary summarize(const std::vector<DesignEffect>& effects, bool held_out_only = false);

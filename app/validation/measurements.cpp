@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "app/experiment/platforms.hpp"
 #include "app/report/results.hpp"
 #include "transports/simulate.hpp"
 
@@ -269,6 +270,10 @@ Comparison compare(const Experiment& ex, const std::vector<PointResult>& results
       r.members.push_back(member.failed.empty() ? m.expr.eval(member.metrics, match->params) : std::nullopt);
       r.weights.push_back(member.weight);
     }
+    if (!r.members.empty())
+      if (const PlatformProfile* profile = find_profile(match->params.text("platform")))
+        if (const auto d = effect_discrepancy(*profile))
+          r.discrepancy = d->sigma;
     r.error_percent = (r.predicted - r.measured) / r.measured * 100.0;
     sum += std::fabs(r.error_percent);
     c.rows.push_back(r);

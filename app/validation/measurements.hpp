@@ -71,6 +71,10 @@ struct ComparisonRow {
   // empty without one.
   MemberValues members = {};
   std::vector<double> weights = {};
+  // sim.ensemble: the model's own error on an effect, as the point's profile
+  // knows it (effect_discrepancy(profile).sigma, transports/profiles.hpp);
+  // 0 without an ensemble or when the profile cannot tell it.
+  double discrepancy = 0;
 };
 
 // A row whose point ran but whose metric the run did not report.

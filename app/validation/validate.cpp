@@ -363,15 +363,21 @@ namespace {
 // The design effects of one study as a table: header, then one line per
 // effect (base row first, then the changed one).
 // With ensemble intervals (sim.ensemble), two more columns: the member-by-
-// member ratio's p50 [p10, p90], and whether that covers the published ratio.
+// member ratio's p50 [p10, p90], and whether that covers the published ratio;
+// and where the profile tells its effect discrepancy, two more: the same
+// with the model's own error on top, and whether that covers it.
 std::vector<std::vector<std::string>> effect_rows(const std::vector<DesignEffect>& effects)
 {
   const bool ensemble =
       std::any_of(effects.begin(), effects.end(), [](const DesignEffect& e) { return e.interval.has_value(); });
   std::vector<std::vector<std::string>> rows = {
       {"change", "at", "measured ratio", "predicted ratio", "ratio error", "direction"}};
+  const bool with_error =
+      std::any_of(effects.begin(), effects.end(), [](const DesignEffect& e) { return e.with_error.has_value(); });
   if (ensemble)
     rows.front().insert(rows.front().end(), {"ensemble p50 [p10, p90]", "covers"});
+  if (with_error)
+    rows.front().insert(rows.front().end(), {"with model error [p10, p90]", "covers"});
   for (const DesignEffect& e : effects) {
     rows.push_back({e.change, e.context, fmt::format("{:.3f}", e.measured_ratio),
                     fmt::format("{:.3f}", e.predicted_ratio),
@@ -384,6 +390,11 @@ std::vector<std::vector<std::string>> effect_rows(const std::vector<DesignEffect
                          {fmt::format("{:.3f} [{:.3f}, {:.3f}]", e.interval->p50, e.interval->p10, e.interval->p90),
                           e.covered() ? "yes" : "no"});
     else if (ensemble)
+      rows.back().insert(rows.back().end(), {"-", "-"});
+    if (with_error && e.with_error)
+      rows.back().insert(rows.back().end(), {fmt::format("[{:.3f}, {:.3f}]", e.with_error->p10, e.with_error->p90),
+                                             e.covered_with_error() ? "yes" : "no"});
+    else if (with_error)
       rows.back().insert(rows.back().end(), {"-", "-"});
   }
   return rows;

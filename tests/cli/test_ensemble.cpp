@@ -3,6 +3,11 @@
 // the profile's own costs, so its figures must be the central run's
 // iteration 0 exactly; the table, explain, --output's resume and reproduce;
 // a profile without an ensemble refused.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
 #include "cli_support.hpp"
 
 using namespace cli_test;
@@ -109,4 +114,63 @@ TEST_CASE("cli: --ensemble on a profile without an ensemble is bad input", "[cli
   const Run r = run_cli(dir, std::vector<std::string>{"run", kTiny, "--ensemble"} + kTinySets);
   CHECK(bad_input_message(r).find("sim.ensemble: platform hyperv-2019 has no ensemble to run (allowed: false, or a "
                                   "profile written by `vsocksim calibrate --ensemble N`") != std::string::npos);
+}
+
+TEST_CASE("cli: compare takes a change member by member, with the profile's own error on an effect on top",
+          "[cli][ensemble]")
+{
+  TempDir dir;
+  write_study(dir);
+  const Run r = run_cli(dir, {"run", "study.yaml", "--ensemble", "--format", "json", "-q", "--output", "out"});
+  REQUIRE(r.status == 0);
+  const ojson j = parse_json(r.out);
+  const Run c = run_cli(dir, {"compare", "out/result.json", "--points", "0,1"});
+  REQUIRE(c.status == 0);
+  CHECK(c.out.find("ensemble change p50 [p10, p90]") != std::string::npos);
+  CHECK(c.out.find("within each of the 2 members") != std::string::npos);
+  // Member 0's change, the p10 of two equal members (it sits at 0.25, below
+  // the first place of the sorted two): the lower of the two ratios.
+  std::vector<double> ratios;
+  for (int m = 0; m < 2; ++m)
+    ratios.push_back(j["points"][1]["metrics"]["throughput_MBps"]["ensemble"]["values"][m].get<double>() /
+                     j["points"][0]["metrics"]["throughput_MBps"]["ensemble"]["values"][m].get<double>());
+  const double lo = std::min(ratios[0], ratios[1]);
+  CHECK(c.out.find(fmt::format("[{:+.1f}%,", (lo - 1) * 100)) != std::string::npos);
+  // A profile without a fit report cannot tell its model error: no column.
+  CHECK(c.out.find("with model error") == std::string::npos);
+
+  // With a fit report of three rows of one metric and direction (log errors
+  // 0, log 1.2, log 0.8), the model error's sigma is their pairs' rms.
+  write_file(dir.in_ws("two-members.yaml"),
+             kProfile + "fit:\n  experiment: made-up.yaml\n  measurements: made-up.csv\n  optimiser: none\n"
+                        "  fitted: []\n  not_fitted: {}\n  hold_out: []\n  folds: 0\n  evaluations: 0\n"
+                        "  mae_before_percent: 10\n  mae_fit_percent: 10\n  mae_held_out_percent: -1\n"
+                        "  mae_cv_percent: -1\n  rows:\n"
+                        "    - {keys: \"direction=guest_to_host\", metric: m, role: fit, measured: 1, before: 1, "
+                        "after: 1}\n"
+                        "    - {keys: \"direction=guest_to_host\", metric: m, role: fit, measured: 1, before: 1, "
+                        "after: 1.2}\n"
+                        "    - {keys: \"direction=guest_to_host\", metric: m, role: fit, measured: 1, before: 1, "
+                        "after: 0.8}\n");
+  const Run again = run_cli(dir, {"run", "study.yaml", "--ensemble", "--format", "json", "-q", "--output", "out2"});
+  REQUIRE(again.status == 0);
+  const Run c2 = run_cli(dir, {"compare", "out2/result.json", "--points", "0,1"});
+  REQUIRE(c2.status == 0);
+  const double a = std::log(1.2), b = std::log(0.8);
+  const double sigma = std::sqrt((a * a + b * b + (a - b) * (a - b)) / 3);
+  CHECK(c2.out.find("with model error") != std::string::npos);
+  CHECK(c2.out.find(fmt::format("sigma {:.1f}% in log ratio", 100 * sigma)) != std::string::npos);
+  const Run d = run_cli(dir, {"describe", "platforms", "two-members.yaml"});
+  REQUIRE(d.status == 0);
+  CHECK(d.out.find(fmt::format("model error on an effect: sigma {:.1f}%", 100 * sigma)) != std::string::npos);
+}
+
+TEST_CASE("cli: describe platforms NAME shows a shipped profile", "[cli][ensemble]")
+{
+  TempDir dir;
+  const Run r = run_cli(dir, {"describe", "platforms", "kvm-2019"});
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("kvm-2019") != std::string::npos);
+  CHECK(r.out.find("model error on an effect: sigma") != std::string::npos);
+  CHECK(r.out.find("ensemble: 15 members") != std::string::npos);
 }
