@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "app/experiment/experiment.hpp"
@@ -38,27 +39,14 @@ const char* kSize = "workload.message_size";
 // smallest): then 128 B and 64 KiB points, or CPU costs of 0.4 and 19 s per
 // GB, all show.
 constexpr double kLogSpan = 20;
+// A legend title longer than this goes a key per line.
+constexpr std::size_t kKeyTitleWidth = 36;
 // The series' colours (Tableau 10, the lightest last) and point types.
 constexpr std::array<const char*, 10> kColours = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                                   "#b07aa1", "#9c755f", "#ff9da7", "#79706e", "#edc948"};
 constexpr std::array<int, 10> kPointTypes = {7, 5, 9, 11, 13, 6, 4, 8, 10, 12};
 // What CPU cost per GB is worked out from.
 constexpr std::array<const char*, 3> kCpuInputs = {"throughput_MBps", "guest_cpu_percent", "host_cpu_percent"};
-
-// text in lines of at most `width` characters, cut at spaces.
-std::string wrap(const std::string& text, std::size_t width)
-{
-  std::string out, line, word;
-  std::istringstream words(text);
-  while (words >> word) {
-    if (!line.empty() && line.size() + 1 + word.size() > width) {
-      out += (out.empty() ? "" : "\n") + line;
-      line.clear();
-    }
-    line += (line.empty() ? "" : " ") + word;
-  }
-  return out + (out.empty() || line.empty() ? "" : "\n") + line;
-}
 
 // A figure's title, centred on the whole figure (gnuplot's title centres on
 // the plot area, beside which the legend stands), the plot below it.
@@ -83,12 +71,15 @@ std::string series_of(const json& point, const std::set<std::string>& on_x)
 
 std::string series_keys(const json& point, const std::set<std::string>& on_x)
 {
-  std::string s;
+  std::vector<std::string> keys;
   const json label = point.value("label", json::object());
   for (const auto& [key, value] : label.items())
     if (!on_x.count(key))
-      s += (s.empty() ? "" : ", ") + key;
-  return s;
+      keys.push_back(key);
+  std::string s = fmt::format("{}", fmt::join(keys, ", "));
+  // Longer than a legend entry: a key per line, so that the legend does not
+  // squeeze the plot (issue 51, item 7).
+  return s.size() > kKeyTitleWidth ? fmt::format("{}", fmt::join(keys, ",\n")) : s;
 }
 
 // The x axis: the key asked for, else the swept key with the most distinct
@@ -153,6 +144,9 @@ struct XAxis {
   std::vector<double> x; // per point, in the result's order
   std::string settings;
   std::string note;
+  // One place per value (the key's values are not numbers): the places are
+  // categories, which no line joins (issue 51, item 7).
+  bool categorical = false;
 };
 
 // The keys swept with `key`: a value for each of its values.
@@ -173,16 +167,31 @@ std::set<std::string> swept_with(const json& points, const std::string& key)
 }
 
 // Tick labels at the given places, turned when they would not fit side by
-// side.
+// side (at the default font, about this many characters fit across the
+// figure), gnuplot's automatic margin making room for them.
+constexpr std::size_t kTicsSideBySide = 90;
+// cpu_per_GB draws a bar pair per point up to this many points, lines
+// against the x axis beyond.
+constexpr std::size_t kMostBars = 16;
 std::string x_tics(const std::vector<std::pair<std::string, double>>& ticks)
 {
   std::size_t longest = 0;
   for (const auto& t : ticks)
     longest = std::max(longest, t.first.size());
-  std::string s = ticks.size() * (longest + 2) > 64 ? "set xtics rotate by -45 (" : "set xtics (";
+  std::string s = ticks.size() * (longest + 2) > kTicsSideBySide ? "set xtics rotate by -30 (" : "set xtics (";
   for (std::size_t k = 0; k < ticks.size(); ++k)
     s += fmt::format("{}{} {}", k ? ", " : "", quote(ticks[k].first), ticks[k].second);
   return s + ")";
+}
+
+// Where series i of n stands within a category's place (-0.5 .. 0.5 wide):
+// side by side, centred, so that no two hide each other.
+double category_shift(std::size_t i, std::size_t n)
+{
+  if (n < 2)
+    return 0;
+  const double step = std::min(0.12, 0.7 / static_cast<double>(n));
+  return (static_cast<double>(i) - static_cast<double>(n - 1) / 2) * step;
 }
 
 XAxis x_axis(const json& points, const std::string& key)
@@ -216,6 +225,7 @@ XAxis x_axis(const json& points, const std::string& key)
     }
     a.settings = x_tics(ticks) + fmt::format("\nset xrange [-0.5:{}]", static_cast<double>(ticks.size()) - 0.5);
     a.note = key.empty() ? "the points in order" : key + ", one place per value";
+    a.categorical = true;
     return a;
   }
   std::map<double, std::string> ticks;
@@ -463,14 +473,17 @@ public:
       d << "# " << order[i] << ": x, mean, min, max over the iterations\n";
       auto pts = series[order[i]];
       std::sort(pts.begin(), pts.end());
+      // Categories: the series side by side within each category's place.
+      const double shift = x_.categorical ? category_shift(i, order.size()) : 0;
       for (auto q : pts) {
         if (y.log && q[2] <= 0)
           q[2] = lo / 1.5; // a bar reaching 0 or below ends at the axis
-        d << fmt::format("{}\t{}\t{}\t{}\n", q[0], q[1], q[2], q[3]);
+        d << fmt::format("{}\t{}\t{}\t{}\n", q[0] + shift, q[1], q[2], q[3]);
       }
       d << "\n\n";
-      plots += fmt::format("{}{} index {} using 1:2:3:4 with yerrorlines lt {} dt {} title {}", i ? ", " : "plot ",
-                           quote(data), i, i % kColours.size() + 1, i / kColours.size() % 4 + 1, quote(order[i]));
+      plots += fmt::format("{}{} index {} using 1:2:3:4 with {} lt {} dt {} title {}", i ? ", " : "plot ", quote(data),
+                           i, x_.categorical ? "yerrorbars" : "yerrorlines", i % kColours.size() + 1,
+                           i / kColours.size() % 4 + 1, quote(order[i]));
     }
     const std::string unit = metric_unit(m);
     const MetricDoc* doc = find_metric(m);
@@ -480,6 +493,64 @@ public:
                              quote_text(series_keys(points_[0], x_.on_x)), quote_text(x_.label),
                              quote_text(about + "; mean, bars: min to max over the iterations"), x_.settings,
                              axis_settings('y', y.log, lo, hi), plots));
+  }
+
+  // CPU time per GB moved of more points than bars can be told apart by
+  // (kMostBars): against the x axis as the metrics are, a line per design
+  // choice of guest + host (solid, in the legend) and of the guest alone
+  // (dashed, same colour).
+  void cpu_per_gb_lines(const std::vector<std::array<double, 2>>& costs)
+  {
+    std::vector<double> values;
+    for (const auto& c : costs)
+      values.insert(values.end(), {c[0] + c[1], c[0]});
+    const YScale y = y_scale(values, opt_.y_scale);
+    std::map<std::string, std::vector<std::array<double, 3>>> series; // (x, guest + host, guest)
+    std::vector<std::string> order, dropped;
+    for (std::size_t i = 0; i < points_.size(); ++i) {
+      const double total = costs[i][0] + costs[i][1];
+      if (y.log && (costs[i][0] <= 0 || total <= 0)) {
+        dropped.push_back(std::to_string(points_[i].value("index", 0)));
+        continue;
+      }
+      const std::string name = series_of(points_[i], x_.on_x);
+      if (!series.count(name))
+        order.push_back(name);
+      series[name].push_back({x_.x[i], total, costs[i][0]});
+    }
+    note(kCpuPerGbFigure, y);
+    left_out(kCpuPerGbFigure, dropped, order.empty());
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    const std::string data = dir_ + "/" + kCpuPerGbFigure + ".dat";
+    std::ofstream d(data);
+    std::string plots;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      d << "# " << order[i] << ": x, guest + host, guest (s/GB)\n";
+      auto pts = series[order[i]];
+      std::sort(pts.begin(), pts.end());
+      const double shift = x_.categorical ? category_shift(i, order.size()) : 0;
+      for (const auto& q : pts) {
+        d << fmt::format("{}\t{}\t{}\n", q[0] + shift, q[1], q[2]);
+        for (double v : {q[1], q[2]})
+          if (!y.log || v > 0) {
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+          }
+      }
+      d << "\n\n";
+      const std::string style = x_.categorical ? "points" : "linespoints";
+      plots += fmt::format("{}{} index {} using 1:2 with {} lt {} dt 1 title {}, {} index {} using 1:3 with {} lt {} "
+                           "dt 2 notitle",
+                           i ? ", " : "plot ", quote(data), i, style, i % kColours.size() + 1, quote(order[i]),
+                           quote(data), i, style, i % kColours.size() + 1);
+    }
+    render(kCpuPerGbFigure,
+           fmt::format("{}\nset key title {}\nset xlabel {}\nset ylabel {}\n{}\n{}\n{}",
+                       title_settings(head_ + "\nCPU cost per GB moved (guest_cpu_percent and host_cpu_percent over "
+                                              "throughput_MBps)"),
+                       quote_text(series_keys(points_[0], x_.on_x)), quote_text(x_.label),
+                       quote_text("CPU time per GB moved (s/GB); solid: guest + host, dashed: guest"), x_.settings,
+                       axis_settings('y', y.log, lo, hi), plots));
   }
 
   // CPU time per GB moved, guest and host, a bar each per point (stacked on
@@ -495,10 +566,15 @@ public:
       costs.push_back({per_gb(kCpuInputs[1]), per_gb(kCpuInputs[2])});
       values.insert(values.end(), costs.back().begin(), costs.back().end());
     }
+    if (points_.size() > kMostBars) { // a bar per point would be unreadable
+      cpu_per_gb_lines(costs);
+      return;
+    }
     const YScale y = y_scale(values, opt_.y_scale);
     std::vector<std::string> dropped;
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     std::ofstream d(dir_ + "/" + kCpuPerGbFigure + ".dat");
+    std::size_t longest = 0; // of the labels
     for (std::size_t i = 0; i < points_.size(); ++i) {
       std::string label;
       const json swept = points_[i].value("label", json::object());
@@ -519,7 +595,11 @@ public:
         hi = std::max(hi, v);
       }
       d << fmt::format("{}\t{}\t{}\n", quote(label), cells[0], cells[1]);
+      longest = std::max(longest, label.size());
     }
+    // Labels side by side at the default font when they fit, else turned
+    // (gnuplot's automatic margin makes room): never shrunk.
+    const bool labels_fit = points_.size() * (longest + 2) <= kTicsSideBySide;
     note(kCpuPerGbFigure, y);
     left_out(kCpuPerGbFigure, dropped, lo > hi);
     std::string keys;
@@ -529,12 +609,13 @@ public:
     render(kCpuPerGbFigure,
            fmt::format("{}\nset xlabel {}\nset ylabel 'CPU time per GB moved (s/GB)'\n{}\n"
                        "set style data histograms\nset style histogram {}\nset style fill solid 0.8 border -1\n"
-                       "set boxwidth 0.8\nset xtics rotate by -45 font ',7'\nset bmargin 12\n"
+                       "set boxwidth 0.8\n{}\n"
                        "plot {} using 2:xtic(1) lt 1 title 'guest', '' using 3 lt 2 title 'host'",
                        title_settings(head_ + "\nCPU cost per GB moved (guest_cpu_percent and host_cpu_percent over "
                                               "throughput_MBps)"),
                        quote_text(keys.empty() ? "point" : keys), axis_settings('y', y.log, lo, hi),
-                       y.log ? "clustered gap 1" : "rowstacked", quote(dir_ + "/" + kCpuPerGbFigure + ".dat")));
+                       y.log ? "clustered gap 1" : "rowstacked", labels_fit ? "set xtics" : "set xtics rotate by -30",
+                       quote(dir_ + "/" + kCpuPerGbFigure + ".dat")));
   }
 
   // Each round-trip point's distribution: the share of its round trips at
@@ -633,23 +714,26 @@ public:
         const std::string title =
             (order.size() > 1 || order[s] != "all points" ? order[s] + " " : "") + kRttPercentiles[q].second;
         d << "# " << title << ": x, mean over the iterations (us)\n";
+        const double shift = x.categorical ? category_shift(s, order.size()) : 0; // a series per column
         for (const auto& v : pts) {
-          d << fmt::format("{}\t{}\n", v[0], v[1]);
+          d << fmt::format("{}\t{}\n", v[0] + shift, v[1]);
           lo = std::min(lo, v[1]);
           hi = std::max(hi, v[1]);
         }
         d << "\n\n";
-        plots +=
-            fmt::format("{}{} index {} using 1:2 with linespoints lt {} dt {} pt {} title {}", block ? ", " : "plot ",
-                        quote(data), block, s % kColours.size() + 1, q + 1, kPointTypes[q], quote(title));
+        plots += fmt::format("{}{} index {} using 1:2 with {} lt {} dt {} pt {} title {}", block ? ", " : "plot ",
+                             quote(data), block, x.categorical ? "points" : "linespoints", s % kColours.size() + 1,
+                             q + 1, kPointTypes[q], quote(title));
         ++block;
       }
     left_out(kRttPercentilesFigure, {}, block == 0);
     render(kRttPercentilesFigure,
            fmt::format("{}\nset key title {}\nset xlabel {}\nset ylabel 'round trip (us); mean over the "
                        "iterations'\n{}\n{}\n{}",
-                       title_settings(head_ + "\nround-trip percentiles (rtt_p50_us, rtt_p90_us, rtt_p99_us, "
-                                              "rtt_p999_us) against the message size"),
+                       title_settings(head_ +
+                                      "\nround-trip percentiles (rtt_p50_us, rtt_p90_us, rtt_p99_us, "
+                                      "rtt_p999_us) against " +
+                                      (x.key.empty() ? std::string("the points") : x.key)),
                        quote_text(series_keys(points_[0], x.on_x)), quote_text(x.label), x.settings,
                        axis_settings('y', y.log, lo, hi), plots));
   }

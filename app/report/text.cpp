@@ -10,6 +10,20 @@
 
 namespace vsim::app {
 
+std::string wrap(const std::string& text, std::size_t width)
+{
+  std::string out, line, word;
+  std::istringstream words(text);
+  while (words >> word) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += (out.empty() ? "" : "\n") + line;
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + (out.empty() || line.empty() ? "" : "\n") + line;
+}
+
 // Display width of UTF-8 text: code points.
 std::size_t text_width(const std::string& s)
 {

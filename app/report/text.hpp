@@ -11,6 +11,10 @@ namespace vsim::app {
 // Left-aligned columns, three spaces apart, no trailing blanks (UTF-8 aware).
 std::string render_columns(const std::vector<std::vector<std::string>>& rows);
 
+// text in lines of at most `width` characters, cut at spaces (a word
+// longer than `width` stands alone on its line); no final newline.
+std::string wrap(const std::string& text, std::size_t width);
+
 // Display width of UTF-8 text: code points.
 std::size_t text_width(const std::string& s);
 

@@ -98,6 +98,12 @@ SearchPlan plan_search(const Experiment& ex, const SearchOptions& opt, std::vect
   }
   std::size_t resolved = 0, candidates = 0;
   std::string first_refusal;
+  bool checked_before = false;
+  for (std::size_t c = 0; c < s.constraints.size(); ++c)
+    checked_before = checked_before || space.before_simulating(c);
+  if (checked_before)
+    for (std::size_t k = 0; k < space.knobs(); ++k)
+      plan.can_meet.emplace_back(space.values(k), false);
   for (const Choice& c : tried) {
     const Space::Candidate& cand = space.candidate(c);
     if (!cand.resolved) {
@@ -106,9 +112,13 @@ SearchPlan plan_search(const Experiment& ex, const SearchOptions& opt, std::vect
       continue;
     }
     ++resolved;
-    if (cand.violation == 0)
+    if (cand.violation == 0) {
       ++candidates;
+      for (std::size_t k = 0; k < plan.can_meet.size(); ++k)
+        plan.can_meet[k][c[k]] = true;
+    }
   }
+  plan.resolved_before = resolved;
   if (plan.enumerated) {
     plan.candidates = candidates;
     plan.refused = tried.size() - resolved;

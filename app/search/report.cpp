@@ -7,11 +7,13 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <pagmo/utils/hypervolume.hpp>
 
 #include "app/experiment/describe.hpp"
 #include "app/report/plot.hpp"
 #include "app/report/results.hpp"
+#include "app/report/text.hpp"
 
 namespace vsim::app {
 
@@ -67,6 +69,185 @@ json objective_json(const ObjectiveValue& v)
   return json{{"mean", v.mean}, {"half_width", v.half_width}};
 }
 
+// The prefix every knob's key shares up to a dot ("virtio_vsock."), "" when
+// they share none: the front's columns leave it out.
+std::string common_prefix(const std::vector<SearchKnob>& space)
+{
+  if (space.empty())
+    return "";
+  std::string prefix = space.front().key.substr(0, space.front().key.find('.') + 1);
+  if (prefix.empty() || prefix.back() != '.')
+    return "";
+  for (const SearchKnob& k : space)
+    if (!k.key.starts_with(prefix))
+      return "";
+  return prefix;
+}
+
+// Lines of text in the report are wrapped at this width.
+constexpr std::size_t kTextWidth = 100;
+
+// How the constraints cut the space (issue 51, item 4): how many evaluated
+// points meet them, and per knob the values some feasible point has against
+// the values evaluated and the values in the space. "" without constraints.
+std::string constraints_text(const SearchResult& r, const std::string& prefix)
+{
+  const SearchSpec& s = *r.ex.search;
+  if (s.constraints.empty())
+    return "";
+  std::vector<std::string> texts;
+  for (const SearchConstraint& c : s.constraints)
+    texts.push_back(c.text);
+  std::size_t feasible = 0, failed = 0;
+  for (const Evaluated& e : r.evaluated) {
+    feasible += e.feasible;
+    failed += !e.result.failed.empty();
+  }
+  std::string out =
+      wrap(fmt::format("constraints {}: {} of the {} point(s) evaluated meet them{}", fmt::join(texts, " and "),
+                       feasible, r.evaluated.size(), failed ? fmt::format(" ({} failed to run)", failed) : ""),
+           kTextWidth) +
+      "\n";
+  const bool before = !r.plan.can_meet.empty();
+  if (before)
+    out += wrap(fmt::format("values that can meet them: of the {} combination(s) {} before simulating, the values "
+                            "some combination meeting every constraint checkable then has",
+                            r.plan.resolved_before,
+                            r.plan.enumerated ? "(the whole space) resolved" : "drawn and resolved"),
+                kTextWidth) +
+           "\n";
+  std::vector<std::vector<std::string>> rows = {
+      {"knob", "values that can meet them", "values met them when run", "values evaluated", "values in the space"}};
+  if (!before)
+    rows.front().erase(rows.front().begin() + 1);
+  // "all 7", "2 (64, 128)", or by the values left out when they are fewer:
+  // "6 (not 1MiB)".
+  auto values_text = [](const SearchKnob& k, const std::vector<bool>& which) {
+    std::vector<std::string> in, out;
+    for (std::size_t v = 0; v < k.values.size(); ++v)
+      (v < which.size() && which[v] ? in : out).push_back(k.values[v].raw);
+    if (out.empty())
+      return fmt::format("all {}", in.size());
+    if (out.size() < in.size())
+      return fmt::format("{} (not {})", in.size(), fmt::join(out, ", "));
+    return fmt::format("{} ({})", in.size(), fmt::join(in, ", "));
+  };
+  for (std::size_t j = 0; j < s.space.size(); ++j) {
+    const SearchKnob& k = s.space[j];
+    std::vector<bool> seen(k.values.size(), false), ok(k.values.size(), false);
+    for (const Evaluated& e : r.evaluated)
+      if (j < e.choice.size() && e.choice[j] < k.values.size()) {
+        seen[e.choice[j]] = true;
+        ok[e.choice[j]] = ok[e.choice[j]] || e.feasible;
+      }
+    rows.push_back({k.key.substr(prefix.size()), values_text(k, ok),
+                    std::to_string(std::count(seen.begin(), seen.end(), true)), std::to_string(k.values.size())});
+    if (before)
+      rows.back().insert(rows.back().begin() + 1, values_text(k, r.plan.can_meet[j]));
+  }
+  return out + render_columns(rows);
+}
+
+// An objective's column title: "max throughput_MBps", or "objective 2 (min)"
+// for a long expression (the legend above the table gives it).
+constexpr std::size_t kLongObjective = 28;
+std::string objective_header(const SearchObjective& o, std::size_t j)
+{
+  return o.text.size() <= kLongObjective ? objective_title(o)
+                                         : fmt::format("objective {} ({})", j + 1, o.maximise ? "max" : "min");
+}
+
+// The front as a table that fits a terminal (issue 51, item 4): one row per
+// front point (points with exactly the same figures folded into one), the
+// knobs whose value differs between the rows as columns (the others in one
+// line above), each objective, the rows it is tied with.
+std::string front_table(const SearchResult& r, const std::string& prefix)
+{
+  const SearchSpec& s = *r.ex.search;
+  std::vector<std::size_t> shown;                       // positions in r.front of the rows
+  std::map<std::size_t, std::vector<std::size_t>> same; // shown position -> the other points' indices
+  for (std::size_t a = 0; a < r.front.size(); ++a) {
+    const Evaluated& e = r.evaluated[r.front[a]];
+    auto twin = std::find_if(shown.begin(), shown.end(), [&](std::size_t b) {
+      const Evaluated& o = r.evaluated[r.front[b]];
+      for (std::size_t j = 0; j < e.objectives.size(); ++j)
+        if (o.objectives[j].mean != e.objectives[j].mean)
+          return false;
+      return true;
+    });
+    if (twin == shown.end())
+      shown.push_back(a);
+    else
+      same[*twin].push_back(e.point.index);
+  }
+  auto value_of = [&](std::size_t a, std::size_t j) -> std::string {
+    const Evaluated& e = r.evaluated[r.front[a]];
+    return j < e.choice.size() && e.choice[j] < s.space[j].values.size() ? s.space[j].values[e.choice[j]].raw : "?";
+  };
+  std::vector<std::size_t> varying;
+  std::vector<std::string> fixed;
+  for (std::size_t j = 0; j < s.space.size(); ++j) {
+    bool differs = false;
+    for (std::size_t a : shown)
+      differs = differs || value_of(a, j) != value_of(shown.front(), j);
+    if (differs)
+      varying.push_back(j);
+    else
+      fixed.push_back(fmt::format("{}={}", s.space[j].key.substr(prefix.size()), value_of(shown.front(), j)));
+  }
+  std::string out;
+  if (!fixed.empty())
+    out += wrap(fmt::format("the same on every row of the front: {}", fmt::join(fixed, ", ")), kTextWidth) + "\n";
+  // Row numbers of the shown rows; ties named by row.
+  std::map<std::size_t, std::size_t> row_of; // position in r.front -> row number (1-based)
+  for (std::size_t i = 0; i < shown.size(); ++i)
+    row_of[shown[i]] = i + 1;
+  std::vector<std::string> tie_cells;
+  bool any_tie = false, any_same = false;
+  for (std::size_t a : shown) {
+    std::vector<std::string> rows_tied;
+    for (std::size_t b : r.ties[a])
+      if (row_of.count(b))
+        rows_tied.push_back(std::to_string(row_of[b]));
+    any_tie = any_tie || !rows_tied.empty();
+    any_same = any_same || same.count(a);
+    tie_cells.push_back(fmt::format("{}", fmt::join(rows_tied, ",")));
+  }
+  std::vector<std::string> head = {"row", "point"};
+  for (std::size_t j : varying)
+    head.push_back(s.space[j].key.substr(prefix.size()));
+  for (std::size_t j = 0; j < s.objectives.size(); ++j)
+    head.push_back(objective_header(s.objectives[j], j));
+  if (any_tie)
+    head.push_back("tied with rows");
+  if (any_same)
+    head.push_back("same figures");
+  std::vector<std::vector<std::string>> rows = {head};
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    const std::size_t a = shown[i];
+    const Evaluated& e = r.evaluated[r.front[a]];
+    std::vector<std::string> row = {std::to_string(i + 1), std::to_string(e.point.index)};
+    for (std::size_t j : varying)
+      row.push_back(value_of(a, j));
+    for (const ObjectiveValue& v : e.objectives)
+      row.push_back(with_interval(v));
+    if (any_tie)
+      row.push_back(tie_cells[i]);
+    if (any_same)
+      row.push_back(same.count(a) ? points_text(same[a]) : "");
+    rows.push_back(row);
+  }
+  out += render_columns(rows);
+  std::string note = "(each objective: mean ± the half-width of its 95% interval over the iterations";
+  if (any_tie)
+    note += "; tied: two rows whose intervals overlap in every objective, so that these iterations cannot tell which "
+            "is better (more iterations might)";
+  if (any_same)
+    note += "; same figures: other front points whose objectives are exactly this row's (their knobs differ only "
+            "where it changes nothing), folded into it";
+  return out + wrap(note + ")", kTextWidth) + "\n";
+}
+
 } // namespace
 
 double hypervolume(const std::vector<std::vector<double>>& minimised, const std::vector<double>& reference)
@@ -87,66 +268,31 @@ double hypervolume(const std::vector<std::vector<double>>& minimised, const std:
 std::string search_table(const SearchResult& r)
 {
   const SearchSpec& s = *r.ex.search;
-  std::string out = fmt::format(
-      "Pareto front of {} point(s): {} knob(s), {} point(s) evaluated ({} simulated, {} reused) of a budget of {}; "
-      "{}, seed {}\n",
-      r.front.size(), s.space.size(), r.evaluated.size(), r.simulated, r.reused, r.plan.budget, method_text(r.plan),
-      r.plan.seed);
+  std::string out =
+      fmt::format("Pareto front of {} point(s): {} knob(s), {} point(s) evaluated ({} simulated, {} reused) of a "
+                  "budget of {}\nmethod: {}, seed {}\n",
+                  r.front.size(), s.space.size(), r.evaluated.size(), r.simulated, r.reused, r.plan.budget,
+                  method_text(r.plan), r.plan.seed);
+  const std::string prefix = common_prefix(s.space);
+  if (!prefix.empty())
+    out += fmt::format("knobs: {}* (the prefix left out below)\n", prefix);
+  bool long_objective = false;
+  for (const SearchObjective& o : s.objectives)
+    long_objective = long_objective || o.text.size() > kLongObjective;
+  if (long_objective)
+    for (std::size_t j = 0; j < s.objectives.size(); ++j)
+      out += fmt::format("objective {}: {}\n", j + 1, objective_title(s.objectives[j]));
+  out += constraints_text(r, prefix);
   if (r.front.empty()) {
     out += "no point evaluated meets every constraint\n";
   } else {
-    // Front points with the same figures (every objective's mean equal: a
-    // knob the point's other values make moot, say) are one row, the first
-    // of them standing for the others.
-    std::vector<std::size_t> shown;                       // ranks (0-based) of the rows
-    std::map<std::size_t, std::vector<std::size_t>> same; // shown rank -> the other points' indices
-    for (std::size_t a = 0; a < r.front.size(); ++a) {
-      const Evaluated& e = r.evaluated[r.front[a]];
-      auto twin = std::find_if(shown.begin(), shown.end(), [&](std::size_t b) {
-        const Evaluated& o = r.evaluated[r.front[b]];
-        for (std::size_t j = 0; j < e.objectives.size(); ++j)
-          if (o.objectives[j].mean != e.objectives[j].mean)
-            return false;
-        return true;
-      });
-      if (twin == shown.end())
-        shown.push_back(a);
-      else
-        same[*twin].push_back(e.point.index);
-    }
-    std::vector<std::vector<std::string>> rows;
-    std::vector<std::string> head = {"rank", "point"};
-    for (const SearchKnob& k : s.space)
-      head.push_back(k.key);
-    for (const SearchObjective& o : s.objectives)
-      head.push_back(objective_title(o));
-    head.push_back("tied with");
-    head.push_back("same figures");
-    rows.push_back(head);
-    for (std::size_t a : shown) {
-      const Evaluated& e = r.evaluated[r.front[a]];
-      std::vector<std::string> row = {std::to_string(a + 1), std::to_string(e.point.index)};
-      for (const auto& [key, value] : e.point.label)
-        row.push_back(value);
-      for (const ObjectiveValue& v : e.objectives)
-        row.push_back(with_interval(v));
-      std::string ties;
-      for (std::size_t b : r.ties[a])
-        if (std::find(shown.begin(), shown.end(), b) != shown.end())
-          ties += (ties.empty() ? "= " : ",") + std::to_string(b + 1);
-      row.push_back(ties);
-      row.push_back(same.count(a) ? points_text(same[a]) : "");
-      rows.push_back(row);
-    }
-    out += render_columns(rows);
-    out += "(each objective: mean ± the half-width of its 95% interval over the iterations; `tied with`: the ranks of "
-           "the rows whose intervals overlap this one's in every objective; `same figures`: the other front points "
-           "whose objectives are exactly this row's, folded into it)\n";
+    out += "\n" + front_table(r, prefix);
   }
   out += "\nSensitivity (from the feasible points evaluated): how far each knob moves each objective's mean\n";
   std::vector<std::vector<std::string>> rows = {{"knob", "objective", "values seen", "moves by", "share of variance"}};
   for (const SensitivityRow& row : r.sensitivity)
-    rows.push_back({row.knob, objective_title(s.objectives[row.objective]),
+    rows.push_back({row.knob.substr(row.knob.starts_with(prefix) ? prefix.size() : 0),
+                    objective_header(s.objectives[row.objective], row.objective),
                     fmt::format("{}/{}", row.values_seen, row.values), table_number(row.moves, 3),
                     fmt::format("{:.0f}%", row.share * 100)});
   out += render_columns(rows);

@@ -45,6 +45,13 @@ struct SearchPlan {
   std::size_t candidates = 0;    // when enumerated: the combinations that would be simulated
   std::size_t refused = 0;       // when enumerated: those the loader refuses
   std::size_t out_of_bounds = 0; // when enumerated: those a constraint checked before simulating refuses
+  // How the constraints checked before simulating cut the space (issue 51,
+  // item 4), over the combinations resolved (all when enumerated, else a
+  // sample of that many): per knob, per value, whether some combination
+  // with it resolves and meets every such constraint. Empty when no
+  // constraint can be checked before simulating.
+  std::size_t resolved_before = 0;
+  std::vector<std::vector<bool>> can_meet;
 };
 
 // Checks the search of `ex` (which must have one) against the options, and

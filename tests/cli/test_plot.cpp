@@ -121,8 +121,16 @@ TEST_CASE("cli: plot draws report.metrics, CPU per GB and predicted against meas
   CHECK(gp.find("set xlabel \"hv_sock.send_loop\"") != std::string::npos);
   CHECK(gp.find("set xtics (\"false\" 0, \"true\" 1)") != std::string::npos);
   CHECK(gp.find("set yrange [0:*]") != std::string::npos);
-  CHECK(gp.find("with yerrorlines") != std::string::npos);
+  // false and true are categories (issue 51, item 7): points with their
+  // bars, no line between them.
+  CHECK(gp.find("with yerrorbars") != std::string::npos);
+  CHECK(gp.find("with yerrorlines") == std::string::npos);
   CHECK(read_file(dir.ws + "/figs/cpu_per_GB.dat").rfind("\"false\"\t", 0) == 0);
+  // Two short labels side by side, at the default font, no fixed margin.
+  const std::string cpu = figure_script(gp, dir.ws + "/figs", "cpu_per_GB");
+  CHECK_THAT(cpu, Catch::Contains("\nset xtics\n"));
+  CHECK_THAT(cpu, !Catch::Contains("font"));
+  CHECK_THAT(cpu, !Catch::Contains("bmargin"));
   const Run log = run_cli(dir, {"plot", dir.ws + "/out/result.json", "--output", dir.ws + "/figs-log", "--log"});
   REQUIRE(log.status == 0);
   CHECK(read_file(dir.ws + "/figs-log/plot.gp").find("set logscale y") != std::string::npos);
@@ -162,6 +170,11 @@ TEST_CASE("cli: plot chooses each y axis's scale from the data, and --log and --
                                 "screen 0.5, screen 0.965 center\n"));
   CHECK_THAT(t, Catch::Contains("set key outside right top vertical\n"));
   CHECK_THAT(t, Catch::Contains("set key title \"direction\"\n"));
+  // Eight CPU bars labelled "guest_to_host, 64KiB" and so on do not fit side
+  // by side: turned, at the default font (issue 51, item 7).
+  const std::string cpu = figure_script(gp, "figs", "cpu_per_GB");
+  CHECK_THAT(cpu, Catch::Contains("\nset xtics rotate by -30\n"));
+  CHECK_THAT(cpu, !Catch::Contains("font"));
   CHECK_THAT(t, Catch::Contains("set ylabel \"throughput_MBps (MB/s); mean, bars: min to max over the "
                                 "iterations\"\n"));
   CHECK_THAT(t, Catch::Contains("title \"guest_to_host\", \"figs/throughput_MBps.dat\" index 1"));
@@ -407,6 +420,22 @@ TEST_CASE("cli: plot draws a round-trip result's distribution per point and its 
   CHECK_THAT(q, Catch::Contains("set logscale x 2\n"));
   CHECK_THAT(q, Catch::Contains("set xlabel \"workload.message_size\"\n"));
   CHECK_THAT(q, Catch::Contains("index 7 using 1:2 with linespoints lt 2 dt 4 pt 11 title \"host_to_guest p99.9\""));
+  CHECK_THAT(q, Catch::Contains("against workload.message_size"));
+  // Direction on x (issue 51, item 7): categories, which no line joins,
+  // each series a column of its own within a category's place, and the
+  // title naming the axis it is drawn against.
+  const Run by_dir = run_cli(dir, {"plot", file, "--output", "figs-dir", "-q", "--x", "direction"});
+  REQUIRE(by_dir.status == 0);
+  const std::string qd = figure_script(read_file(dir.in_ws("figs-dir/plot.gp")), "figs-dir", "rtt_percentiles");
+  CHECK_THAT(qd, Catch::Contains("against direction"));
+  CHECK_THAT(qd, !Catch::Contains("message size"));
+  CHECK_THAT(qd, Catch::Contains("set xtics (\"guest_to_host\" 0, \"host_to_guest\" 1)"));
+  CHECK_THAT(qd, Catch::Contains("index 7 using 1:2 with points lt 2 dt 4 pt 11 title \"4KiB p99.9\""));
+  CHECK_THAT(qd, !Catch::Contains("linespoints"));
+  // 64B's series left of each place, 4KiB's right: 0 -+ 0.12 / 2.
+  const std::string pd = read_file(dir.in_ws("figs-dir/rtt_percentiles.dat"));
+  CHECK(pd.rfind("# 64B p50: x, mean over the iterations (us)\n-0.06\t11.5\n0.94\t11.5\n", 0) == 0);
+  CHECK_THAT(pd, Catch::Contains("# 4KiB p50: x, mean over the iterations (us)\n0.06\t23\n1.06\t23\n"));
   // By name, alone; refused for a result without round trips.
   const Run only = run_cli(dir, {"plot", file, "--output", "cdf", "-q", "--metrics", "rtt_cdf"});
   REQUIRE(only.status == 0);

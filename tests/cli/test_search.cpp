@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,20 @@ TEST_CASE("cli: search prints the front (table, csv, json) and keeps every point
   CHECK(starts_with(table.out, "Pareto front of "));
   CHECK(table.out.find("NSGA-II (pagmo2), seed 7") != std::string::npos);
   CHECK(table.out.find("Sensitivity") != std::string::npos);
+  // Fitted to a terminal (issue 51, item 4): the knobs' common prefix said
+  // once, a long objective named in a legend, how the constraint cuts the
+  // space per knob, only the knobs that vary on the front as columns.
+  CHECK(table.out.find("knobs: hv_sock.* (the prefix left out below)") != std::string::npos);
+  CHECK(table.out.find("objective 2: min (host_cpu_percent+guest_cpu_percent)/throughput_MBps") != std::string::npos);
+  CHECK(table.out.find("constraints memory_bytes_per_connection <= 400KiB: 16 of the 16 point(s) evaluated meet "
+                       "them") != std::string::npos);
+  CHECK(table.out.find("of the 42 combination(s) (the whole space) resolved before simulating") != std::string::npos);
+  CHECK(table.out.find("\nsndbuf   ") != std::string::npos);
+  CHECK(table.out.find("\nsend_loop   all 2   ") != std::string::npos);
+  CHECK(table.out.find("hv_sock.sndbuf") == std::string::npos);
+  std::istringstream lines(table.out);
+  for (std::string line; std::getline(lines, line);)
+    CHECK(line.size() <= 140);
   // Figures from 100 up are whole numbers (memory per connection: 200704, not 2.007e+05).
   CHECK(table.out.find("e+0") == std::string::npos);
   CHECK(table.err.find("search: ") != std::string::npos); // progress
