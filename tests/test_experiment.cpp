@@ -412,10 +412,18 @@ TEST_CASE("error: a platform calibrated for another transport", "[experiment]")
   CHECK(error_of("transport: hv_sock\nplatform: kvm-2018") ==
         "t.yaml:2:11: error: platform: kvm-2018 is calibrated for transport virtio_vsock, not hv_sock (allowed: "
         "with hv_sock: hyperv-2019)");
-  // Sweeping the transport with the platform left at its default: the
-  // position is the swept value's.
-  CHECK(error_of("sweep:\n  grid:\n    transport: [hv_sock, virtio_vsock]") ==
-        "t.yaml:3:26: error: platform: hyperv-2019 is calibrated for transport hv_sock, not virtio_vsock (allowed: "
+  // Sweeping the transport with the platform left at its default: each
+  // point gets its transport's newest profile (issue 51, item 5).
+  CHECK(error_of("sweep:\n  grid:\n    transport: [hv_sock, virtio_vsock]") == "(no error)");
+  const Experiment both = load_yaml("sweep:\n  grid:\n    transport: [hv_sock, virtio_vsock]\n");
+  REQUIRE(both.points.size() == 2);
+  CHECK(both.points[0].params.text("platform") == "hyperv-2019");
+  CHECK(both.points[1].params.text("platform") == "kvm-2024");
+  CHECK(load_yaml("transport: virtio_vsock\n").points[0].params.text("platform") == "kvm-2024");
+  // Swept with a platform of another transport given: refused, at the
+  // swept value.
+  CHECK(error_of("platform: hyperv-2019\nsweep:\n  grid:\n    transport: [hv_sock, virtio_vsock]") ==
+        "t.yaml:1:11: error: platform: hyperv-2019 is calibrated for transport hv_sock, not virtio_vsock (allowed: "
         "with virtio_vsock: kvm-2018, kvm-2019, kvm-2024)");
   // A value that is never run is not checked.
   CHECK(error_of("transport: virtio_vsock\nsweep:\n  grid:\n    transport: [hv_sock]") == "(no error)");

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "app/cli/command.hpp"
 #include "app/cli/common.hpp"
@@ -57,6 +59,20 @@ int check(const CheckArgs& a)
   auto named = [&](const std::vector<std::string>& keys) {
     return std::find(keys.begin(), keys.end(), "virtio_vsock.preset") != keys.end();
   };
+  auto names = [&](const char* key) {
+    for (const auto* keys : {&ex.given, &ex.grid_keys, &ex.zip_keys})
+      if (std::find(keys->begin(), keys->end(), key) != keys->end())
+        return true;
+    return false;
+  };
+  if (!names("platform")) {
+    std::set<std::string> platforms;
+    for (const Point& p : ex.points)
+      platforms.insert(p.params.text("platform"));
+    std::cout << fmt::format("{}: note: platform is not given: the points run on {} (the newest shipped profile of "
+                             "their transport); set it to pin a machine\n",
+                             a.file, fmt::join(platforms, " and "));
+  }
   if (virtio && !named(ex.given) && !named(ex.grid_keys) && !named(ex.zip_keys))
     std::cout << fmt::format("{}: note: virtio_vsock.preset is not given: the points model {}'s virtio-vsock (the "
                              "default, the newest modelled kernel); set it to pin a kernel\n",

@@ -395,6 +395,8 @@ private:
       else if (!is_cost(spec.path) && spec.default_text != virtio_vsock::kFromPreset)
         p.set(spec.path, default_value(spec));
     }
+    if (!given.count("platform")) // the transport's own (issue 51, item 5)
+      p.set("platform", default_platform(transport));
     const PlatformProfile* profile = find_profile(p.text("platform"));
     if (!profile)
       throw std::logic_error("platform '" + p.text("platform") + "' is a choice without a profile");

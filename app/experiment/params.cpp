@@ -35,8 +35,9 @@ void declare_experiment_params(ParamRegistry& reg)
                   })
                   .doc(fmt::format("platform profile: a shipped one ({}; `vsocksim describe platforms`) or a profile "
                                    "file PATH.yaml, relative to the experiment file (docs/profiles.md); gives every "
-                                   "`costs.*` parameter its default",
-                                   join(platforms))));
+                                   "`costs.*` parameter its default. Not given: the transport's newest shipped "
+                                   "profile ({} for hv_sock, {} for virtio_vsock)",
+                                   join(platforms), default_platform("hv_sock"), default_platform("virtio_vsock"))));
   reg.declare(Param("transport")
                   .choice()
                   .def("hv_sock")

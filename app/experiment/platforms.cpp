@@ -1,5 +1,7 @@
 #include "app/experiment/platforms.hpp"
 
+#include <map>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -108,6 +110,14 @@ std::string read_bytes(const std::string& path, const Origin& at)
 const std::vector<PlatformProfile>& platform_profiles()
 {
   return shipped().all();
+}
+
+const std::string& default_platform(const std::string& transport)
+{
+  static const std::map<std::string, std::string> newest = {{"hv_sock", "hyperv-2019"}, {"virtio_vsock", "kvm-2024"}};
+  static const std::string fallback = "hyperv-2019";
+  const auto it = newest.find(transport);
+  return it == newest.end() ? fallback : it->second;
 }
 
 const PlatformProfile* find_profile(const std::string& name)

@@ -24,6 +24,11 @@ const std::vector<PlatformProfile>& platform_profiles();
 // in this process whose name it is; nullptr for neither.
 const PlatformProfile* find_profile(const std::string& name);
 
+// The platform a point gets when the experiment names none (issue 51,
+// item 5): its transport's newest shipped profile, hyperv-2019 for hv_sock
+// and kvm-2024 for virtio_vsock.
+const std::string& default_platform(const std::string& transport);
+
 // The source of a profile's value of cost `key` (without "costs."), as
 // describe lists it: the provenance's source ("fitted", "held", "prior",
 // "given"), "base (NAME: SOURCE)" for a value taken from the base.

@@ -65,3 +65,28 @@ TEST_CASE("cli: check and run warn about swept values the transport clamps, and 
   CHECK(r.err.find(kTiny + ": warning: hv_sock.rcvbuf=4194304: ") != std::string::npos);
   CHECK(r.out.find("effective.ring_bytes_host_to_guest") != std::string::npos);
 }
+
+TEST_CASE("cli: check says which kernel and machine a file gets when it names none", "[cli]")
+{
+  TempDir dir;
+  write_file(dir.in_ws("v.yaml"), "transport: virtio_vsock\nworkload: {total_bytes: 1MB}\n");
+  const Run v = run_cli(dir, {"check", "v.yaml"});
+  REQUIRE(v.status == 0);
+  CHECK_THAT(v.out, Catch::Contains("v.yaml: note: platform is not given: the points run on kvm-2024 (the newest "
+                                    "shipped profile of their transport); set it to pin a machine\n"));
+  CHECK_THAT(v.out, Catch::Contains("v.yaml: note: virtio_vsock.preset is not given: the points model linux-6.12's "
+                                    "virtio-vsock"));
+  // Both transports swept: each its own profile.
+  write_file(dir.in_ws("both.yaml"), "workload: {total_bytes: 1MB}\nsweep:\n  grid:\n    transport: [hv_sock, "
+                                     "virtio_vsock]\n");
+  const Run both = run_cli(dir, {"check", "both.yaml"});
+  REQUIRE(both.status == 0);
+  CHECK_THAT(both.out, Catch::Contains("the points run on hyperv-2019 and kvm-2024"));
+  // Named: no note.
+  write_file(dir.in_ws("named.yaml"),
+             "transport: virtio_vsock\nplatform: kvm-2019\nvirtio_vsock: {preset: linux-4.19}\n"
+             "workload: {total_bytes: 1MB}\n");
+  const Run named = run_cli(dir, {"check", "named.yaml"});
+  REQUIRE(named.status == 0);
+  CHECK(named.out.find("note:") == std::string::npos);
+}
