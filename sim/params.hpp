@@ -30,6 +30,17 @@ enum class ParamKind {
 
 const char* to_string(ParamKind k);
 
+// A knob whose default is its transport's kernel preset's value (the
+// `<transport>.preset` key) carries this as its default text.
+inline const char* kFromPreset = "(preset)";
+
+// A kernel preset: the value it gives each knob that defaults to it.
+struct Preset {
+  std::string name;
+  std::string doc;
+  std::map<std::string, std::string> values; // key path -> value as written in YAML
+};
+
 // A declaration: built with Param below, read by the loader, describe and
 // the docs.
 struct ParamSpec {

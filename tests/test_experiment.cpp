@@ -203,7 +203,7 @@ TEST_CASE("error: unknown keys list the keys allowed at that level", "[experimen
   CHECK(costs_error.rfind("t.yaml:2:3: error: costs.clock: unknown key (allowed: clock_ghz, ", 0) == 0);
   CHECK(error_of("hv_sock: {sndbuf: 4KiB, bogus: 1}") ==
         "t.yaml:1:25: error: hv_sock.bogus: unknown key (allowed: host_fill, host_packet_size, pending_send_size, "
-        "rcvbuf, "
+        "preset, rcvbuf, "
         "ring_sizing, send_loop, sndbuf, sysctl_rmem_max, sysctl_wmem_max)");
 }
 
@@ -542,7 +542,16 @@ TEST_CASE("every declared key is resolved, defaults included", "[experiment]")
   CHECK(p.integer("host.cpus") == 8);
   CHECK(p.text("report.metrics") == "throughput_MBps");
   CHECK(p.is_word("hv_sock.sndbuf", "default"));
-  CHECK(p.boolean("hv_sock.send_loop") == false);
+  // hv_sock's knobs from the newest modelled kernel (issue 51, item 5).
+  CHECK(p.text("hv_sock.preset") == "linux-5.3");
+  CHECK(p.boolean("hv_sock.send_loop") == true);
+  CHECK(p.text("hv_sock.pending_send_size") == "once");
+  CHECK(p.text("hv_sock.ring_sizing") == "sockopt");
+  const Experiment before = load_yaml("hv_sock: {preset: linux-5.1, send_loop: true}");
+  const Params& old = before.points[0].params;
+  CHECK(old.text("hv_sock.ring_sizing") == "fixed");
+  CHECK(old.text("hv_sock.pending_send_size") == "per_check");
+  CHECK(old.boolean("hv_sock.send_loop") == true); // set alone
   CHECK(p.text("description") == "defaults");
   CHECK(ex.points[0].index == 0);
   CHECK(ex.points[0].label.empty());

@@ -194,6 +194,7 @@ platform: hyperv-2019
 seed: 5
 iterations: 2
 direction: host_to_guest
+hv_sock: {send_loop: false, pending_send_size: per_check}
 workload:
   pattern: ping_pong
   message_size: 256B

@@ -73,6 +73,20 @@ int check(const CheckArgs& a)
                              "their transport); set it to pin a machine\n",
                              a.file, fmt::join(platforms, " and "));
   }
+  // hv_sock: only when one of the knobs the preset sets is left to it.
+  const bool hv = std::any_of(ex.points.begin(), ex.points.end(), [](const Point& p) {
+    return !p.params.has("transport") || p.params.text("transport") == "hv_sock";
+  });
+  if (hv && !names("hv_sock.preset")) {
+    std::vector<std::string> left;
+    for (const char* knob : {"hv_sock.ring_sizing", "hv_sock.send_loop", "hv_sock.pending_send_size"})
+      if (!names(knob))
+        left.push_back(knob);
+    if (!left.empty())
+      std::cout << fmt::format("{}: note: hv_sock.preset is not given: {} follow {}'s hv_sock (the default, the "
+                               "newest modelled kernel); set it to pin a kernel\n",
+                               a.file, fmt::join(left, ", "), registry().find("hv_sock.preset")->default_text);
+  }
   if (virtio && !named(ex.given) && !named(ex.grid_keys) && !named(ex.zip_keys))
     std::cout << fmt::format("{}: note: virtio_vsock.preset is not given: the points model {}'s virtio-vsock (the "
                              "default, the newest modelled kernel); set it to pin a kernel\n",

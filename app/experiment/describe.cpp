@@ -63,8 +63,8 @@ std::string default_text(const ParamSpec& spec)
 {
   if (is_cost(spec))
     return "from the platform profile";
-  if (spec.default_text == virtio_vsock::kFromPreset)
-    return "from virtio_vsock.preset";
+  if (spec.default_text == kFromPreset)
+    return "from " + spec.scope + ".preset";
   if (spec.default_text.empty())
     return spec.kind == ParamKind::Text ? "(empty)" : "(required)";
   return spec.default_text;

@@ -26,6 +26,7 @@
 #include "app/experiment/sha256.hpp"
 #include "app/experiment/text.hpp"
 #include "app/experiment/units.hpp"
+#include "transports/hv_sock/params.hpp"
 #include "transports/transport.hpp"
 #include "transports/virtio_vsock/params.hpp"
 
@@ -392,7 +393,7 @@ private:
         p.set(spec.path, it->second.value);
       else if (!spec.scope.empty() && spec.scope != transport)
         continue;
-      else if (!is_cost(spec.path) && spec.default_text != virtio_vsock::kFromPreset)
+      else if (!is_cost(spec.path) && spec.default_text != kFromPreset)
         p.set(spec.path, default_value(spec));
     }
     if (!given.count("platform")) // the transport's own (issue 51, item 5)
@@ -403,9 +404,11 @@ private:
     for (const auto& spec : reg_.all()) {
       if (p.has(spec.path) || (!spec.scope.empty() && spec.scope != transport))
         continue;
-      if (spec.default_text == virtio_vsock::kFromPreset) {
-        // A knob the user did not set: the value of the point's preset.
-        const auto* preset = virtio_vsock::find_preset(p.text("virtio_vsock.preset"));
+      if (spec.default_text == kFromPreset) {
+        // A knob the user did not set: the value of the point's preset (its
+        // transport's `<transport>.preset`).
+        const Preset* preset = spec.scope == "hv_sock" ? hv_sock::find_preset(p.text("hv_sock.preset"))
+                                                       : virtio_vsock::find_preset(p.text("virtio_vsock.preset"));
         if (!preset || !preset->values.count(spec.path))
           throw std::logic_error("preset has no value for " + spec.path);
         ParamSpec from_preset = spec;

@@ -82,6 +82,18 @@ TEST_CASE("cli: check says which kernel and machine a file gets when it names no
   const Run both = run_cli(dir, {"check", "both.yaml"});
   REQUIRE(both.status == 0);
   CHECK_THAT(both.out, Catch::Contains("the points run on hyperv-2019 and kvm-2024"));
+  // hv_sock: the knobs left to hv_sock.preset named; none when all are set.
+  write_file(dir.in_ws("h.yaml"), "transport: hv_sock\nplatform: hyperv-2019\nhv_sock: {send_loop: false}\n"
+                                  "workload: {total_bytes: 1MB}\n");
+  const Run h = run_cli(dir, {"check", "h.yaml"});
+  REQUIRE(h.status == 0);
+  CHECK_THAT(h.out, Catch::Contains("h.yaml: note: hv_sock.preset is not given: hv_sock.ring_sizing, "
+                                    "hv_sock.pending_send_size follow linux-5.3's hv_sock"));
+  write_file(dir.in_ws("h3.yaml"), "transport: hv_sock\nplatform: hyperv-2019\nhv_sock: {send_loop: false, "
+                                   "ring_sizing: fixed, pending_send_size: once}\nworkload: {total_bytes: 1MB}\n");
+  const Run h3 = run_cli(dir, {"check", "h3.yaml"});
+  REQUIRE(h3.status == 0);
+  CHECK(h3.out.find("note:") == std::string::npos);
   // Named: no note.
   write_file(dir.in_ws("named.yaml"),
              "transport: virtio_vsock\nplatform: kvm-2019\nvirtio_vsock: {preset: linux-4.19}\n"

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 
+#include <string>
 #include <vector>
 
 #include "sim/params.hpp"
@@ -10,6 +11,10 @@
 
 namespace vsim::hv_sock {
 void declare_params(ParamRegistry& reg);
+// The kernels `hv_sock.preset` names (the Linux side's hyperv_transport.c):
+// before and after the 2019 hv_sock series.
+const std::vector<Preset>& presets();
+const Preset* find_preset(const std::string& name);
 // The size of one of a point's rings: SO_SNDBUF/SO_RCVBUF (`key`, capped by
 // `sysctl`) through the sizing rule hv_sock.ring_sizing names (ring_math).
 std::uint32_t ring_size(const Params& p, const char* key, const char* sysctl, SocketBuffer which);

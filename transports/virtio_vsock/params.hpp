@@ -12,15 +12,8 @@ namespace vsim::virtio_vsock {
 
 void declare_params(ParamRegistry& reg);
 
-// Knobs whose default comes from `virtio_vsock.preset` carry this as their
-// default text.
-inline const char* kFromPreset = "(preset)";
-
-struct Preset {
-  std::string name;
-  std::string doc;
-  std::map<std::string, std::string> values; // key path -> value as written in YAML
-};
+// The kernels `virtio_vsock.preset` names; knobs whose default comes from
+// it carry kFromPreset (sim/params.hpp) as their default text.
 const std::vector<Preset>& presets();
 const Preset* find_preset(const std::string& name);
 
