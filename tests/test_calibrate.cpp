@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -14,6 +15,8 @@
 #include "app/calibrate/calibrate.hpp"
 #include "app/calibrate/identify.hpp"
 #include "app/calibrate/optimiser.hpp"
+#include "app/experiment/platforms.hpp"
+#include "app/experiment/profile_file.hpp"
 #include "app/experiment/registry.hpp"
 #include "transports/simulate.hpp"
 
@@ -210,4 +213,61 @@ TEST_CASE("calibrate's checks before anything runs", "[calibrate]")
   CHECK(in.held_rows == std::vector<std::size_t>{2, 3});
   o.fit = {"guest_send_syscall", "host_dpc", "host_rx_packet"};
   fails(o, "3 costs for 2 fit row(s)");
+}
+
+TEST_CASE("a fit that does not predict unseen rows better than the start keeps the start (issue 50)", "[calibrate]")
+{
+  Scratch s("calibrate-cv");
+  // The model's own figures with the starting costs, each row then moved
+  // by noise the costs cannot explain: +9%, -9%, -9%, +9% over the sizes.
+  const std::string yaml = made_up_study(s.dir, {});
+  const fs::path csv = s.dir / "made.csv";
+  std::istringstream in_csv(test::read_text(csv.string()));
+  std::string out_csv, line;
+  const double noise[] = {1.09, 1 / 1.09, 1 / 1.09, 1.09};
+  int row = -1;
+  while (std::getline(in_csv, line)) {
+    if (row >= 0) {
+      const std::size_t a = line.find("throughput_MBps,") + 16, b = line.find(',', a);
+      line = line.substr(0, a) + fmt::format("{:.17g}", std::stod(line.substr(a, b - a)) * noise[row]) + line.substr(b);
+    }
+    out_csv += line + "\n";
+    ++row;
+  }
+  REQUIRE(row == 4);
+  write(csv, out_csv);
+  CalibrateOptions opt;
+  opt.fit = {"host_signal_latency", "guest_copy_bytes_per_cycle"};
+  opt.folds = 2;
+  opt.max_evaluations = 24;
+  opt.fold_evaluations = 12;
+  opt.name = "noise";
+  const CalibrationInput in = load_calibration(yaml, opt);
+  const CalibrationResult r = calibrate(in, opt, hooks());
+  INFO("before " << r.mae_before << "% cv " << r.mae_cv << "%");
+  CHECK(r.mae_before == Approx(100 * (1 - 1 / 1.09) / 2 + 100 * 0.09 / 2).epsilon(0.05));
+  CHECK(r.mae_cv >= r.mae_before);
+  CHECK(r.kept_start);
+  CHECK(r.kept_why == "cross-validation");
+  CHECK(r.after == r.before);
+  for (const CostMove& m : r.moves)
+    CHECK(m.after == m.before);
+  CHECK(calibration_text(in, r).find("the starting values are kept (--keep-unvalidated writes the fit)") !=
+        std::string::npos);
+  const PlatformProfile p = calibrated_profile(in, opt, r);
+  CHECK(p.costs.at("host_signal_latency") == in.start->costs.at("host_signal_latency"));
+  // Every value from its base: the file says `costs: {}` and reads back.
+  const std::string text = write_profile(p);
+  CHECK(text.find("\ncosts: {}\n") != std::string::npos);
+  const PlatformProfile back =
+      parse_profile(text, "noise.yaml", [](const std::string& name, const std::string&) -> const PlatformProfile& {
+        return *find_profile(name);
+      });
+  CHECK(back.costs == p.costs);
+  // Asked to, it writes the fit all the same.
+  opt.keep_unvalidated = true;
+  const CalibrationResult kept = calibrate(in, opt, hooks());
+  CHECK_FALSE(kept.kept_start);
+  CHECK(kept.kept_why.empty());
+  CHECK(kept.mae_fit < kept.mae_before);
 }

@@ -2,6 +2,7 @@
 // (ensemble_spread), member-by-member ratios and the effects' intervals,
 // and the loader's member points.
 #include <cmath>
+#include <utility>
 
 #include <catch2/catch.hpp>
 
@@ -13,6 +14,21 @@
 
 using namespace vsim;
 using namespace vsim::app;
+
+namespace {
+
+// A design effect's two published rows: the 6.12 tx fast path off (base)
+// and on, guest to host, throughput.
+std::pair<Measurement, Measurement> fast_path_rows()
+{
+  Measurement base, changed;
+  base.keys = {{"direction", "guest_to_host"}, {"virtio_vsock.tx_fast_path", "false"}};
+  changed.keys = {{"direction", "guest_to_host"}, {"virtio_vsock.tx_fast_path", "true"}};
+  base.metric = changed.metric = "throughput_MBps";
+  return {base, changed};
+}
+
+} // namespace
 
 TEST_CASE("ensemble_spread: weighted percentiles, each member at the middle of its weight", "[ensemble]")
 {
@@ -62,10 +78,7 @@ TEST_CASE("member_ratios: member by member, nothing across ensembles of differen
 
 TEST_CASE("a design effect's interval is its ratio taken within each member", "[ensemble]")
 {
-  Measurement base, changed;
-  base.keys = {{"direction", "guest_to_host"}, {"virtio_vsock.tx_fast_path", "false"}};
-  changed.keys = {{"direction", "guest_to_host"}, {"virtio_vsock.tx_fast_path", "true"}};
-  base.metric = changed.metric = "throughput_MBps";
+  const auto [base, changed] = fast_path_rows();
   Comparison c;
   c.rows.push_back(ComparisonRow{&base, 0, "mean", 100, 100, 0, {100.0, 80.0, 120.0}, {1.0 / 3, 1.0 / 3, 1.0 / 3}});
   c.rows.push_back(ComparisonRow{&changed, 1, "mean", 130, 110, 0, {110.0, 96.0, 156.0}, {1.0 / 3, 1.0 / 3, 1.0 / 3}});
@@ -163,10 +176,7 @@ TEST_CASE("effect_discrepancy: the rms error of the ratios between a profile's o
 
 TEST_CASE("a design effect with the model's error on top: wider, and covering what the members miss", "[ensemble]")
 {
-  Measurement base, changed;
-  base.keys = {{"direction", "guest_to_host"}, {"virtio_vsock.tx_fast_path", "false"}};
-  changed.keys = {{"direction", "guest_to_host"}, {"virtio_vsock.tx_fast_path", "true"}};
-  base.metric = changed.metric = "throughput_MBps";
+  const auto [base, changed] = fast_path_rows();
   Comparison c;
   const std::vector<double> w = {0.5, 0.5};
   c.rows.push_back(ComparisonRow{&base, 0, "mean", 100, 100, 0, {100.0, 100.0}, w, 0.1});

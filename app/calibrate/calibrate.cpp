@@ -32,6 +32,11 @@ namespace {
 constexpr double kStep = 0.1;
 constexpr double kPrior = 0.25;
 
+// A fit is kept only if its K-fold error is below the start's error by at
+// least this share of it (1%: more than the summation's rounding, when every
+// fold kept the start and the two are the same figure summed otherwise).
+constexpr double kCvMargin = 0.01;
+
 // The objective's value for a prediction that is no number (a failed
 // point): worse than any fit.
 constexpr double kFailedRow = 100;
@@ -308,7 +313,7 @@ struct Driver {
     const auto preds = ev.run(f.sets, 0); // each experiment's own iterations
     progress.step("final", static_cast<unsigned>(f.sets.size()), static_cast<unsigned>(f.sets.size()),
                   static_cast<double>(f.sets.size() * full_iters));
-    const std::size_t chosen = opt.ensemble_only ? 0 : choose(f, 0, preds, in.fit_rows);
+    std::size_t chosen = opt.ensemble_only ? 0 : choose(f, 0, preds, in.fit_rows);
     r.kept_start = chosen == 0;
     r.before = preds[0];
     r.after = preds[chosen];
@@ -319,6 +324,19 @@ struct Driver {
     for (std::size_t k = 0; k < fs.size(); ++k)
       r.fold_after.push_back(preds[choose(f, k + 1, preds, training(fs[k]))]);
     cross_validation(fs);
+    r.kept_why = chosen == 0 && !opt.ensemble_only ? "search" : "";
+    if (chosen != 0 && !fs.empty() && !opt.keep_unvalidated && !(r.mae_cv < r.mae_before * (1 - kCvMargin))) {
+      // The fit does not predict the rows it did not see better than the
+      // start predicts them: what it moved, the rows cannot pin down.
+      chosen = 0;
+      r.kept_start = true;
+      r.kept_why = "cross-validation";
+      r.after = r.before;
+      r.mae_fit = r.mae_before;
+      r.mae_held_out = mae_percent(r.after, measured, in.held_rows);
+      r.moves.clear();
+      moves(start_values());
+    }
     if (opt.ensemble > 0)
       find_members(chosen == 0 ? start_values() : f.values[chosen]);
     r.evaluations = ev.evaluations();

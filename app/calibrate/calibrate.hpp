@@ -61,6 +61,11 @@ struct CalibrateOptions {
   // No search: the start's values stay (the profile is the start's, fit
   // report and all) and only the ensemble around them is found.
   bool ensemble_only = false;
+  // Write the fit even when its K-fold cross-validation error is not below
+  // the start's error on the fit rows by 1% of it (by default the start is kept then:
+  // a fit that does not predict rows it did not see better than the start
+  // has moved costs the rows cannot pin down, issue 50).
+  bool keep_unvalidated = false;
   bool allow_bound = false;       // write a profile with a fitted cost at a bound of its range
   bool allow_broken_ties = false; // write a profile that breaks a tie of its transport
   std::string name;               // the new profile's name
@@ -196,7 +201,12 @@ struct CalibrationResult {
   std::string optimiser;    // "NLopt LN_BOBYQA"
   unsigned evaluations = 0; // whole row sets simulated (any iterations)
   std::string search_stop;  // why the main search stopped
-  bool kept_start = false;  // no candidate of the search beat the start with the experiment's iterations
+  bool kept_start = false;  // the start's values stand (kept_why says why)
+  // "search": no candidate of the search beat the start with the
+  // experiment's own iterations; "cross-validation": the fit did, but its
+  // K-fold error (mae_cv) is not below the start's (mae_before). "" when a
+  // fit was kept.
+  std::string kept_why;
   double mae_before = 0, mae_fit = 0, mae_held_out = -1, mae_cv = -1;
   // The ensemble (opt.ensemble > 0): each member's values of the fitted
   // costs (in `fitted` order), its mean absolute error on the fit rows (at

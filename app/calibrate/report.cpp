@@ -180,8 +180,13 @@ std::string summary_section(const CalibrationInput& in, const CalibrationResult&
     points += s.ex.points.size();
   out += fmt::format("optimiser: {}, {} evaluation(s) of the {} point(s) in all; the main search stopped on: {}\n",
                      r.optimiser, r.evaluations, points, r.search_stop);
-  if (r.kept_start)
+  if (r.kept_why == "search")
     out += "no point the search found beat the starting values with the experiment's own iterations: kept\n";
+  else if (r.kept_why == "cross-validation")
+    out += fmt::format("the fit does not predict the rows it did not see better than the start does ({}-fold "
+                       "cross-validation {} against the start's {}): the rows cannot pin down what it moved, so the "
+                       "starting values are kept (--keep-unvalidated writes the fit)\n",
+                       r.fold_mae.size(), mae_text(r.mae_cv), mae_text(r.mae_before));
   return out;
 }
 

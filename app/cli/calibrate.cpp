@@ -171,6 +171,9 @@ Command add_calibrate(CLI::App& app)
   sub->add_option("--noise", a->opt.noise_percent, "the rows' noise in %, for the ensemble's band")
       ->check(CLI::Range(0.1, 100.0))
       ->capture_default_str();
+  sub->add_flag("--keep-unvalidated", a->opt.keep_unvalidated,
+                "write the fit even when its k-fold cross-validation error is not below the starting values' error "
+                "on the fit rows (else the start's values are kept: the rows cannot pin down what the fit moved)");
   sub->add_flag("--allow-bound", a->opt.allow_bound,
                 "write the profile even with a fitted cost at a bound of its plausible range (else refused, exit 1)");
   sub->add_flag("--allow-broken-ties", a->opt.allow_broken_ties,

@@ -516,7 +516,7 @@ void write_costs(std::string& out, const PlatformProfile& p)
 {
   ParamRegistry reg;
   declare_cost_params(reg);
-  out += "costs:\n";
+  std::string lines;
   for (const ParamSpec& s : reg.all()) {
     const std::string name = s.path.substr(6);
     auto it = p.costs.find(name);
@@ -527,13 +527,16 @@ void write_costs(std::string& out, const PlatformProfile& p)
       prov = pv->second;
     if (!p.base.empty() && prov.source == "base")
       continue; // the reader takes it from the base profile
-    out += fmt::format("  {}: {{value: {}, source: {}", name, number_text(it->second), prov.source);
+    lines += fmt::format("  {}: {{value: {}, source: {}", name, number_text(it->second), prov.source);
     if (!prov.note.empty())
-      out += ", note: " + quote(prov.note);
+      lines += ", note: " + quote(prov.note);
     if (!prov.reason.empty())
-      out += ", reason: " + quote(prov.reason);
-    out += "}\n";
+      lines += ", reason: " + quote(prov.reason);
+    lines += "}\n";
   }
+  // Every value from the base (a fit that kept its start): an empty map, not
+  // an empty key the reader would refuse.
+  out += lines.empty() ? "costs: {}\n" : "costs:\n" + lines;
 }
 
 void write_span(std::string& out, const PlatformProfile& p)
