@@ -99,6 +99,25 @@ TEST_CASE("virtio_vsock presets: every preset sets every knob, and the 6.x knobs
   CHECK(value("linux-6.12", "virtio_vsock.tx_fast_path") == "true");
 }
 
+TEST_CASE("virtio_vsock presets linux-4.14 and linux-5.10 move packets as 4.19 and 5.4 do (issue 52)",
+          "[virtio][params]")
+{
+  // docs/kernel-notes.md section 12: the transport diffs move no packet.
+  CHECK(virtio_vsock::find_preset("linux-4.14")->values == virtio_vsock::find_preset("linux-4.19")->values);
+  CHECK(virtio_vsock::find_preset("linux-5.10")->values == virtio_vsock::find_preset("linux-5.4")->values);
+  CHECK(virtio_vsock::find_preset("linux-5.10")->values.at("virtio_vsock.pcp_high_order") == "false"); // 5.13
+  // The same knobs give the same figures: the preset's name moves nothing.
+  const std::vector<std::string> small = {"workload.total_bytes=256kB", "workload.message_size=16KiB"};
+  auto with = [&](const char* preset) {
+    std::vector<std::string> sets = small;
+    sets.push_back(std::string("virtio_vsock.preset=") + preset);
+    return run_one(sets);
+  };
+  CHECK(with("linux-4.14") == with("linux-4.19"));
+  CHECK(with("linux-5.10") == with("linux-5.4"));
+  CHECK(with("linux-5.10") != with("linux-4.14"));
+}
+
 TEST_CASE("virtio_vsock sk_buff: an rx buffer is one descriptor, so a queue without indirect descriptors holds "
           "queue_size buffers",
           "[virtio][6x][effective]")

@@ -30,6 +30,28 @@ Preset since_5_4(std::string name, std::string doc, std::string credit_update, s
            {"virtio_vsock.pcp_high_order", pcp_high_order ? "true" : "false"}}};
 }
 
+// A kernel before the 2019 throughput series (4.14 to 4.19): 4 KiB
+// packets, a credit update on every read, no vhost weights.
+Preset before_5_4(std::string name, std::string doc)
+{
+  return {std::move(name),
+          std::move(doc),
+          {{"virtio_vsock.rx_buf_size", "4KiB"},
+           {"virtio_vsock.max_pkt_size", "4KiB"},
+           {"virtio_vsock.mergeable_rx", "false"},
+           {"virtio_vsock.host_split", "false"},
+           {"virtio_vsock.credit_update", "every_read"},
+           {"virtio_vsock.small_pkt_copy", "false"},
+           {"virtio_vsock.batch_used", "true"},
+           {"virtio_vsock.queue_size", "128"},
+           {"virtio_vsock.event_idx", "true"},
+           {"virtio_vsock.vhost_weight_packets", "0"},
+           {"virtio_vsock.vhost_weight_bytes", "0"},
+           {"virtio_vsock.packet_type", "virtio_vsock_pkt"},
+           {"virtio_vsock.tx_fast_path", "false"},
+           {"virtio_vsock.pcp_high_order", "false"}}};
+}
+
 } // namespace
 
 const std::vector<Preset>& presets()
@@ -47,24 +69,15 @@ const std::vector<Preset>& presets()
   // lists (44042b449872, 5.13). linux-6.2 and linux-6.9 are the kernels the 2023 sk_buff and the
   // 2024 fast-path series measured their baselines on.
   static const std::vector<Preset> list = {
-      {"linux-4.19",
-       "Linux 4.14-4.19 guest and vhost (2018)",
-       {{"virtio_vsock.rx_buf_size", "4KiB"},
-        {"virtio_vsock.max_pkt_size", "4KiB"},
-        {"virtio_vsock.mergeable_rx", "false"},
-        {"virtio_vsock.host_split", "false"},
-        {"virtio_vsock.credit_update", "every_read"},
-        {"virtio_vsock.small_pkt_copy", "false"},
-        {"virtio_vsock.batch_used", "true"},
-        {"virtio_vsock.queue_size", "128"},
-        {"virtio_vsock.event_idx", "true"},
-        {"virtio_vsock.vhost_weight_packets", "0"},
-        {"virtio_vsock.vhost_weight_bytes", "0"},
-        {"virtio_vsock.packet_type", "virtio_vsock_pkt"},
-        {"virtio_vsock.tx_fast_path", "false"},
-        {"virtio_vsock.pcp_high_order", "false"}}},
+      before_5_4("linux-4.14", "Linux 4.14 guest and vhost: the data path of 4.19 (4.15's sk_state constants only; "
+                               "docs/kernel-notes.md, \"Linux 4.14 and 5.10\")"),
+      before_5_4("linux-4.19", "Linux 4.14-4.19 guest and vhost (2018)"),
       since_5_4("linux-5.4", "Linux 5.4 guest and vhost, after the 2019 throughput series", "threshold",
                 "virtio_vsock_pkt", false, false),
+      since_5_4("linux-5.10",
+                "Linux 5.10 guest and vhost: the data path of 5.4 (5.5's multi-transport, MSG_PEEK and buffer-size "
+                "changes move no packet; docs/kernel-notes.md, \"Linux 4.14 and 5.10\")",
+                "threshold", "virtio_vsock_pkt", false, false),
       since_5_4("linux-6.1",
                 "Linux 6.1.0 guest and vhost (struct virtio_vsock_pkt; 6.1.63 backported the sk_buff conversion)",
                 "threshold", "virtio_vsock_pkt", false),
