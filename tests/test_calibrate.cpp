@@ -239,8 +239,8 @@ TEST_CASE("a fit that does not predict unseen rows better than the start keeps t
   CalibrateOptions opt;
   opt.fit = {"host_signal_latency", "guest_copy_bytes_per_cycle"};
   opt.folds = 2;
-  opt.max_evaluations = 24;
-  opt.fold_evaluations = 12;
+  opt.max_evaluations = 12;
+  opt.fold_evaluations = 6;
   opt.name = "noise";
   const CalibrationInput in = load_calibration(yaml, opt);
   const CalibrationResult r = calibrate(in, opt, hooks());
