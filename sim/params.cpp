@@ -6,6 +6,14 @@
 
 namespace vsim {
 
+std::string preset_values_doc(const std::vector<Preset>& presets, const std::string& path)
+{
+  std::string out;
+  for (const Preset& p : presets)
+    out += (out.empty() ? "" : ", ") + p.name + ": " + p.values.at(path);
+  return " (" + out + ")";
+}
+
 const char* to_string(ParamKind k)
 {
   switch (k) {

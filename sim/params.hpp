@@ -41,6 +41,10 @@ struct Preset {
   std::map<std::string, std::string> values; // key path -> value as written in YAML
 };
 
+// " (linux-4.19: 4KiB, linux-5.4: 64KiB)": each preset's value of the knob
+// `path`, in the presets' order, for the end of the knob's documentation.
+std::string preset_values_doc(const std::vector<Preset>& presets, const std::string& path);
+
 // A declaration: built with Param below, read by the loader, describe and
 // the docs.
 struct ParamSpec {

@@ -314,29 +314,23 @@ struct Driver {
     progress.step("final", static_cast<unsigned>(f.sets.size()), static_cast<unsigned>(f.sets.size()),
                   static_cast<double>(f.sets.size() * full_iters));
     std::size_t chosen = opt.ensemble_only ? 0 : choose(f, 0, preds, in.fit_rows);
-    r.kept_start = chosen == 0;
+    r.kept_why = chosen == 0 && !opt.ensemble_only ? "search" : "";
     r.before = preds[0];
-    r.after = preds[chosen];
-    moves(chosen == 0 ? start_values() : f.values[chosen]);
     r.mae_before = mae_percent(r.before, measured, in.fit_rows);
-    r.mae_fit = mae_percent(r.after, measured, in.fit_rows);
-    r.mae_held_out = mae_percent(r.after, measured, in.held_rows);
     for (std::size_t k = 0; k < fs.size(); ++k)
       r.fold_after.push_back(preds[choose(f, k + 1, preds, training(fs[k]))]);
     cross_validation(fs);
-    r.kept_why = chosen == 0 && !opt.ensemble_only ? "search" : "";
     if (chosen != 0 && !fs.empty() && !opt.keep_unvalidated && !(r.mae_cv < r.mae_before * (1 - kCvMargin))) {
       // The fit does not predict the rows it did not see better than the
       // start predicts them: what it moved, the rows cannot pin down.
       chosen = 0;
-      r.kept_start = true;
       r.kept_why = "cross-validation";
-      r.after = r.before;
-      r.mae_fit = r.mae_before;
-      r.mae_held_out = mae_percent(r.after, measured, in.held_rows);
-      r.moves.clear();
-      moves(start_values());
     }
+    r.kept_start = chosen == 0;
+    r.after = preds[chosen];
+    moves(chosen == 0 ? start_values() : f.values[chosen]);
+    r.mae_fit = mae_percent(r.after, measured, in.fit_rows);
+    r.mae_held_out = mae_percent(r.after, measured, in.held_rows);
     if (opt.ensemble > 0)
       find_members(chosen == 0 ? start_values() : f.values[chosen]);
     r.evaluations = ev.evaluations();

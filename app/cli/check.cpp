@@ -53,13 +53,11 @@ int check(const CheckArgs& a)
     std::cout << fmt::format("{}: note: {}\n", a.file, line);
   // Defaults that stand for a kernel (issue 51, item 5): which one a point
   // gets when the file names none.
-  const bool virtio = std::any_of(ex.points.begin(), ex.points.end(), [](const Point& p) {
-    return p.params.has("transport") && p.params.text("transport") == "virtio_vsock";
-  });
-  auto named = [&](const std::vector<std::string>& keys) {
-    return std::find(keys.begin(), keys.end(), "virtio_vsock.preset") != keys.end();
+  auto runs = [&](const char* transport) {
+    return std::any_of(ex.points.begin(), ex.points.end(),
+                       [&](const Point& p) { return p.params.text("transport") == transport; });
   };
-  auto names = [&](const char* key) {
+  auto names = [&](const std::string& key) {
     for (const auto* keys : {&ex.given, &ex.grid_keys, &ex.zip_keys})
       if (std::find(keys->begin(), keys->end(), key) != keys->end())
         return true;
@@ -74,20 +72,17 @@ int check(const CheckArgs& a)
                              a.file, fmt::join(platforms, " and "));
   }
   // hv_sock: only when one of the knobs the preset sets is left to it.
-  const bool hv = std::any_of(ex.points.begin(), ex.points.end(), [](const Point& p) {
-    return !p.params.has("transport") || p.params.text("transport") == "hv_sock";
-  });
-  if (hv && !names("hv_sock.preset")) {
+  if (runs("hv_sock") && !names("hv_sock.preset")) {
     std::vector<std::string> left;
-    for (const char* knob : {"hv_sock.ring_sizing", "hv_sock.send_loop", "hv_sock.pending_send_size"})
-      if (!names(knob))
-        left.push_back(knob);
+    for (const ParamSpec& spec : registry().all())
+      if (spec.default_text == kFromPreset && spec.scope == "hv_sock" && !names(spec.path))
+        left.push_back(spec.path);
     if (!left.empty())
       std::cout << fmt::format("{}: note: hv_sock.preset is not given: {} follow {}'s hv_sock (the default, the "
                                "newest modelled kernel); set it to pin a kernel\n",
                                a.file, fmt::join(left, ", "), registry().find("hv_sock.preset")->default_text);
   }
-  if (virtio && !named(ex.given) && !named(ex.grid_keys) && !named(ex.zip_keys))
+  if (runs("virtio_vsock") && !names("virtio_vsock.preset"))
     std::cout << fmt::format("{}: note: virtio_vsock.preset is not given: the points model {}'s virtio-vsock (the "
                              "default, the newest modelled kernel); set it to pin a kernel\n",
                              a.file, registry().find("virtio_vsock.preset")->default_text);

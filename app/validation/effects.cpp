@@ -110,13 +110,10 @@ bool DesignEffect::covered_with_error() const
 
 namespace {
 
-double median_of(std::vector<double> v)
+// The median (summarize's), 0 for none.
+double median_of(const std::vector<double>& v)
 {
-  if (v.empty())
-    return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return v.empty() ? 0 : summarize(v).median;
 }
 
 double half_width(const EnsembleSpread& s)

@@ -69,36 +69,32 @@ TEST_CASE("cli: check and run warn about swept values the transport clamps, and 
 TEST_CASE("cli: check says which kernel and machine a file gets when it names none", "[cli]")
 {
   TempDir dir;
-  write_file(dir.in_ws("v.yaml"), "transport: virtio_vsock\nworkload: {total_bytes: 1MB}\n");
-  const Run v = run_cli(dir, {"check", "v.yaml"});
-  REQUIRE(v.status == 0);
-  CHECK_THAT(v.out, Catch::Contains("v.yaml: note: platform is not given: the points run on kvm-2024 (the newest "
-                                    "shipped profile of their transport); set it to pin a machine\n"));
-  CHECK_THAT(v.out, Catch::Contains("v.yaml: note: virtio_vsock.preset is not given: the points model linux-6.12's "
-                                    "virtio-vsock"));
+  // `check` of a file of this text: its output (it must pass).
+  auto checked = [&](const std::string& file, const std::string& text) {
+    write_file(dir.in_ws(file), text);
+    const Run r = run_cli(dir, {"check", file});
+    REQUIRE(r.status == 0);
+    return r.out;
+  };
+  const std::string v = checked("v.yaml", "transport: virtio_vsock\nworkload: {total_bytes: 1MB}\n");
+  CHECK_THAT(v, Catch::Contains("v.yaml: note: platform is not given: the points run on kvm-2024 (the newest "
+                                "shipped profile of their transport); set it to pin a machine\n"));
+  CHECK_THAT(v, Catch::Contains("v.yaml: note: virtio_vsock.preset is not given: the points model linux-6.12's "
+                                "virtio-vsock"));
   // Both transports swept: each its own profile.
-  write_file(dir.in_ws("both.yaml"), "workload: {total_bytes: 1MB}\nsweep:\n  grid:\n    transport: [hv_sock, "
-                                     "virtio_vsock]\n");
-  const Run both = run_cli(dir, {"check", "both.yaml"});
-  REQUIRE(both.status == 0);
-  CHECK_THAT(both.out, Catch::Contains("the points run on hyperv-2019 and kvm-2024"));
+  CHECK_THAT(checked("both.yaml", "workload: {total_bytes: 1MB}\nsweep:\n  grid:\n    transport: [hv_sock, "
+                                  "virtio_vsock]\n"),
+             Catch::Contains("the points run on hyperv-2019 and kvm-2024"));
   // hv_sock: the knobs left to hv_sock.preset named; none when all are set.
-  write_file(dir.in_ws("h.yaml"), "transport: hv_sock\nplatform: hyperv-2019\nhv_sock: {send_loop: false}\n"
-                                  "workload: {total_bytes: 1MB}\n");
-  const Run h = run_cli(dir, {"check", "h.yaml"});
-  REQUIRE(h.status == 0);
-  CHECK_THAT(h.out, Catch::Contains("h.yaml: note: hv_sock.preset is not given: hv_sock.ring_sizing, "
-                                    "hv_sock.pending_send_size follow linux-5.3's hv_sock"));
-  write_file(dir.in_ws("h3.yaml"), "transport: hv_sock\nplatform: hyperv-2019\nhv_sock: {send_loop: false, "
-                                   "ring_sizing: fixed, pending_send_size: once}\nworkload: {total_bytes: 1MB}\n");
-  const Run h3 = run_cli(dir, {"check", "h3.yaml"});
-  REQUIRE(h3.status == 0);
-  CHECK(h3.out.find("note:") == std::string::npos);
+  CHECK_THAT(checked("h.yaml", "transport: hv_sock\nplatform: hyperv-2019\nhv_sock: {send_loop: false}\n"
+                               "workload: {total_bytes: 1MB}\n"),
+             Catch::Contains("h.yaml: note: hv_sock.preset is not given: hv_sock.ring_sizing, "
+                             "hv_sock.pending_send_size follow linux-5.3's hv_sock"));
+  CHECK(checked("h3.yaml", "transport: hv_sock\nplatform: hyperv-2019\nhv_sock: {send_loop: false, "
+                           "ring_sizing: fixed, pending_send_size: once}\nworkload: {total_bytes: 1MB}\n")
+            .find("note:") == std::string::npos);
   // Named: no note.
-  write_file(dir.in_ws("named.yaml"),
-             "transport: virtio_vsock\nplatform: kvm-2019\nvirtio_vsock: {preset: linux-4.19}\n"
-             "workload: {total_bytes: 1MB}\n");
-  const Run named = run_cli(dir, {"check", "named.yaml"});
-  REQUIRE(named.status == 0);
-  CHECK(named.out.find("note:") == std::string::npos);
+  CHECK(checked("named.yaml", "transport: virtio_vsock\nplatform: kvm-2019\nvirtio_vsock: {preset: linux-4.19}\n"
+                              "workload: {total_bytes: 1MB}\n")
+            .find("note:") == std::string::npos);
 }

@@ -49,11 +49,12 @@ void declare_params(ParamRegistry& reg)
     names.push_back(p.name);
   // A knob whose default is the preset's value, which its documentation
   // ends with ("linux-5.1: fixed, linux-5.3: sockopt").
-  auto from_preset = [](const char* path) {
-    std::string values;
-    for (const Preset& p : presets())
-      values += (values.empty() ? "" : ", ") + p.name + ": " + p.values.at(path);
-    return std::pair<std::string, std::string>{kFromPreset, " (" + values + ")"};
+  auto knob = [](const char* path) {
+    return Param(path).def(kFromPreset).derives_from({"hv_sock.preset"}).scope("hv_sock");
+  };
+  auto declare_knob = [&](Param& p) {
+    p.doc(p.spec().doc + preset_values_doc(presets(), p.spec().path));
+    reg.declare(p);
   };
   reg.declare(Param("hv_sock.preset")
                   .choice()
@@ -83,35 +84,23 @@ void declare_params(ParamRegistry& reg)
                   .doc("SO_RCVBUF set by the Linux side before connect (sizes the host-to-guest ring), or `default`")
                   .kernel("net/vmw_vsock/hyperv_transport.c: hvs_open_connection")
                   .scope("hv_sock"));
-  reg.declare(Param("hv_sock.ring_sizing")
-                  .choice()
-                  .def(from_preset("hv_sock.ring_sizing").first)
-                  .derives_from({"hv_sock.preset"})
-                  .words({"sockopt", "fixed"})
-                  .doc("`sockopt`: rings sized from SO_SNDBUF/SO_RCVBUF (2019 patch); `fixed`: both rings 6 pages as "
-                       "before" +
-                       from_preset("hv_sock.ring_sizing").second)
-                  .kernel("net/vmw_vsock/hyperv_transport.c: hvs_open_connection")
-                  .scope("hv_sock"));
-  reg.declare(Param("hv_sock.send_loop")
-                  .boolean()
-                  .def(from_preset("hv_sock.send_loop").first)
-                  .derives_from({"hv_sock.preset"})
-                  .doc("true: one hvs_stream_enqueue call writes packets until the message is done or the ring is "
-                       "full" +
-                       from_preset("hv_sock.send_loop").second)
-                  .kernel("net/vmw_vsock/hyperv_transport.c: hvs_stream_enqueue")
-                  .scope("hv_sock"));
-  reg.declare(Param("hv_sock.pending_send_size")
-                  .choice()
-                  .def(from_preset("hv_sock.pending_send_size").first)
-                  .derives_from({"hv_sock.preset"})
-                  .words({"per_check", "once"})
-                  .doc("pending_send_sz protocol: set/clear on every space check (before June 2019) or set once at "
-                       "connect" +
-                       from_preset("hv_sock.pending_send_size").second)
-                  .kernel("net/vmw_vsock/hyperv_transport.c: hvs_stream_has_space")
-                  .scope("hv_sock"));
+  declare_knob(knob("hv_sock.ring_sizing")
+                   .choice()
+                   .words({"sockopt", "fixed"})
+                   .doc("`sockopt`: rings sized from SO_SNDBUF/SO_RCVBUF (2019 patch); `fixed`: both rings 6 pages as "
+                        "before")
+                   .kernel("net/vmw_vsock/hyperv_transport.c: hvs_open_connection"));
+  declare_knob(knob("hv_sock.send_loop")
+                   .boolean()
+                   .doc("true: one hvs_stream_enqueue call writes packets until the message is done or the ring is "
+                        "full")
+                   .kernel("net/vmw_vsock/hyperv_transport.c: hvs_stream_enqueue"));
+  declare_knob(knob("hv_sock.pending_send_size")
+                   .choice()
+                   .words({"per_check", "once"})
+                   .doc("pending_send_sz protocol: set/clear on every space check (before June 2019) or set once at "
+                        "connect")
+                   .kernel("net/vmw_vsock/hyperv_transport.c: hvs_stream_has_space"));
   reg.declare(Param("hv_sock.host_packet_size")
                   .size()
                   .unit("bytes")

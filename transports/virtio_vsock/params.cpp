@@ -106,19 +106,6 @@ const Preset* find_preset(const std::string& name)
   return nullptr;
 }
 
-namespace {
-
-// "linux-4.19: 4KiB, linux-5.4: 64KiB" for a knob's documentation.
-std::string preset_doc(const std::string& path)
-{
-  std::string out;
-  for (const auto& p : presets())
-    out += (out.empty() ? "" : ", ") + p.name + ": " + p.values.at(path);
-  return " (" + out + ")";
-}
-
-} // namespace
-
 void declare_params(ParamRegistry& reg)
 {
   std::vector<std::string> names;
@@ -131,7 +118,7 @@ void declare_params(ParamRegistry& reg)
   };
   auto declare = [&](Param& p) {
     if (p.spec().default_text == kFromPreset)
-      p.doc(p.spec().doc + preset_doc(p.spec().path));
+      p.doc(p.spec().doc + preset_values_doc(presets(), p.spec().path));
     reg.declare(p);
   };
 
