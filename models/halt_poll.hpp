@@ -28,6 +28,7 @@ public:
   // the next halt.
   bool wake(double halted)
   {
+    account(halted);
     const bool polled = halted <= window_;
     if (max_ <= 0)
       window_ = 0;
@@ -40,12 +41,19 @@ public:
     return polled;
   }
   double window() const { return window_; }
+  // A halt of `halted` cycles ended (by a wake event or an interrupt): the
+  // part of it the vCPU's thread polled, within its window, is CPU time
+  // the host sees that thread use (top, getrusage). Nothing else changes.
+  void account(double halted) { polled_ += std::min(halted, window_); }
+  // Cycles spent polling so far.
+  double polled() const { return polled_; }
 
 private:
   static constexpr double kGrow = 2;   // halt_poll_ns_grow
   static constexpr double kShrink = 2; // halt_poll_ns_shrink
   double max_, grow_start_;
   double window_ = 0; // vcpu->halt_poll_ns: 0 at vCPU creation
+  double polled_ = 0;
 };
 
 } // namespace vsim::models

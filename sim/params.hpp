@@ -13,6 +13,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -47,6 +48,45 @@ std::string preset_values_doc(const std::vector<Preset>& presets, const std::str
 
 // A declaration: built with Param below, read by the loader, describe and
 // the docs.
+// The transports of a scope, in order.
+inline std::vector<std::string> split_scope(std::string_view scope)
+{
+  std::vector<std::string> out;
+  while (!scope.empty()) {
+    const std::size_t comma = scope.find(',');
+    out.emplace_back(scope.substr(0, comma));
+    if (comma == std::string_view::npos)
+      break;
+    scope.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+// A scope in words: "virtio_vsock and firecracker_vsock".
+inline std::string scope_text(std::string_view scope)
+{
+  std::string out;
+  for (const std::string& t : split_scope(scope))
+    out += (out.empty() ? "" : " and ") + t;
+  return out;
+}
+
+// Whether a key or cost of `scope` (transports, comma-separated; "" = every
+// transport) applies to `transport`.
+inline bool scope_applies(std::string_view scope, std::string_view transport)
+{
+  if (scope.empty())
+    return true;
+  for (;;) {
+    const std::size_t comma = scope.find(',');
+    if (scope.substr(0, comma) == transport)
+      return true;
+    if (comma == std::string_view::npos)
+      return false;
+    scope.remove_prefix(comma + 1);
+  }
+}
+
 struct ParamSpec {
   std::string path; // dotted key path, e.g. "hv_sock.sndbuf"
   ParamKind kind = ParamKind::Integer;
@@ -56,8 +96,9 @@ struct ParamSpec {
   double max = std::numeric_limits<double>::infinity();
   std::vector<std::string> choices; // Choice: allowed words; Size: extra words (e.g. "default")
   std::string doc;                  // one line
-  // The transport the key applies to ("" = every transport). A point keeps
-  // only the keys of its own transport.
+  // The transports the key applies to, comma-separated ("" = every
+  // transport; scope_applies). A point keeps only the keys of its own
+  // transport.
   std::string scope;
   // Costs: the physically plausible range (NaN when none is declared), what
   // it rests on and its sources. Values outside it are accepted (what-if

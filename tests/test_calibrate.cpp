@@ -193,7 +193,7 @@ TEST_CASE("calibrate's checks before anything runs", "[calibrate]")
   o.fit = {"no_such_cost"};
   fails(o, "--fit no_such_cost: error: unknown cost (allowed for hv_sock: clock_ghz, ");
   o.fit = {"virtio_guest_kick"};
-  fails(o, "a cost of virtio_vsock, not of hv_sock");
+  fails(o, "a cost of virtio_vsock and firecracker_vsock, not of hv_sock");
   o.fit = {};
   o.hold_out = {"workload.message_size=256,nope=1"};
   fails(o, "--hold-out workload.message_size=256,nope=1: error: unknown key 'nope'");

@@ -78,6 +78,14 @@ TEST_CASE("each profile's calibrated span is that of its calibration experiment 
 {
   for (const PlatformProfile& p : platform_profiles()) {
     INFO(p.name);
+    // A profile of start values (none fitted: firecracker-m6i, issue 52)
+    // claims no span.
+    const bool fitted = std::any_of(p.provenance.begin(), p.provenance.end(),
+                                    [](const auto& kv) { return kv.second.source == "fitted"; });
+    if (!fitted) {
+      CHECK(p.calibrated.empty());
+      continue;
+    }
     const Span derived = derive(p.name);
     INFO("derived span, to paste into transports/profiles.cpp:\n" << initializer(derived));
     CHECK(derived.size() == p.calibrated.size());

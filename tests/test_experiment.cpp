@@ -135,14 +135,15 @@ TEST_CASE("experiment keys are declared with their defaults", "[experiment]")
     CHECK(spec->default_text == e.def);
     CHECK(!spec->doc.empty());
   }
-  CHECK(reg.find("transport")->choices == std::vector<std::string>{"hv_sock", "virtio_vsock"});
+  CHECK(reg.find("transport")->choices == std::vector<std::string>{"hv_sock", "virtio_vsock", "firecracker_vsock"});
   CHECK(reg.find("sim.mode") == nullptr); // removed: one exact engine
   // a shipped name or a profile file (docs/profiles.md)
   CHECK(reg.find("platform")->check("kvm-2019").empty());
   CHECK(reg.find("platform")->check("my-host.yaml").empty());
-  CHECK(reg.find("platform")->check("kvm-2020") == "unknown platform 'kvm-2020' (allowed: hyperv-2019, kvm-2018, "
-                                                   "kvm-2019, kvm-2024, or a profile file PATH.yaml, relative "
-                                                   "to the experiment file)");
+  CHECK(reg.find("platform")->check("kvm-2020") ==
+        "unknown platform 'kvm-2020' (allowed: firecracker-m6i, hyperv-2019, kvm-2018, "
+        "kvm-2019, kvm-2024, or a profile file PATH.yaml, relative "
+        "to the experiment file)");
   CHECK(reg.find("seed")->max == 9007199254740992.0);
   CHECK(reg.find("workload.total_bytes")->max == 1e12);
   CHECK(reg.find("workload.message_size")->max == 1073741824.0);
@@ -325,9 +326,11 @@ TEST_CASE("error: the removed sim.mode key says what became of it", "[experiment
 TEST_CASE("error: a choice that is not allowed lists the choices", "[experiment]")
 {
   CHECK(error_of("direction: both") ==
-        "t.yaml:1:12: error: direction: 'both' is not one of the choices (allowed: guest_to_host, host_to_guest)");
+        "t.yaml:1:12: error: direction: 'both' is not one of the choices (allowed: guest_to_host, host_to_guest, "
+        "bidirectional)");
   CHECK(error_of("transport: tcp") ==
-        "t.yaml:1:12: error: transport: 'tcp' is not one of the choices (allowed: hv_sock, virtio_vsock)");
+        "t.yaml:1:12: error: transport: 'tcp' is not one of the choices (allowed: hv_sock, virtio_vsock, "
+        "firecracker_vsock)");
   const std::string platform_error = error_of("platform: hyperv-2020");
   CHECK(platform_error.rfind("t.yaml:1:11: error: platform: unknown platform 'hyperv-2020' (allowed: ", 0) == 0);
   CHECK_THAT(platform_error, Catch::EndsWith(", or a profile file PATH.yaml, relative to the experiment file)"));
@@ -383,7 +386,7 @@ TEST_CASE("error: every sweep value is validated at its own position", "[experim
         "GB)");
   CHECK(error_of("sweep:\n  zip:\n    direction: [guest_to_host, sideways]") ==
         "t.yaml:3:32: error: direction: 'sideways' is not one of the choices (allowed: guest_to_host, "
-        "host_to_guest)");
+        "host_to_guest, bidirectional)");
   CHECK(error_of("sweep.grid.iterations: [5, 2000]") ==
         "t.yaml:1:28: error: iterations: 2000 is out of range (allowed: 1 .. 1000 runs)");
 }
@@ -397,8 +400,8 @@ TEST_CASE("error: keys of the other transport", "[experiment]")
         "--set 'virtio_vsock.event_idx=false': error: virtio_vsock.event_idx: applies to transport virtio_vsock "
         "only, and this point's transport is hv_sock (allowed: keys of hv_sock (see `vsocksim describe hv_sock`))");
   CHECK(error_of("costs:\n  virtio_guest_kick: 10") ==
-        "t.yaml:2:22: error: costs.virtio_guest_kick: applies to transport virtio_vsock only, and this point's "
-        "transport is hv_sock (allowed: keys of hv_sock (see `vsocksim describe hv_sock`))");
+        "t.yaml:2:22: error: costs.virtio_guest_kick: applies to transport virtio_vsock and firecracker_vsock only, "
+        "and this point's transport is hv_sock (allowed: keys of hv_sock (see `vsocksim describe hv_sock`))");
   CHECK(error_of("platform: kvm-2019\ntransport: virtio_vsock\nvirtio_vsock:\n  queue_size: 96") ==
         "t.yaml:4:15: error: virtio_vsock.queue_size: 96 is not a power of 2 (virtio 1.1 section 2.6; allowed: 2, "
         "4, 8, ..., 32768)");
@@ -523,7 +526,7 @@ TEST_CASE("every declared key is resolved, defaults included", "[experiment]")
   std::size_t in_scope = 0;
   for (const auto& spec : registry().all()) {
     INFO(spec.path);
-    const bool mine = spec.scope.empty() || spec.scope == "hv_sock";
+    const bool mine = scope_applies(spec.scope, "hv_sock");
     in_scope += mine;
     CHECK(ex.base.has(spec.path) == mine);
     CHECK(ex.points[0].params.has(spec.path) == mine);
@@ -754,7 +757,7 @@ TEST_CASE("virtio_vsock points: the preset gives every knob, each can be overrid
   const Params& neu = ex.points[1].params;
   for (const auto& spec : registry().all()) {
     INFO(spec.path);
-    CHECK(old.has(spec.path) == (spec.scope.empty() || spec.scope == "virtio_vsock"));
+    CHECK(old.has(spec.path) == (scope_applies(spec.scope, "virtio_vsock")));
   }
   CHECK(old.integer("virtio_vsock.max_pkt_size") == 4096);
   CHECK(neu.integer("virtio_vsock.max_pkt_size") == 65536);
@@ -778,7 +781,7 @@ TEST_CASE("canonical text: sorted JSON of every base key and the sweep", "[exper
   CHECK(j.dump() == ex.canonical); // nlohmann sorts object keys: the text is already in that form
   std::size_t in_scope = 0;
   for (const auto& spec : registry().all())
-    in_scope += spec.scope.empty() || spec.scope == "hv_sock";
+    in_scope += scope_applies(spec.scope, "hv_sock");
   CHECK(j["params"].size() == in_scope);
   CHECK(j["params"]["seed"] == 3);
   CHECK(j["params"]["workload.message_size"] == 65536);
@@ -874,7 +877,7 @@ TEST_CASE("describe: costs show each platform's value", "[experiment][describe]"
 {
   const std::string text = describe_text(registry(), "costs");
   CHECK(text.find("costs.clock_ghz\n  type:    number (GHz)\n  default: from the platform profile\n  allowed: 0.1 .. "
-                  "10 GHz\n  hyperv-2019: 2.5 GHz\n") != std::string::npos);
+                  "10 GHz\n  firecracker-m6i: 3.5 GHz\n  hyperv-2019: 2.5 GHz\n") != std::string::npos);
   const std::string platforms = describe_text(registry(), "platforms");
   for (const auto& p : platform_profiles())
     CHECK(platforms.find(p.name + "\n  transport: " + p.transport + "\n") != std::string::npos);
@@ -895,7 +898,8 @@ TEST_CASE("describe: everything, and unknown topics", "[experiment][describe]")
     topics.insert("metrics");
     topics.insert("search");
     CHECK(std::string(e.what()) == "describe 'wrkload': error: unknown topic (allowed: " + join(topics) + ")");
-    CHECK(join(topics).find("costs, description, direction, guest, host, hv_sock, iterations, metrics, name, "
+    CHECK(join(topics).find("costs, description, direction, firecracker_vsock, guest, host, hv_sock, iterations, "
+                            "metrics, name, "
                             "platform, platforms, report, search, seed, sim, transport") != std::string::npos);
   }
 }
@@ -920,7 +924,7 @@ TEST_CASE("describe: markdown tables per section", "[experiment][describe]")
   CHECK(md.find("| `workload.message_size` | size (bytes) | 64KiB | 1B .. 1GiB | bytes per send() call |\n") !=
         std::string::npos);
   CHECK(md.find("\n## `costs.*`\n") != std::string::npos);
-  CHECK(md.find("| `costs.clock_ghz` | GHz | 0.1 .. 10 GHz | 2.5 |") != std::string::npos);
+  CHECK(md.find("| `costs.clock_ghz` | GHz | 0.1 .. 10 GHz | 3.5 | 2.5 |") != std::string::npos);
   CHECK(md.find("\n## Platforms\n") != std::string::npos);
   for (const auto& spec : registry().all())
     CHECK(md.find("| `" + spec.path + "` |") != std::string::npos);

@@ -46,6 +46,7 @@ struct Rig {
     add_worker_pool(w, s, vcpu1);
     s.irq = &w.spawn<GuestIrq>(vcpu0, s, *s.pools[0]);
     s.vhost = &w.spawn<Vhost>(hcpu0, s);
+    s.device = s.vhost;
     add_spare_kworkers(w, s);
   }
 

@@ -110,8 +110,11 @@ template <typename C> C fill_costs(const Params& p, const std::vector<CostField<
   C k{};
   for (const auto& f : shared_costs())
     k.*static_cast<double C::*>(f.field) = p.number(std::string("costs.") + f.name);
+  // A cost of another transport (a table two transports share) stays 0.
+  const std::string transport = p.has("transport") ? p.text("transport") : std::string();
   for (const auto& f : own)
-    k.*(f.field) = p.number(std::string("costs.") + f.name);
+    if (transport.empty() || scope_applies(f.scope, transport))
+      k.*(f.field) = p.number(std::string("costs.") + f.name);
   return k;
 }
 

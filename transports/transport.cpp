@@ -16,6 +16,23 @@
 
 namespace vsim {
 
+namespace {
+// A transport whose costs another's table declares (scoped to both).
+std::vector<CostDecl> no_costs()
+{
+  return {};
+}
+// hv_sock's transport models one direction per run: its rings, threads and
+// figures are set up for the writing side of `direction`.
+std::pair<std::string, std::string> hv_sock_refusal(const Params& p)
+{
+  if (p.text("direction") == "bidirectional")
+    return {"direction", "hv_sock runs every connection the same way; bidirectional is not modelled for it yet "
+                         "(allowed: guest_to_host, host_to_guest)"};
+  return {"", ""};
+}
+} // namespace
+
 const std::vector<Transport>& transports()
 {
   static const std::vector<Transport> all = {
@@ -38,7 +55,9 @@ const std::vector<Transport>& transports()
        {"hv_sock.sndbuf", "hv_sock.rcvbuf", "hv_sock.sysctl_wmem_max", "hv_sock.sysctl_rmem_max", "hv_sock.ring_sizing",
         "hv_sock.host_packet_size"},
        hv_sock::memory,
-       hv_sock::round_trip_path},
+       hv_sock::round_trip_path,
+       nullptr,
+       hv_sock_refusal},
       {"virtio_vsock",
        virtio_vsock::declare_params,
        virtio_vsock::simulate,
@@ -64,7 +83,31 @@ const std::vector<Transport>& transports()
         "virtio_vsock.credit_threshold", "virtio_vsock.irq_vcpu"},
        virtio_vsock::memory,
        nullptr,
-       virtio_vsock::detail::Costs::ties},
+       virtio_vsock::detail::Costs::ties,
+       virtio_vsock::virtio_refusal},
+      // The guest's virtio-vsock driver with Firecracker's device: its costs
+      // and keys are declared with virtio_vsock's (scoped to both where the
+      // guest runs them), its own keys are firecracker_vsock.*.
+      {"firecracker_vsock",
+       virtio_vsock::declare_firecracker_params,
+       virtio_vsock::simulate,
+       virtio_vsock::firecracker_plan,
+       no_costs,
+       virtio_vsock::firecracker_metrics,
+       {{"fc_vmm", 6, false, false,
+         "the VMM thread (Firecracker's one event loop for the device) is the bottleneck: its per-packet work "
+         "(the queue handlers, a write() or read() on the host's AF_UNIX stream per packet, an interrupt per "
+         "handler call) saturates its CPU"}},
+       30e3,
+       2e9,
+       virtio_vsock::effective,
+       {"virtio_vsock.max_pkt_size", "virtio_vsock.rx_buf_size", "virtio_vsock.buf_alloc",
+        "virtio_vsock.credit_threshold", "virtio_vsock.irq_vcpu"},
+       virtio_vsock::memory,
+       nullptr,
+       virtio_vsock::detail::Costs::firecracker_ties,
+       virtio_vsock::firecracker_refusal,
+       {{"virtio_vsock.preset", "linux-5.10"}}},
   };
   return all;
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/params.hpp"
@@ -74,6 +75,14 @@ struct Transport {
   std::vector<RoundTripStage> (*round_trip_path)(const Params&);
   // The ties among its costs (transports/costs.hpp CostTie; nullptr: none).
   const std::vector<CostTie>& (*ties)() = nullptr;
+  // Why the point cannot be simulated by this transport (a combination of
+  // valid values it does not model), as {key, reason}; {"", ""} when it can.
+  // nullptr: every combination runs.
+  std::pair<std::string, std::string> (*refusal)(const Params&) = nullptr;
+  // Keys whose default differs for this transport, key -> value as written
+  // (firecracker_vsock: virtio_vsock.preset linux-5.10, the newest guest its
+  // 2023 device takes).
+  std::map<std::string, std::string> defaults = {};
 };
 
 // Every transport with a model, in a fixed order.

@@ -127,7 +127,7 @@ std::vector<std::string> transport_cost_names(const std::string& transport)
 {
   std::vector<std::string> out;
   for (const CostDecl& d : all_cost_decls())
-    if (std::string(d.scope).empty() || d.scope == transport)
+    if (scope_applies(d.scope, transport))
       out.push_back(d.name);
   return out;
 }
@@ -166,10 +166,10 @@ std::vector<FitCost> named_costs(const CalibrationInput& in, const std::vector<s
     if (d == nullptr)
       throw InputError(fmt::format("--fit {}: error: unknown cost (allowed for {}: {})", raw, transport,
                                    join(transport_cost_names(transport), ", ")));
-    if (!std::string(d->scope).empty() && d->scope != transport)
+    if (!scope_applies(d->scope, transport))
       throw InputError(fmt::format("--fit {}: error: a cost of {}, not of {}, the experiment's transport (allowed: "
                                    "{})",
-                                   raw, d->scope, transport, join(transport_cost_names(transport), ", ")));
+                                   raw, scope_text(d->scope), transport, join(transport_cost_names(transport), ", ")));
     if (!(d->plausible_max > d->plausible_min))
       throw InputError(fmt::format("--fit {}: error: its plausible range {:g} .. {:g} has no width (allowed: costs "
                                    "with a plausible range)",
@@ -226,8 +226,8 @@ FitCost fit_cost(const CostDecl& d, double start, const std::string& transport)
 std::string candidate_rule(const CostDecl& d, const std::string& transport)
 {
   const std::string unit = d.unit;
-  if (!std::string(d.scope).empty() && d.scope != transport)
-    return fmt::format("a cost of {}", d.scope);
+  if (!scope_applies(d.scope, transport))
+    return fmt::format("a cost of {}", scope_text(d.scope));
   if (unit == "GHz")
     return "the platform clock: every cycle figure is counted in it, so it moves with all of them";
   if (unit == "fraction")
@@ -343,7 +343,7 @@ CalibrationInput load_calibration(const std::vector<std::string>& files, const C
       const std::string why = candidate_rule(d, transport);
       if (why.empty())
         in.candidates.push_back(d);
-      else if (std::string(d.scope).empty() || d.scope == transport)
+      else if (scope_applies(d.scope, transport))
         in.excluded.emplace_back(d.name, why);
     }
   }

@@ -64,7 +64,7 @@ std::string default_text(const ParamSpec& spec)
   if (is_cost(spec))
     return "from the platform profile";
   if (spec.default_text == kFromPreset)
-    return "from " + spec.scope + ".preset";
+    return "from " + spec.scope.substr(0, spec.scope.find(',')) + ".preset";
   if (spec.default_text.empty())
     return spec.kind == ParamKind::Text ? "(empty)" : "(required)";
   return spec.default_text;
@@ -101,10 +101,10 @@ void describe_param(std::string& out, const ParamSpec& spec)
   if (const std::string allowed = allowed_values(spec); !allowed.empty())
     out += fmt::format("  allowed: {}\n", allowed);
   if (!spec.scope.empty())
-    out += fmt::format("  applies to transport {} only\n", spec.scope);
+    out += fmt::format("  applies to transport {} only\n", scope_text(spec.scope));
   if (is_cost(spec))
     for (const auto& profile : platform_profiles()) {
-      if (!spec.scope.empty() && profile.transport != spec.scope)
+      if (!scope_applies(spec.scope, profile.transport))
         continue;
       out += "  " + profile_value_text(profile, spec) + "\n";
     }
@@ -272,7 +272,7 @@ std::string describe_profile(const ParamRegistry& reg, const PlatformProfile& pr
     out += fmt::format("  {}: {}\n", key, value);
   out += fmt::format("  {:<44} {:<22} {:<28} {}\n", "cost", "value", "plausible", "source");
   for (const auto& spec : reg.all())
-    if (is_cost(spec) && (spec.scope.empty() || spec.scope == profile.transport)) {
+    if (is_cost(spec) && (scope_applies(spec.scope, profile.transport))) {
       const double* v = profile_value(profile, spec);
       out +=
           fmt::format("  {:<44} {:<22} {:<28} {}{}\n", spec.path, v == nullptr ? "(missing)" : with_unit(*v, spec.unit),
@@ -481,7 +481,7 @@ std::string describe_markdown(const ParamRegistry& reg)
     out += fmt::format("| `{}` |", spec.path);
     for (const auto& p : platform_profiles())
       out += " " +
-             ((spec.scope.empty() || spec.scope == p.transport) && profile_value(p, spec) != nullptr
+             ((scope_applies(spec.scope, p.transport)) && profile_value(p, spec) != nullptr
                   ? cost_source(p, spec.path.substr(6))
                   : std::string("-")) +
              " |";

@@ -379,6 +379,17 @@ private:
                        a.values.size(), a.values.size() == 1 ? "" : "s", reference.key, reference.values.size()));
   }
 
+  // A key's declaration with the transport's own default, if it has one.
+  static ParamSpec transport_default(const ParamSpec& spec, const std::string& transport)
+  {
+    const Transport* t = find_transport(transport);
+    if (t == nullptr || !t->defaults.count(spec.path))
+      return spec;
+    ParamSpec own = spec;
+    own.default_text = t->defaults.at(spec.path);
+    return own;
+  }
+
   // Every declared key: the given value, else its default; costs.* default
   // to the value in the point's platform profile.
   Params resolve(const std::map<std::string, Given>& given) const
@@ -391,10 +402,10 @@ private:
     for (const auto& spec : reg_.all()) {
       if (auto it = given.find(spec.path); it != given.end())
         p.set(spec.path, it->second.value);
-      else if (!spec.scope.empty() && spec.scope != transport)
+      else if (!scope_applies(spec.scope, transport))
         continue;
       else if (!is_cost(spec.path) && spec.default_text != kFromPreset)
-        p.set(spec.path, default_value(spec));
+        p.set(spec.path, default_value(transport_default(spec, transport)));
     }
     if (!given.count("platform")) // the transport's own (issue 51, item 5)
       p.set("platform", default_platform(transport));
@@ -402,7 +413,7 @@ private:
     if (!profile)
       throw std::logic_error("platform '" + p.text("platform") + "' is a choice without a profile");
     for (const auto& spec : reg_.all()) {
-      if (p.has(spec.path) || (!spec.scope.empty() && spec.scope != transport))
+      if (p.has(spec.path) || (!scope_applies(spec.scope, transport)))
         continue;
       if (spec.default_text == kFromPreset) {
         // A knob the user did not set: the value of the point's preset (its
@@ -454,14 +465,20 @@ private:
     // with transport: virtio_vsock) would be silently meaningless.
     for (const auto& [path, g] : given) {
       const ParamSpec* spec = reg_.find(path);
-      if (spec && !spec->scope.empty() && spec->scope != transport)
+      if (spec && !scope_applies(spec->scope, transport))
         fail(with_file(g.at), path,
-             with_allowed(
-                 fmt::format("applies to transport {} only, and this point's transport is {}", spec->scope, transport),
-                 "keys of " + transport + " (see `vsocksim describe " + transport + "`)"));
+             with_allowed(fmt::format("applies to transport {} only, and this point's transport is {}",
+                                      scope_text(spec->scope), transport),
+                          "keys of " + transport + " (see `vsocksim describe " + transport + "`)"));
     }
     // Combinations that cannot mean what they say.
     check_pattern(p, given);
+    // Combinations of valid values the transport does not model.
+    if (const Transport* t = find_transport(transport); t->refusal != nullptr) {
+      const auto [key, why] = t->refusal(p);
+      if (!key.empty())
+        fail(with_file(origin_of(given, key)), key, why);
+    }
     if (p.text("workload.pattern") == "stream" &&
         p.integer("workload.message_size") > p.integer("workload.total_bytes")) {
       // Blame the key the user set (the message size when both were).

@@ -46,8 +46,10 @@ void declare_experiment_params(ParamRegistry& reg)
   reg.declare(Param("direction")
                   .choice()
                   .def("guest_to_host")
-                  .words({"guest_to_host", "host_to_guest"})
-                  .doc("`guest_to_host`: guest threads write, host threads read; `host_to_guest`: the reverse"));
+                  .words({"guest_to_host", "host_to_guest", "bidirectional"})
+                  .doc("`guest_to_host`: guest threads write, host threads read; `host_to_guest`: the reverse; "
+                       "`bidirectional`: the first half of the connections (rounded up) guest to host, the rest "
+                       "host to guest, as Firecracker's CI alternates them (virtio_vsock, firecracker_vsock)"));
   reg.declare(Param("seed")
                   .integer()
                   .def("1")
@@ -141,7 +143,7 @@ void declare_experiment_params(ParamRegistry& reg)
                        "it is all taken or a write() finds no credit) and its server receiving (select(), then "
                        "blocking read()s until a whole block), `costs.virtio_guest_iperf3_user_per_call` (guest) or "
                        "`costs.virtio_host_iperf3_user_per_call` (host) per block sent and per block received")
-                  .scope("virtio_vsock"));
+                  .scope("virtio_vsock,firecracker_vsock"));
   reg.declare(Param("workload.socket_type")
                   .choice()
                   .def("stream")
@@ -184,7 +186,7 @@ void declare_experiment_params(ParamRegistry& reg)
                        "user space, so the send work a send() queues on its vCPU runs after the send()")
                   .kernel("kernel/Kconfig.preempt; kernel/sched/core.c: _cond_resched; "
                           "arch/x86/entry/common.c: exit_to_usermode_loop")
-                  .scope("virtio_vsock"));
+                  .scope("virtio_vsock,firecracker_vsock"));
   reg.declare(Param("host.cpus").integer().unit("CPUs").def("8").range(1, 256).doc("host logical CPUs"));
   reg.declare(Param("sim.run_length")
                   .choice()

@@ -114,7 +114,8 @@ const std::vector<PlatformProfile>& platform_profiles()
 
 const std::string& default_platform(const std::string& transport)
 {
-  static const std::map<std::string, std::string> newest = {{"hv_sock", "hyperv-2019"}, {"virtio_vsock", "kvm-2024"}};
+  static const std::map<std::string, std::string> newest = {
+      {"hv_sock", "hyperv-2019"}, {"virtio_vsock", "kvm-2024"}, {"firecracker_vsock", "firecracker-m6i"}};
   static const std::string fallback = "hyperv-2019";
   const auto it = newest.find(transport);
   return it == newest.end() ? fallback : it->second;

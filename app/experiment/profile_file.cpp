@@ -232,7 +232,7 @@ private:
   {
     std::vector<const ParamSpec*> out;
     for (const ParamSpec& s : costs_reg_.all())
-      if (s.scope.empty() || s.scope == p_.transport)
+      if (scope_applies(s.scope, p_.transport))
         out.push_back(&s);
     return out;
   }
@@ -266,10 +266,10 @@ private:
     const ParamSpec* spec = costs_reg_.find(path);
     if (!spec)
       fail(key_at, path, with_allowed("unknown cost", cost_names()));
-    if (!spec->scope.empty() && spec->scope != p_.transport)
+    if (!scope_applies(spec->scope, p_.transport))
       fail(key_at, path,
-           fmt::format("applies to transport {} only, and this profile's transport is {} (allowed: {})", spec->scope,
-                       p_.transport, cost_names()));
+           fmt::format("applies to transport {} only, and this profile's transport is {} (allowed: {})",
+                       scope_text(spec->scope), p_.transport, cost_names()));
     const std::string name = path.substr(6);
     CostProvenance prov{"given", "", ""};
     YAML::Node number = value;
@@ -398,7 +398,7 @@ private:
         for_each_pair(value, sub, [&](const std::string& cpath, const Origin& cat, const YAML::Node& x) {
           const std::string name = cpath.substr(sub.size() + 1);
           const ParamSpec* spec = costs_reg_.find("costs." + name);
-          if (spec == nullptr || (!spec->scope.empty() && spec->scope != p_.transport))
+          if (spec == nullptr || (!scope_applies(spec->scope, p_.transport)))
             fail(cat, cpath, with_allowed("unknown cost", "costs of " + p_.transport));
           const double v = std::get<double>(convert_node(*spec, x, mark_of(x, cat)).value);
           if (v < spec->plausible_min || v > spec->plausible_max)

@@ -113,7 +113,7 @@ TEST_CASE("cli: bad experiment files exit 2 naming FILE:LINE:COL, the key path a
        "sideways",
        0,
        "direction",
-       {"'sideways' is not one of the choices (allowed: guest_to_host, host_to_guest)"}},
+       {"'sideways' is not one of the choices (allowed: guest_to_host, host_to_guest, bidirectional)"}},
       {"virtio knobs no kernel has together",
        "transport: virtio_vsock\nplatform: kvm-2019\nvirtio_vsock:\n  packet_type: virtio_vsock_pkt\n  "
        "tx_fast_path: true\n",

@@ -157,7 +157,7 @@ TEST_CASE("cli: calibrate rejects bad input before anything runs, writing nothin
       {"a cost of another transport",
        nullptr,
        {"--fit", "virtio_guest_kick"},
-       "--fit virtio_guest_kick: error: a cost of virtio_vsock, not of hv_sock"},
+       "--fit virtio_guest_kick: error: a cost of virtio_vsock and firecracker_vsock, not of hv_sock"},
       {"no validation.measurements",
        [](std::string& yaml, std::string&) { replace_once(yaml, "measurements: tiny.csv", "{}"); },
        {},

@@ -106,7 +106,8 @@ TEST_CASE("cli: JSON result has the documented manifest, params and metrics", "[
   // are not part of its points).
   std::set<std::string> every_key;
   for (const std::string& path : described_paths())
-    if (!starts_with(path, "virtio_vsock.") && !starts_with(path, "costs.virtio_") && path != "workload.app" &&
+    if (!starts_with(path, "virtio_vsock.") && !starts_with(path, "costs.virtio_") &&
+        !starts_with(path, "firecracker_vsock.") && !starts_with(path, "costs.fc_") && path != "workload.app" &&
         path != "workload.socket_type" && path != "workload.zerocopy" && path != "guest.preemption")
       every_key.insert(path);
   REQUIRE(every_key.size() > 20);

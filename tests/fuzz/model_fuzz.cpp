@@ -520,7 +520,7 @@ Input generate(std::uint64_t seed, std::uint64_t n)
     }
     if (kOverridden.count(spec.path) || spec.kind == ParamKind::Text || spec.path.starts_with("report."))
       continue;
-    if (!spec.scope.empty() && spec.scope != transport)
+    if (!vsim::scope_applies(spec.scope, transport))
       continue;
     const bool cost = spec.path.starts_with("costs.");
     if (!(cost ? with_costs && rng.chance(cost_density) : rng.chance(density)))

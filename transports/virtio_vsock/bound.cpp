@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "transports/virtio_vsock/firecracker.hpp"
 #include "transports/virtio_vsock/internal.hpp"
+#include "transports/virtio_vsock/params.hpp"
 
 namespace vsim::virtio_vsock {
 
@@ -198,6 +200,128 @@ PlatformPlan platform_plan(const Params& p)
   plan.loads.push_back({"virtio_irq", irq_cpu, "interrupts (the interrupt vCPU)", -1, interrupts / n,
                         "interrupt injection and vring_interrupt, spread over a full queue"});
   return plan;
+}
+
+} // namespace vsim::virtio_vsock
+
+namespace vsim::virtio_vsock {
+
+// firecracker_vsock's plan: the guest's threads as virtio_vsock's, the VMM
+// thread's loop per packet (one pass and one interrupt per packet at least:
+// a 64 KiB tx packet or a <= 4 KiB rx buffer), the host application's
+// AF_UNIX calls; the virtio-mmio interrupt's two exits on the interrupt vCPU.
+PlatformPlan firecracker_plan(const Params& p)
+{
+  const detail::Costs k = detail::Costs::from(p);
+  const detail::Knobs kn = detail::read_knobs(p);
+  const detail::FcKnobs fk = detail::read_fc_knobs(p);
+  const detail::StackCosts guest = detail::StackCosts::guest(k, kn.iperf3);
+  const std::uint64_t m = kn.message_size;
+  const double msgs = 1e6 / static_cast<double>(m);
+  const std::string direction = p.text("direction");
+  const double chains = static_cast<double>(kn.queue_size / 2);
+  auto skbs = [&](double n) { return std::ceil(n / 36544.0); };
+  auto remote = [&](double n) { return std::ceil(n / k.fc_host_rx_copy_bytes_per_cycle); };
+  const double irq = k.virtio_guest_irq_exit + k.virtio_guest_isr + 2 * k.fc_vcpu_mmio_exit;
+  const double vmm_pass = k.fc_loop_iter + k.fc_seccomp + k.fc_irq + k.fc_seccomp; // a pass and its interrupt
+
+  PlatformPlan plan;
+  plan.vcpus = static_cast<int>(p.integer("guest.vcpus"));
+  plan.host_cpus = static_cast<int>(p.integer("host.cpus"));
+  plan.connections = static_cast<int>(p.integer("workload.connections"));
+  plan.clock_ghz = k.clock_ghz;
+  const std::string irq_cpu = fmt::format("vcpu{}", p.integer("virtio_vsock.irq_vcpu") % plan.vcpus);
+  double vmm = 0, irq_work = 0, interrupts = 0;
+  for (int i = 0; i < plan.connections; ++i) {
+    const bool g2h = direction == "bidirectional" ? i < (plan.connections + 1) / 2 : direction == "guest_to_host";
+    const std::string gcpu = fmt::format("vcpu{}", detail::fc_guest_cpu_of(i, plan.vcpus));
+    const std::string hcpu = fmt::format("hcpu{}", detail::host_cpu_of(i, plan.host_cpus));
+    if (g2h) {
+      const Split sp = split(m, kn.max_pkt_size, [&](double n) {
+        return k.virtio_guest_pkt + detail::guest_allocs(k, detail::pkt_allocs(kn, std::uint32_t(n))) +
+               k.guest_copy(n) + k.virtio_guest_vq_add + k.virtio_guest_kick;
+      });
+      plan.loads.push_back({fmt::format("guest_writer{}", i), gcpu, "guest writer (send syscall, packets, copy, kick)",
+                            i, msgs * (guest.user_per_call + k.virtio_guest_send_syscall + sp.sum),
+                            fmt::format("{:.0f} packets per MB, a kick each (no EVENT_IDX)", msgs * sp.packets)});
+      // The VMM: a pass, the tx chain, its write() (skbs, the copy from
+      // guest memory), an interrupt; a credit update per tx_buf_size.
+      const double credits = 1e6 / static_cast<double>(fk.tx_buf_size - fk.credit_threshold);
+      vmm += msgs * split(m, kn.max_pkt_size,
+                          [&](double n) {
+                            return vmm_pass + k.fc_eventfd_read + k.fc_seccomp + k.fc_tx_pkt + k.fc_unix_syscall +
+                                   k.fc_seccomp + skbs(n) * k.fc_unix_skb + remote(n);
+                          })
+                        .sum +
+             credits * k.fc_rx_pkt;
+      irq_work +=
+          msgs * split(m, kn.max_pkt_size, [&](double) { return k.virtio_guest_tx_done + k.virtio_guest_free; }).sum +
+          credits * (k.virtio_guest_rx_buf + k.virtio_guest_rx_pkt + k.virtio_guest_free);
+      interrupts += msgs * sp.packets * irq;
+      plan.loads.push_back(
+          {fmt::format("host_reader{}", i), hcpu, "host reader (select, read() on AF_UNIX, copy)", i,
+           msgs * (k.virtio_host_poll_syscall + k.virtio_host_iperf3_user_per_call + k.fc_unix_syscall) + remote(1e6),
+           fmt::format("{:.0f} blocks per MB", msgs)});
+      plan.links.push_back({"vsock0.tx", i, fmt::format("guest_writer{}", i), fmt::format("host_reader{}", i)});
+    } else {
+      const double bufs = 1e6 / static_cast<double>(std::min<std::uint64_t>(kn.rx_buf_size, 65536));
+      plan.loads.push_back({fmt::format("host_writer{}", i), hcpu, "host writer (select, write() on AF_UNIX, copy)", i,
+                            msgs * (k.virtio_host_poll_syscall / 10 + k.virtio_host_iperf3_user_per_call +
+                                    k.fc_unix_syscall + skbs(static_cast<double>(m)) * k.fc_unix_skb) +
+                                std::ceil(1e6 / k.fc_host_copy_bytes_per_cycle),
+                            fmt::format("{:.0f} blocks per MB", msgs)});
+      // The VMM: per rx buffer a pass (the nested epoll, an empty tx
+      // check), the rx chain, one read() into guest memory, an interrupt.
+      vmm += bufs * (vmm_pass + k.fc_muxer_epoll + k.fc_seccomp + k.fc_rx_pkt + k.fc_unix_syscall + k.fc_seccomp) +
+             remote(1e6);
+      irq_work +=
+          bufs * (k.virtio_guest_rx_buf + k.virtio_guest_rx_pkt + k.virtio_guest_vq_add +
+                  detail::guest_allocs(k, detail::pkt_allocs(kn, kn.rx_buf_size)) + k.virtio_guest_work_run / chains);
+      interrupts += bufs * irq;
+      plan.loads.push_back({fmt::format("guest_reader{}", i), gcpu, "guest reader (recv syscall, copy out)", i,
+                            msgs * (guest.user_per_call + k.virtio_guest_recv_syscall) +
+                                bufs * (k.virtio_guest_dequeue_pkt + k.virtio_guest_free) + k.guest_rx_copy(1e6),
+                            fmt::format("{:.0f} rx buffers per MB", bufs)});
+      plan.links.push_back({"vsock0.rx", i, fmt::format("host_writer{}", i), fmt::format("guest_reader{}", i)});
+    }
+  }
+  const double n = std::max(plan.connections, 1);
+  plan.loads.push_back({"fc_vmm", "hcpu0", "Firecracker's VMM thread", -1, vmm / n,
+                        "a loop pass, a queue chain, a write() or read() on AF_UNIX and an interrupt per packet"});
+  plan.loads.push_back({"kworker_" + irq_cpu, irq_cpu, "guest kworker of the interrupt vCPU (rx and tx work)", -1,
+                        irq_work / n, "tx completions, rx buffers taken and refilled"});
+  plan.loads.push_back({"virtio_irq", irq_cpu, "interrupts (the interrupt vCPU)", -1, interrupts / n,
+                        "an injected interrupt per device handler call, with virtio-mmio's two exits to the VMM"});
+  return plan;
+}
+
+std::pair<std::string, std::string> firecracker_refusal(const Params& p)
+{
+  const Preset* preset = find_preset(p.text("virtio_vsock.preset"));
+  if (preset != nullptr && preset->values.count("virtio_vsock.packet_type") &&
+      preset->values.at("virtio_vsock.packet_type") == "sk_buff")
+    return {"virtio_vsock.preset",
+            fmt::format("{}'s guest driver (sk_buff, Linux 6.3 on) posts one-descriptor rx buffers, which "
+                        "Firecracker's 2023 device rejects (VsockPacket::from_rx_virtq_head wants a header and a "
+                        "data descriptor): not modelled (allowed: linux-4.14, linux-4.19, linux-5.4, linux-5.10, "
+                        "linux-6.2)",
+                        preset->name)};
+  if (p.text("workload.pattern") != "stream")
+    return {"workload.pattern", "round trips over Firecracker's device are not modelled yet (allowed: stream)"};
+  if (p.integer("virtio_vsock.max_pkt_size") > 65536)
+    return {"virtio_vsock.max_pkt_size",
+            fmt::format("{} bytes: Firecracker's device rejects tx packets above MAX_PKT_BUF_SIZE (allowed: at most "
+                        "64KiB)",
+                        p.integer("virtio_vsock.max_pkt_size"))};
+  return {"", ""};
+}
+
+std::pair<std::string, std::string> virtio_refusal(const Params& p)
+{
+  if (p.text("direction") == "bidirectional" && p.text("workload.pattern") != "stream")
+    return {"direction", "bidirectional round trips are not modelled (allowed with workload.pattern " +
+                             p.text("workload.pattern") + ": guest_to_host, host_to_guest)"};
+  return {"", ""};
 }
 
 } // namespace vsim::virtio_vsock

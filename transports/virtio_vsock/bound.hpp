@@ -3,6 +3,9 @@
 // spends per MB of payload, from the costs and the mechanisms of docs/model.md.
 #pragma once
 
+#include <string>
+#include <utility>
+
 #include "transports/simulate.hpp"
 
 namespace vsim::virtio_vsock {
@@ -13,5 +16,11 @@ namespace vsim::virtio_vsock {
 // updates are counted at their least frequent (one per recv() with
 // every_read; one per buf_alloc - credit_threshold bytes otherwise).
 PlatformPlan platform_plan(const Params& p);
+// firecracker_vsock's plan, with the VMM thread for vhost.
+PlatformPlan firecracker_plan(const Params& p);
+// Combinations of valid values a transport does not model ({key, why};
+// empty key: none): firecracker_vsock's, virtio_vsock's.
+std::pair<std::string, std::string> firecracker_refusal(const Params& p);
+std::pair<std::string, std::string> virtio_refusal(const Params& p);
 
 } // namespace vsim::virtio_vsock

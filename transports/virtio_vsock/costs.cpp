@@ -32,7 +32,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .unit = "cycles",
           .range = {0, 1e7},
           .doc = "sendmsg entry/exit + vsock_stream_sendmsg fixed work",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {300, 3000},
           .basis = "Same composition as guest_send_syscall (entry/exit 190-240 ns with KPTI, socket lock, lookups, "
                    "cache misses).",
@@ -43,7 +43,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .unit = "cycles",
           .range = {0, 1e7},
           .doc = "recvmsg entry/exit + vsock_stream_recvmsg fixed work",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {300, 3000},
           .basis = "Same as above for recvmsg; per-packet dequeue and credit-update packets are separate parameters.",
           .sources = "[R1], [R2], [R3]",
@@ -54,7 +54,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .range = {0, 1e7},
           .doc = "select() on the benchmark's sockets (workload.app iperf3): entry/exit, vsock_poll under the "
                  "socket lock, the loop's timers",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {300, 4000},
           .basis = "(derived) A syscall entry/exit as for recvmsg (190-240 ns with KPTI), a poll callback and "
                    "wait-queue set-up per descriptor (iperf3 polls its control socket and the stream), vsock_poll's "
@@ -68,7 +68,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .doc = "iperf3's own user-space work in the guest (workload.app iperf3): once per block of its client "
                  "(a pass of iperf_send's multisend loop, however many write()s its Nwrite makes), once per block "
                  "of its server (iperf_run_server; its select() is virtio_guest_poll_syscall)",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {50, 5000},
           .basis = "(derived) More than the plain loop's (guest_user_per_call): iperf3 keeps per-stream byte "
                    "counts, checks its timers and rate limit (gettimeofday in the vDSO) and rebuilds its select() "
@@ -83,7 +83,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .doc = "one kernel allocation from a slab cache (kzalloc of a packet struct or an sk_buff, kmalloc of a "
                  "buffer or skb head up to KMALLOC_MAX_CACHE_SIZE, 8 KiB); larger ones are "
                  "virtio_guest_page_alloc",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {20, 3000},
           .basis = "A SLUB fast-path allocation is ~20-25 cycles (42-47 for alloc+free) plus zeroing of a small "
                    "struct; the range's top allows for a slow path refilling the per-CPU slab.",
@@ -96,7 +96,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .doc = "one kmalloc above KMALLOC_MAX_CACHE_SIZE (8 KiB), which SLUB passes to the page allocator "
                  "(kmalloc_large, order get_order(size)): a 64 KiB packet buffer (order 4), a 64 KiB packet's skb "
                  "head (order 5)",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {200, 5000},
           .basis = "(derived) A buddy allocation of order 2-5: before 5.13 every allocation above order 0 takes "
                    "zone->lock with interrupts off (irq save/restore 37 cycles) and, from 5.13, those above "
@@ -111,7 +111,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .range = {0, 1e7},
           .doc = "one kmalloc of 8-32 KiB (order 1-3) taken from the page allocator's per-CPU lists "
                  "(rmqueue_pcplist), with virtio_vsock.pcp_high_order (Linux 5.13 and later)",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {100, 2000},
           .basis = "(derived) A pop from the CPU's list of that order with interrupts off (irq save/restore 37 "
                    "cycles) and no zone->lock, then the compound-page set-up of 2-8 struct pages "
@@ -124,7 +124,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .unit = "cycles",
           .range = {0, 1e7},
           .doc = "freeing one packet (struct and buffer)",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {15, 1500},
           .basis = "Mirror of virtio_guest_alloc (SLUB fast-path free, buddy free with merging under the zone lock "
                    "for high orders).",
@@ -135,7 +135,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .unit = "cycles",
           .range = {0, 1e7},
           .doc = "virtio_transport_send_pkt_info per packet: credit, header, send list, queue_work",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {150, 3000},
           .basis = "(derived) Credit arithmetic under spinlocks (irq save/restore 37 cycles), list insertion and "
                    "queue_work, which wakes the local vCPU's idle kworker (try_to_wake_up; no IPI on the same vCPU).",
@@ -146,7 +146,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .unit = "cycles",
           .range = {0, 1e7},
           .doc = "virtqueue_add_sgs for one chain",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {50, 600},
           .basis = "(derived) Two 16-byte descriptors and an avail entry, with cross-core misses when vhost's core "
                    "last touched those lines.",
@@ -158,7 +158,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .range = {0, 1e7},
           .doc = "virtqueue_notify: the notify write's VM exit and re-entry (ioeventfd, in the kernel), hypervisor "
                  "time; plus virtio_host_wake_ipi when it wakes the sleeping vhost worker",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {1500, 6000},
           .basis = "A PIO or fast-MMIO ioeventfd write exits to a kernel handler (world switch ~1350-2000 cycles, "
                    "fast-MMIO eventfd as fast as PIO) and signals the eventfd; an exit handled in QEMU costs ~5800 "
@@ -171,7 +171,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .range = {0, 1e7},
           .doc = "one workqueue item run (process_one_work); the kworker's switches in and out are "
                  "guest_context_switch each",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {200, 6000},
           .basis = "(derived) Dispatch by a running kworker (pool lock, work list, the item's own set-up such as "
                    "tx_lock or rx_lock) is cheap; a cold cache after another thread ran costs up to a context "
@@ -183,7 +183,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .unit = "cycles",
           .range = {0, 1e7},
           .doc = "rx work per used rx buffer (virtqueue_get_buf, length checks)",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {80, 600},
           .basis = "(derived) Used-ring entry written by vhost on another core (one miss) plus detach_buf "
                    "bookkeeping.",
@@ -194,7 +194,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .unit = "cycles",
           .range = {0, 1e7},
           .doc = "virtio_transport_recv_pkt per packet: socket lookup, lock, credit fields, enqueue",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {150, 2000},
           .basis = "(derived) Connected-socket hash lookup (likely a miss), bh lock, credit fields, queueing and "
                    "sk_data_ready.",
@@ -205,7 +205,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .unit = "cycles",
           .range = {0, 1e7},
           .doc = "tx work per completed tx chain (virtqueue_get_buf)",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {50, 600},
           .basis = "(derived) Same as virtio_guest_rx_buf for a completed tx chain.",
           .sources = "[R26]",
@@ -215,7 +215,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .unit = "cycles",
           .range = {0, 1e7},
           .doc = "MSI injection into the vCPU: exit/entry cost there (hypervisor time)",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {100, 6000},
           .basis = "With APICv posted interrupts (Skylake-SP) a running vCPU takes the MSI without an exit (cost a "
                    "few hundred cycles at most, derived); without them, exit, injection and entry as for timers "
@@ -227,7 +227,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .unit = "cycles",
           .range = {0, 1e7},
           .doc = "vring_interrupt: interrupt entry, callback, queue_work (irq time)",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {300, 2500},
           .basis = "(derived) Interrupt entry/exit (syscall entry/exit as proxy), vring_interrupt and queue_work.",
           .sources = "[R1], [R2]",
@@ -237,7 +237,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .unit = "cycles",
           .range = {0, 1e7},
           .doc = "virtio_transport_stream_do_dequeue per packet touched",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {50, 600},
           .basis = "(derived) Spinlock, list walk and length bookkeeping per packet touched (copy and free are "
                    "separate).",
@@ -261,7 +261,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .range = {0, 1e7},
           .doc = "iperf3's own user-space work on the host (workload.app iperf3): once per block of its client and "
                  "of its server (its select() is virtio_host_poll_syscall)",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {50, 5000},
           .basis = "Same as virtio_guest_iperf3_user_per_call.",
           .sources = "[R1], [R2]; no direct source for iperf3's user time",
@@ -292,7 +292,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .unit = "cycles",
           .range = {0, 1e7},
           .doc = "host select() on the benchmark's sockets (workload.app iperf3)",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {300, 4000},
           .basis = "Same as virtio_guest_poll_syscall on the host kernel.",
           .sources = "[R1], [R2], [R3]",
@@ -446,7 +446,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .range = {0, 1e7},
           .doc = "waking a sleeping thread on another vCPU: the reschedule IPI's ICR write, a VM exit, charged to "
                  "the waker (hypervisor time)",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {1500, 6000},
           .basis = "(derived) Without PV IPIs every guest IPI is one VM exit [R12]: an exit and re-entry cost "
                    "~1350-2500 cycles [R16], [R5], plus KVM's x2APIC ICR emulation (its 2019 fastpath saved 200+ "
@@ -460,7 +460,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .range = {0, 1e8},
           .doc = "added to guest_wakeup_latency when the woken thread's vCPU had halted (nothing to run): the host "
                  "brings the vCPU back (kvm_vcpu_kick, host scheduler, C-state exit, VM entry)",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {2500, 30000},
           .basis = "A halted vCPU caught by KVM's halt polling needs only the exit and re-entry (~1 us, derived "
                    "from [R16], [R5]); past the poll, a trip through the host scheduler (\"a few micro-seconds\" "
@@ -475,7 +475,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .doc = "added to guest_wakeup_latency instead of virtio_guest_halted_wakeup when the woken thread's vCPU "
                  "had halted and KVM was still polling for it (kvm_vcpu_halt within the vCPU's halt_poll_ns window): "
                  "the wake event seen by the poll loop and the VM entry, no host scheduler trip",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {1000, 10000},
           .basis = "The exit and re-entry of a halted vCPU caught by polling, ~1 us (KVM_RUN 2528-2576 cycles "
                    "with ~1350 in VMRUN [R16]; a direct exit ~2000 cycles [R5]); the halt-polling documentation says "
@@ -490,7 +490,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .doc = "the host KVM module's halt_poll_ns: the most a halted vCPU polls for a wake event before its "
                  "thread sleeps (kvm_vcpu_halt; each vCPU's window grows from 10 us by x2 after a short halt it "
                  "missed and halves after one longer than this); 0 turns halt polling off",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {0, 500000},
           .basis = "KVM_HALT_POLL_NS_DEFAULT is 200000 ns on x86 (arch/x86/include/asm/kvm_host.h), with "
                    "halt_poll_ns_grow 2, halt_poll_ns_grow_start 10000 and halt_poll_ns_shrink 2 "
@@ -504,7 +504,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .doc = "waking a sleeping host thread on another CPU (vhost worker, application): try_to_wake_up's remote "
                  "enqueue and reschedule IPI, charged to the waker (for a guest kick's ioeventfd wake-up of vhost, "
                  "the kicking vCPU)",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {300, 3000},
           .basis = "(derived) Native x2APIC ICR write and the remote wake-up path (ttwu_queue, rq lock); no VM exit.",
           .sources = "[R20], [R11]",
@@ -515,7 +515,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .range = {0, 1e8},
           .doc = "guest notify write until its ioeventfd queues the vhost work (exit handling, eventfd; the "
                  "worker's own wake-up is host_wakeup_latency)",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {1000, 7500},
           .basis = "Exit to the in-kernel handler (world switch ~1350-2000 cycles), fast-MMIO ioeventfd match and "
                    "eventfd_signal into the vhost poll queue (worker wake-up excluded).",
@@ -526,7 +526,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .unit = "cycles latency",
           .range = {0, 1e8},
           .doc = "vhost_signal until the interrupt runs on guest vCPU 0",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {1500, 50000},
           .basis = "A running vCPU with posted interrupts takes the notification IPI in ~0.5-1 us (derived); a "
                    "halted vCPU needs its thread woken and re-entered (1.2-2.5 us per cross-vCPU switch measured) "
@@ -633,7 +633,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .doc = "1: the guest kernel zeroes every allocation (init_on_alloc=1, CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y): "
                  "each packet's buffer or skb head is zeroed whole as kmalloc rounded it (a 64 KiB packet's skb head "
                  "is 128 KiB) at virtio_zero_bytes_per_cycle; 0: not (the upstream default)",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {0, 1},
           .basis = "A boot option and Kconfig default since Linux 5.3 (6471384af2a6): y in Ubuntu's kernels since "
                    "19.10, Debian's since 11, Arch's, and Fedora's from about 6.9-6.11; not set in RHEL 8-10 and "
@@ -657,7 +657,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .range = {0.01, 1e3},
           .doc = "the guest reader's copy out of a received packet (memcpy_to_msg; and the rx worker's copy of a "
                  "small packet into the previous one), whose data the vhost worker wrote on another core",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {1.0, 32},
           .basis = "As guest_copy_bytes_per_cycle, with the source lines in another core's cache (tie "
                    "copy_remote: 2.5-16 B/cycle).",
@@ -680,12 +680,187 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .range = {0.01, 1e3},
           .doc = "the rate at which init_on_alloc zeroes a block just allocated (clear_page_erms, memset: rep "
                  "stosb), guest and host alike (the same cores under KVM)",
-          .scope = "virtio_vsock",
+          .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {2, 32},
           .basis = "A store stream: at most one 32-byte store per cycle from L1/L2 on Skylake-class cores; a block "
                    "just freed is cache-resident and nearer the top, a DRAM-resident clear_page runs 4.1 GB/s on "
                    "Broadwell (about 1.7-2 B/cycle) and 8.8-12 GB/s on Icelake-X (2.3-3.4 B/cycle), the bottom.",
           .sources = "[R54], [R55], [R31]",
+      },
+      {
+          VSIM_COST_NAME(Costs, fc_loop_iter),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "Firecracker's VMM thread: one pass of its event loop (EventManager::run: the epoll_wait syscall "
+                 "returning ready fds, the dispatch to the device's handler under its mutex), besides the handlers' "
+                 "own work",
+          .scope = "firecracker_vsock",
+          .plausible = {600, 8000},
+          .basis = "(derived) A syscall entry/exit (190-240 ns with KPTI) plus seccomp (fc_seccomp, apart), epoll's "
+                   "ready-list walk and copy-out, a Rust dispatch through the subscriber map and an uncontended mutex: "
+                   "0.3-2.5 us at 3 GHz.",
+          .sources = "[R1], [R2], [R67]",
+      },
+      {
+          VSIM_COST_NAME(Costs, fc_eventfd_read),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "Firecracker: the queue eventfd's read() in handle_txq_event / handle_rxq_event (EventFd::read)",
+          .scope = "firecracker_vsock",
+          .plausible = {300, 4000},
+          .basis = "(derived) A syscall entry/exit (190-240 ns with KPTI) and an eventfd counter read under its "
+                   "wait-queue lock.",
+          .sources = "[R1], [R2], [R67]",
+      },
+      {
+          VSIM_COST_NAME(Costs, fc_muxer_epoll),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "Firecracker: the muxer's nested epoll_wait(0) in VsockMuxer::notify (one per backend event), before "
+                 "the per-connection handling",
+          .scope = "firecracker_vsock",
+          .plausible = {300, 4000},
+          .basis =
+              "(derived) As fc_eventfd_read: a syscall, and epoll's ready list of the nested fd (up to 32 events).",
+          .sources = "[R1], [R2], [R67]",
+      },
+      {
+          VSIM_COST_NAME(Costs, fc_epoll_ctl),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "Firecracker: one epoll_ctl(EPOLL_CTL_MOD) of a connection's socket when its polled events change "
+                 "(VsockMuxer::apply_conn_mutation: IN dropped at zero peer credit and restored, OUT while its TxBuf "
+                 "holds data)",
+          .scope = "firecracker_vsock",
+          .plausible = {300, 4000},
+          .basis = "(derived) A syscall entry/exit and ep_modify's poll of the file under the epoll mutex.",
+          .sources = "[R1], [R2], [R67]",
+      },
+      {
+          VSIM_COST_NAME(Costs, fc_tx_pkt),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "Firecracker: one tx chain (Queue::pop, VsockPacket::from_tx_virtq_head's descriptor checks and "
+                 "header copy, VsockMuxer::send_pkt's lookup and VsockConnection::send_pkt's credit fields, add_used), "
+                 "its write() apart",
+          .scope = "firecracker_vsock",
+          .plausible = {200, 4000},
+          .basis = "(derived) Guest-memory reads of the avail ring, the descriptor and the 44-byte header with Rust's "
+                   "bounds checks (vm-memory), a BTreeMap/HashMap lookup and the used-ring writes with a fence: some "
+                   "hundreds of cycles, at most ~1 us with cache misses on the guest's lines.",
+          .sources = "[R67]",
+      },
+      {
+          VSIM_COST_NAME(Costs, fc_rx_probe),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "Firecracker: an rx queue pop that finds no guest buffer (Queue::pop returning None, or a pop and "
+                 "undo_pop when the backend has nothing)",
+          .scope = "firecracker_vsock",
+          .plausible = {50, 1500},
+          .basis = "(derived) An avail-index read of guest memory, a compare, and the handler's bookkeeping.",
+          .sources = "[R67]",
+      },
+      {
+          VSIM_COST_NAME(Costs, fc_rx_pkt),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "Firecracker: one rx chain filled (Queue::pop, VsockPacket::from_rx_virtq_head, VsockMuxer::recv_pkt "
+                 "and VsockConnection::recv_pkt's choice of packet, commit_hdr's 44-byte header write, add_used), its "
+                 "read() apart",
+          .scope = "firecracker_vsock",
+          .plausible = {200, 4000},
+          .basis = "(derived) As fc_tx_pkt: ring and descriptor accesses in guest memory, the muxer's rx queue, a "
+                   "header write.",
+          .sources = "[R67]",
+      },
+      {
+          VSIM_COST_NAME(Costs, fc_irq),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "Firecracker: one interrupt to the guest (IrqTrigger::trigger_irq: the interrupt-status atomic and a "
+                 "write() to the irqfd, whose KVM handler injects the interrupt), on the VMM thread",
+          .scope = "firecracker_vsock",
+          .plausible = {400, 6000},
+          .basis = "(derived) A syscall entry/exit (190-240 ns with KPTI) and KVM's irqfd wake-up (kvm_set_irq through "
+                   "the IOAPIC route, a kick of the target vCPU: an IPI of 3200-4200 cycles when it runs).",
+          .sources = "[R1], [R2], [R64], [R65]",
+      },
+      {
+          VSIM_COST_NAME(Costs, fc_seccomp),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "Firecracker: the seccomp BPF filter the VMM thread runs on each of its syscalls (epoll_wait, read, "
+                 "write, epoll_ctl), added to each",
+          .scope = "firecracker_vsock",
+          .plausible = {20, 2000},
+          .basis = "(derived) Firecracker installs a BPF filter of a few dozen to a few hundred instructions per "
+                   "thread; classic BPF runs ~1 instruction per cycle with the JIT, and the kernel's seccomp entry "
+                   "adds tens of cycles.",
+          .sources = "[R67], [R68]",
+      },
+      {
+          VSIM_COST_NAME(Costs, fc_unix_syscall),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "one read() or write() on an AF_UNIX stream socket besides its skbs and copies (syscall entry/exit, "
+                 "unix_stream_sendmsg / unix_stream_read_generic's locks, peer lookup and accounting, the peer's "
+                 "wake-up call): the VMM's and the host application's",
+          .scope = "firecracker_vsock",
+          .plausible = {400, 5000},
+          .basis =
+              "(derived) A syscall entry/exit (190-240 ns with KPTI) and the socket's state and queue lock work, as a "
+              "vsock sendmsg/recvmsg's fixed part (virtio_guest_send_syscall: 300-3000 cycles) with the wake-up.",
+          .sources = "[R1], [R2], [R3]",
+      },
+      {
+          VSIM_COST_NAME(Costs, fc_unix_skb),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "one AF_UNIX skb: allocated by the writer (sock_alloc_send_pskb / alloc_skb_with_frags: a head and up "
+                 "to 32 KiB of page fragments) and freed by the reader once consumed (consume_skb, sock_wfree)",
+          .scope = "firecracker_vsock",
+          .plausible = {200, 5000},
+          .basis = "(derived) An skb head from SLUB (20-50 cycles fast path) plus an order-3 page allocation for the "
+                   "fragments (zone->lock or the per-CPU lists; a few hundred to ~2000 cycles) and their release.",
+          .sources = "[R20], [R23], [R24]",
+      },
+      {
+          VSIM_COST_NAME(Costs, fc_vcpu_mmio_exit),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "Firecracker: one guest MMIO access handled in the VMM (KVM_EXIT_MMIO to the vCPU thread, the MMIO "
+                 "bus lookup and MmioTransport's register, KVM_RUN again), charged to the guest's vCPU; virtio-mmio's "
+                 "vm_interrupt makes two per interrupt",
+          .scope = "firecracker_vsock",
+          .plausible = {1500, 15000},
+          .basis = "(derived) A VM exit and entry round trip is 1000-1800 cycles [R61]-[R63]; an exit to user space "
+                   "adds the ioctl return and re-entry (a syscall each way, 190-240 ns with KPTI) and the VMM's own "
+                   "lookup: 0.5-5 us.",
+          .sources = "[R61], [R62], [R63], [R1]",
+      },
+      {
+          VSIM_COST_NAME(Costs, fc_host_copy_bytes_per_cycle),
+          .unit = "bytes/cycle",
+          .range = {0.01, 1e3},
+          .doc = "the host application's copy of its own buffer into an AF_UNIX skb (skb_copy_datagram_from_iter in "
+                 "unix_stream_sendmsg), hot in its core's cache",
+          .scope = "firecracker_vsock",
+          .plausible = {1, 32},
+          .basis = "As guest_copy_bytes_per_cycle: the same cores and copy routine (tie copy_hot).",
+          .sources = "[R31], [R57], [R58]",
+      },
+      {
+          VSIM_COST_NAME(Costs, fc_host_rx_copy_bytes_per_cycle),
+          .unit = "bytes/cycle",
+          .range = {0.01, 1e3},
+          .doc = "a copy whose source another core has just written, on Firecracker's host side: the VMM's write() "
+                 "from guest memory into an skb, its read() from an skb into a guest rx buffer, the host reader's "
+                 "read() out of the skbs the VMM filled",
+          .scope = "firecracker_vsock",
+          .plausible = {1, 32},
+          .basis = "As virtio_guest_rx_copy_bytes_per_cycle (tie copy_remote).",
+          .sources = "[R26], [R57], [R59]",
       },
   };
   return t;
@@ -725,6 +900,31 @@ const std::vector<CostTie>& Costs::ties()
        "Above: Skylake-class L3 loads sustain 15-18 B/cycle; below: the in-kernel vhost-vsock backend alone moved "
        "about 93 Gbit/s host to guest at 64 KiB on a 2026 machine, at least ~2.5 B/cycle of copy, and the "
        "modified-line transfer latency (40 ns) with ~10 lines in flight gives ~4-5 B/cycle.",
+       "[R26], [R57], [R59]"},
+  };
+  return t;
+}
+
+// The same situations on Firecracker's host side: its host application and
+// VMM copy with the host kernel's routine on the guest's cores' neighbours.
+const std::vector<CostTie>& Costs::firecracker_ties()
+{
+  static const std::vector<CostTie> t = {
+      {"copy_hot",
+       "firecracker_vsock",
+       {"guest_copy_bytes_per_cycle", "fc_host_copy_bytes_per_cycle"},
+       {8, 32},
+       "a writer's copy of its own buffer, hot in its core's L1/L2, into a new packet or skb (the guest's "
+       "memcpy_from_msg, the host application's write() on its AF_UNIX socket)",
+       "As virtio_vsock's copy_hot: the same cores and copy routine on both sides.",
+       "[R31], [R57], [R58]"},
+      {"copy_remote",
+       "firecracker_vsock",
+       {"virtio_guest_rx_copy_bytes_per_cycle", "fc_host_rx_copy_bytes_per_cycle"},
+       {2.5, 16},
+       "a copy whose source another core has just written: the guest reader's copy out of an rx buffer the VMM "
+       "filled, the VMM's copies between guest memory and AF_UNIX skbs, the host reader's copy out of them",
+       "As virtio_vsock's copy_remote: every source line comes from another core's cache through the shared L3.",
        "[R26], [R57], [R59]"},
   };
   return t;

@@ -35,6 +35,12 @@ struct Costs : SharedCosts {
   // A reader's copy out of a received packet, whose data another core wrote
   // (vhost's worker into the guest's rx buffer, or into the host's skb).
   double virtio_guest_rx_copy_bytes_per_cycle, virtio_host_rx_copy_bytes_per_cycle;
+  // Firecracker's device (transport firecracker_vsock): the VMM thread's
+  // event loop, queue handlers and AF_UNIX syscalls, the host application's
+  // AF_UNIX stream, the guest's virtio-mmio interrupt exits.
+  double fc_loop_iter, fc_eventfd_read, fc_muxer_epoll, fc_epoll_ctl, fc_tx_pkt, fc_rx_pkt, fc_rx_probe, fc_irq,
+      fc_seccomp, fc_unix_syscall, fc_unix_skb, fc_vcpu_mmio_exit, fc_host_copy_bytes_per_cycle,
+      fc_host_rx_copy_bytes_per_cycle;
 
   static Costs from(const Params& p);
   // The declarations of virtio-vsock's own costs (the shared ones:
@@ -45,6 +51,8 @@ struct Costs : SharedCosts {
   // The ties among them (and the shared guest_copy_bytes_per_cycle) in
   // virtio-vsock profiles.
   static const std::vector<CostTie>& ties();
+  // The ties in firecracker_vsock profiles.
+  static const std::vector<CostTie>& firecracker_ties();
 
   // Whole cycles, so that sums of costs stay exact.
   double guest_copy(double bytes) const { return guest_copy_fixed + std::ceil(bytes / guest_copy_bytes_per_cycle); }

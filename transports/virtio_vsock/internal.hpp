@@ -49,6 +49,7 @@ struct Knobs {
   bool seqpacket;       // workload.socket_type: one message per send() and per recv()
   bool zerocopy;        // workload.zerocopy: MSG_ZEROCOPY on every send()
   bool preempt_none;    // guest.preemption none: CONFIG_PREEMPT_NONE, a task in the kernel keeps its vCPU
+  bool firecracker;     // transport firecracker_vsock: Firecracker's device (transports/firecracker_vsock)
   std::uint16_t queue_size;
   std::uint32_t weight_packets;
   std::uint64_t weight_bytes;
@@ -82,6 +83,8 @@ struct Counters {
   Count irq_signals_merged, irq_both_queues, irq_spurious;
   // Guest threads woken on a halted vCPU: within KVM's halt-polling window, or after it.
   Count halt_polls_caught, halt_polls_missed;
+  // Firecracker: packet tails its host stream did not take, kept in the TxBuf.
+  Count txbuf_pushes;
 };
 
 // The counter table: each count as the metric it is reported as (per MB
@@ -164,6 +167,9 @@ inline const std::vector<CounterMetric<Counters>>& counter_metrics()
        per_MB("interrupts_merged", "virtio_vsock: host signals that reached the guest while their MSI-X vector "
                                    "was still pending, merged into that interrupt (not counted in "
                                    "interrupts_to_guest) per MB")},
+      {&Counters::txbuf_pushes,
+       per_MB("txbuf_pushes", "firecracker_vsock: packets (or their tails) the host AF_UNIX stream did not "
+                              "take at once, kept in the connection's TxBuf until EPOLLOUT, per MB")},
       {&Counters::irq_both_queues,
        per_MB("interrupts_both_queues", "virtio_vsock: guest interrupts whose handler queued both the rx and the "
                                         "tx work (virtio_vsock.msix_vectors shared: vp_vring_interrupt finds new "
@@ -172,7 +178,9 @@ inline const std::vector<CounterMetric<Counters>>& counter_metrics()
   return table;
 }
 
-enum class Op : std::uint8_t { Rw, CreditUpdate };
+// CreditRequest: only Firecracker's device sends one (a connection whose
+// peer credit is 0, VsockConnection::recv_pkt); Linux drops it.
+enum class Op : std::uint8_t { Rw, CreditUpdate, CreditRequest };
 
 // A packet (struct virtio_vsock_pkt) or a guest rx buffer's contents.
 struct Pkt {
@@ -301,6 +309,7 @@ struct Sock : SleepLock {
 
 struct Conn {
   int index;
+  bool g2h = true; // the guest writes (direction; bidirectional: the first half of the connections)
   Sock guest, host;
   std::uint64_t delivered = 0;
   Time done_at = 0;
@@ -311,6 +320,20 @@ struct Conn {
   std::uint64_t target = 0;
   std::uint64_t committed = 0;
 };
+
+// A stream connection's reader got its last byte at `t`: its end, and with
+// end_together every other connection's transfer ended after its writer's
+// next message (as the run-length monitor shortens a run: its current call
+// and one more message, so that its reader is never left waiting), so that
+// the figures are those of the connections running together.
+inline void stream_done(std::deque<Conn>& conns, Conn& c, Time t, bool end_together, std::uint64_t message_size)
+{
+  c.done_at = t;
+  if (!end_together)
+    return;
+  for (Conn& o : conns)
+    o.target = std::min(o.target, o.committed + message_size);
+}
 
 // Whether a wake-up of the socket's thread is due: it sleeps, or it has
 // prepared to (sk_write_space / sk_data_ready wake a task on the wait
@@ -344,6 +367,7 @@ inline void credit_update_received(SimThread& t, const Conn& c, Sock& sk)
 class GuestIrq;
 class Kworker;
 class Vhost;
+class Device;
 
 // The guest driver's work items (struct work_struct of struct virtio_vsock):
 // virtio_transport_rx_work, virtio_transport_tx_work,
@@ -409,7 +433,8 @@ struct Shared {
   bool rx_in_merge = false;
   std::deque<Conn> conns;
   GuestIrq* irq = nullptr;
-  Vhost* vhost = nullptr;
+  Vhost* vhost = nullptr;   // vhost-vsock's worker (transport virtio_vsock)
+  Device* device = nullptr; // the device the guest's kicks reach: vhost, or Firecracker's VMM thread
   std::vector<std::unique_ptr<WorkerPool>> pools; // one per guest vCPU, in vCPU order
   std::array<WorkItem, 3> work;                   // by GuestWork
   std::vector<SimThread*> host_apps;              // the host's application threads
@@ -417,6 +442,10 @@ struct Shared {
   RunLength* run_length = nullptr;         // sim.run_length: auto (told of every byte the readers get)
   RoundTrips* round_trips = nullptr;       // round-trip patterns: told of every response completed
   std::vector<models::HaltPoll> halt_poll; // KVM's halt polling of each guest vCPU, by vCPU (Cpu::index())
+  // direction bidirectional: the connections run together, as iperf3
+  // clients do for a fixed time; once the first is done, every other ends
+  // with the bytes its writer has begun (stream_done).
+  bool end_together = false;
   // Each Stage's id in round_trips' stages (the order of `direction`).
   std::array<int, static_cast<std::size_t>(Stage::Count)> stage_ids{};
   // Connection conn's current round trip reaches stage st at t (the
@@ -463,19 +492,27 @@ private:
 
 enum VqKind { kRx = 0, kTx = 1, kSend = 2 };
 
+// The device's thread as the guest driver sees it: a kick of a queue
+// (virtqueue_notify's write, an ioeventfd) reaches it at t.
+class Device : public SimThread {
+public:
+  using SimThread::SimThread;
+  virtual void ring(Time t, VqKind kind) = 0;
+};
+
 // ---------------------------------------------------------------------------
 // The vhost worker (drivers/vhost/vhost.c vhost_worker, drivers/vhost/vsock.c)
-class Vhost : public SimThread {
+class Vhost : public Device {
 public:
   Vhost(World& w, Cpu& cpu, Shared& s)
-      : SimThread(w, "vhost", cpu), s_(s), lat_(s.seed, s.iteration, "vhost", s.k.latency_jitter)
+      : Device(w, "vhost", cpu), s_(s), lat_(s.seed, s.iteration, "vhost", s.k.latency_jitter)
   {
     set_daemon();
   }
 
   // A guest kick (ioeventfd -> vhost_poll_wakeup) or a host send()
   // (vhost_work_queue) queues a work item; the worker wakes at t.
-  void ring(Time t, VqKind kind)
+  void ring(Time t, VqKind kind) override
   {
     inbox_.push(t, kind);
     wake_at(t);
@@ -528,6 +565,12 @@ Knobs read_knobs(const Params& p);
 inline int guest_cpu_of(int i, int vcpus, bool one_thread = false)
 {
   return (1 + (one_thread ? 0 : i)) % vcpus;
+}
+// firecracker_vsock: Firecracker's CI pins guest client i to vCPU i mod vcpus
+// (test_vsock_throughput.py: taskset per client), interrupts or not.
+inline int fc_guest_cpu_of(int i, int vcpus)
+{
+  return i % vcpus;
 }
 inline int host_cpu_of(int i, int host_cpus, bool one_thread = false)
 {

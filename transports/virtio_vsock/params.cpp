@@ -3,9 +3,25 @@
 #include <string>
 #include <utility>
 
+#include <fmt/format.h>
+
 namespace vsim::virtio_vsock {
 
 namespace {
+
+// The transports a key applies to: both (the guest's driver), or vhost-vsock's only.
+constexpr const char* kBoth = "virtio_vsock,firecracker_vsock";
+constexpr const char* kVhost = "virtio_vsock";
+
+// A virtqueue's size: a power of 2 (virtio 1.1 section 2.6), from `least`.
+std::string power_of_two(const std::string& text, int least)
+{
+  const long v = std::stol(text);
+  if ((v & (v - 1)) != 0)
+    return fmt::format("{} is not a power of 2 (virtio 1.1 section 2.6; allowed: {}, {}, {}, ..., 32768)", text, least,
+                       2 * least, 4 * least);
+  return "";
+}
 
 // A kernel after the 2019 throughput series (5.4 onwards): its knobs are
 // 5.4's but for the packet representation and the guest tx fast path.
@@ -113,8 +129,11 @@ void declare_params(ParamRegistry& reg)
     names.push_back(p.name);
   // A knob: its default is the preset's value, which its documentation ends
   // with.
-  auto knob = [](const char* path) {
-    return Param(path).def(kFromPreset).derives_from({"virtio_vsock.preset"}).scope("virtio_vsock");
+  // A knob of the guest driver applies to firecracker_vsock too (kBoth);
+  // one of vhost's device or of features Firecracker's device does not
+  // offer, to virtio_vsock only.
+  auto knob = [](const char* path, const char* scope = kBoth) {
+    return Param(path).def(kFromPreset).derives_from({"virtio_vsock.preset"}).scope(scope);
   };
   auto declare = [&](Param& p) {
     if (p.spec().default_text == kFromPreset)
@@ -127,8 +146,9 @@ void declare_params(ParamRegistry& reg)
               .def("linux-6.12")
               .words(names)
               .doc("kernel whose behaviour every knob below defaults to; each knob can then be set alone (the "
-                   "default is the newest modelled kernel; until December 2026 it was linux-4.19)")
-              .scope("virtio_vsock"));
+                   "default is the newest modelled kernel; until December 2026 it was linux-4.19; with "
+                   "transport firecracker_vsock linux-5.10, the newest guest its 2023 device takes)")
+              .scope(kBoth));
   declare(knob("virtio_vsock.rx_buf_size")
               .size()
               .unit("bytes")
@@ -142,11 +162,11 @@ void declare_params(ParamRegistry& reg)
               .doc("largest payload a sender puts in one packet; the host's packets are cut to rx_buf_size "
                    "unless host_split or mergeable_rx")
               .kernel("net/vmw_vsock/virtio_transport_common.c: virtio_transport_send_pkt_info"));
-  declare(knob("virtio_vsock.mergeable_rx")
+  declare(knob("virtio_vsock.mergeable_rx", kVhost)
               .boolean()
               .doc("one host packet may span several guest rx buffers under one header (2018 proposal, never "
                    "merged)"));
-  declare(knob("virtio_vsock.host_split")
+  declare(knob("virtio_vsock.host_split", kVhost)
               .boolean()
               .doc("vhost splits a big packet over several guest rx buffers, a header each (5.4)")
               .kernel("drivers/vhost/vsock.c: vhost_transport_do_send_pkt"));
@@ -163,38 +183,33 @@ void declare_params(ParamRegistry& reg)
               .doc("on receive, a packet of at most small_pkt_copy_max bytes is copied into the tail of the "
                    "previous queued packet's buffer and freed at once")
               .kernel("net/vmw_vsock/virtio_transport_common.c: virtio_transport_recv_enqueue"));
-  declare(knob("virtio_vsock.batch_used")
+  declare(knob("virtio_vsock.batch_used", kVhost)
               .boolean()
               .doc("vhost signals the guest once per batch of rx buffers (false: vhost_add_used_and_signal per "
                    "buffer)"));
-  declare(knob("virtio_vsock.queue_size")
+  declare(knob("virtio_vsock.queue_size", kVhost)
               .integer()
               .unit("entries")
               .range(2, 32768)
               .doc("entries per virtqueue")
-              .check([](const std::string& text) -> std::string {
-                long v = std::stol(text);
-                if ((v & (v - 1)) != 0)
-                  return text + " is not a power of 2 (virtio 1.1 section 2.6; allowed: 2, 4, 8, ..., 32768)";
-                return "";
-              }));
-  declare(knob("virtio_vsock.event_idx")
+              .check([](const std::string& text) { return power_of_two(text, 2); }));
+  declare(knob("virtio_vsock.event_idx", kVhost)
               .boolean()
               .doc("VIRTIO_RING_F_EVENT_IDX: notifications suppressed with used_event/avail_event (else with the "
                    "flags)"));
-  declare(knob("virtio_vsock.vhost_weight_packets")
+  declare(knob("virtio_vsock.vhost_weight_packets", kVhost)
               .integer()
               .unit("packets")
               .range(0, 1 << 20)
               .doc("vhost yields its worker after this many packets in one run (0: no limit)")
               .kernel("drivers/vhost/vhost.c: vhost_exceeds_weight"));
-  declare(knob("virtio_vsock.vhost_weight_bytes")
+  declare(knob("virtio_vsock.vhost_weight_bytes", kVhost)
               .size()
               .unit("bytes")
               .range(0, 1 << 30)
               .doc("vhost yields its worker after this many payload bytes in one run (0: no limit)")
               .kernel("drivers/vhost/vhost.c: vhost_exceeds_weight"));
-  declare(knob("virtio_vsock.packet_type")
+  declare(knob("virtio_vsock.packet_type", kVhost)
               .choice()
               .words({"virtio_vsock_pkt", "sk_buff"})
               .doc("how a packet is held: `virtio_vsock_pkt`, a kzalloc'd struct and a kmalloc'd payload buffer, "
@@ -203,7 +218,7 @@ void declare_params(ParamRegistry& reg)
                    "payload and skb_shared_info, guest rx buffers of one entry")
               .kernel("include/linux/virtio_vsock.h: virtio_vsock_alloc_skb; net/vmw_vsock/virtio_transport.c: "
                       "virtio_vsock_rx_fill"));
-  declare(knob("virtio_vsock.tx_fast_path")
+  declare(knob("virtio_vsock.tx_fast_path", kVhost)
               .boolean()
               .doc("guest tx fast path (commit efcd71af38be, Linux 6.12): a sender that finds send_pkt_queue empty "
                    "and takes tx_lock with mutex_trylock adds its packet to the tx queue and kicks itself, instead "
@@ -236,7 +251,7 @@ void declare_params(ParamRegistry& reg)
               .range(4096, 1 << 30)
               .doc("receive buffer each socket advertises to its peer (buf_alloc, SO_VM_SOCKETS_BUFFER_SIZE)")
               .kernel("include/linux/virtio_vsock.h: VIRTIO_VSOCK_DEFAULT_BUF_SIZE")
-              .scope("virtio_vsock"));
+              .scope(kBoth));
   declare(Param("virtio_vsock.credit_threshold")
               .size()
               .unit("bytes")
@@ -246,7 +261,7 @@ void declare_params(ParamRegistry& reg)
                    "the peer knows of is "
                    "below this (VIRTIO_VSOCK_MAX_PKT_BUF_SIZE)")
               .kernel("include/linux/virtio_vsock.h: VIRTIO_VSOCK_MAX_PKT_BUF_SIZE")
-              .scope("virtio_vsock"));
+              .scope(kBoth));
   declare(Param("virtio_vsock.irq_vcpu")
               .integer()
               .unit("vCPU")
@@ -256,7 +271,7 @@ void declare_params(ParamRegistry& reg)
                    "(taken modulo guest.vcpus; an assumption: the vectors are not managed, so their affinity is "
                    "the default mask, irqbalance's or the administrator's); connection i's guest thread stays on "
                    "vCPU (1+i) mod vcpus (with workload.app: iperf3 every stream's on vCPU 1)")
-              .scope("virtio_vsock"));
+              .scope(kBoth));
   // QEMU's choice, not the kernel's: no preset sets it.
   declare(
       Param("virtio_vsock.msix_vectors")
@@ -280,7 +295,60 @@ void declare_params(ParamRegistry& reg)
               .range(1, 64 * 1024)
               .doc("with small_pkt_copy: largest packet copied into the previous one (GOOD_COPY_LEN)")
               .kernel("net/vmw_vsock/virtio_transport_common.c: virtio_transport_recv_enqueue")
-              .scope("virtio_vsock"));
+              .scope(kBoth));
+}
+
+void declare_firecracker_params(ParamRegistry& reg)
+{
+  constexpr const char* kFc = "firecracker_vsock";
+  reg.declare(Param("firecracker_vsock.tx_buf_size")
+                  .size()
+                  .unit("bytes")
+                  .def("64KiB")
+                  .range(4096, 1 << 24)
+                  .doc("each connection's TxBuf, and the buf_alloc the device tells the guest: the guest sends at "
+                       "most this much before the device has written it to the host stream")
+                  .kernel("firecracker src/vmm/src/devices/virtio/vsock/csm/mod.rs: CONN_TX_BUF_SIZE")
+                  .scope(kFc));
+  reg.declare(Param("firecracker_vsock.credit_threshold")
+                  .size()
+                  .unit("bytes")
+                  .def("4KiB")
+                  .range(1, 1 << 24)
+                  .doc("the device sends the guest a credit update once tx_buf_size minus the bytes forwarded since "
+                       "it last told the guest is below this")
+                  .kernel("firecracker csm/mod.rs: CONN_CREDIT_UPDATE_THRESHOLD; csm/connection.rs: "
+                          "peer_needs_credit_update")
+                  .scope(kFc));
+  reg.declare(Param("firecracker_vsock.unix_sndbuf")
+                  .size()
+                  .unit("bytes")
+                  .def("212992")
+                  .range(4608, 1 << 28)
+                  .doc("sk_sndbuf of the host's AF_UNIX stream sockets (net.core.wmem_default): a writer takes "
+                       "new skbs while its bytes in flight are below it, and may write again once they are at "
+                       "most a quarter of it")
+                  .kernel("net/unix/af_unix.c: unix_stream_sendmsg, unix_writable")
+                  .scope(kFc));
+  reg.declare(Param("firecracker_vsock.queue_size")
+                  .integer()
+                  .unit("entries")
+                  .def("256")
+                  .range(4, 32768)
+                  .doc("entries of each of the device's virtqueues (the guest's virtio-mmio driver takes the "
+                       "device's QueueNumMax)")
+                  .kernel("firecracker src/vmm/src/devices/virtio/queue.rs: FIRECRACKER_MAX_QUEUE_SIZE")
+                  .check([](const std::string& text) { return power_of_two(text, 4); })
+                  .scope(kFc));
+  reg.declare(Param("firecracker_vsock.rx_per_wakeup")
+                  .choice()
+                  .def("one")
+                  .words({"one", "drain"})
+                  .doc("`one` (2023): a readable connection gives one rx packet per wake-up of the VMM (PendingRx::Rw "
+                       "is set again only by the next epoll notification); `drain`: as many as its socket and the "
+                       "guest's buffers and credit allow (Firecracker's later full drain, commit 048128270)")
+                  .kernel("firecracker csm/connection.rs: notify, recv_pkt")
+                  .scope(kFc));
 }
 
 } // namespace vsim::virtio_vsock

@@ -11,6 +11,8 @@
 namespace vsim::virtio_vsock {
 
 void declare_params(ParamRegistry& reg);
+// firecracker_vsock's own keys (the guest's are virtio_vsock's).
+void declare_firecracker_params(ParamRegistry& reg);
 
 // The kernels `virtio_vsock.preset` names; knobs whose default comes from
 // it carry kFromPreset (sim/params.hpp) as their default text.

@@ -290,13 +290,13 @@ Task<> GuestApp::queue_packet(const Pkt& p)
 Task<> notify_vhost(SimThread& t, Shared& s, Latency& lat, VqKind vq)
 {
   const Costs& k = s.k;
-  const bool wakes = s.vhost->asleep();
+  const bool wakes = s.device->asleep();
   co_await t.run(k.virtio_guest_kick + (wakes ? k.virtio_host_wake_ipi : 0.0), Cat::Hypervisor);
   t.mark(vq == kTx ? "virtqueue_kick: tx" : "virtqueue_kick: rx");
   s.n.kicks.add();
   if (wakes)
     s.n.kick_wakeups.add();
-  s.vhost->ring(t.now() + lat(k.virtio_host_kick_latency), vq);
+  s.device->ring(t.now() + lat(k.virtio_host_kick_latency), vq);
 }
 
 // virtio_vsock_rx_fill(): allocate rx buffers until the queue is full;
@@ -431,6 +431,10 @@ Task<> GuestIrq::body()
   unsigned pending = 0; // the vectors' IRR bits
   for (;;) {
     co_await wait();
+    // An interrupt ends a halt of its vCPU: the halt's polled part is the
+    // vCPU thread's CPU time (HaltPoll::account; the window is left alone).
+    if (const Cpu& cpu = this->cpu(); cpu.holder() == nullptr && !cpu.kept_by() && cpu.irq_start(now()) == now())
+      s_.halt_poll.at(static_cast<std::size_t>(cpu.index())).account(now() - cpu.idle_since());
     for (;;) {
       inbox_.take_due(now(), [&](int vector) {
         if (pending & (1u << vector))
@@ -443,6 +447,11 @@ Task<> GuestIrq::body()
       pending &= ~(1u << vector);                // accepted: one more MSI now is another interrupt
       s_.n.interrupts_to_guest.add();
       charge(k.virtio_guest_irq_exit, Cat::Hypervisor);
+      // Firecracker's virtio-mmio (drivers/virtio/virtio_mmio.c
+      // vm_interrupt): the handler reads INTERRUPT_STATUS and writes
+      // INTERRUPT_ACK, two MMIO exits to the VMM's vCPU thread.
+      if (s_.kn.firecracker)
+        charge(2 * k.fc_vcpu_mmio_exit, Cat::Hypervisor);
       co_await run(k.virtio_guest_isr, Cat::Irq);
       int found = 0;
       if (s_.kn.shared_irq) {
@@ -530,6 +539,14 @@ Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
   co_await run(k.virtio_guest_rx_pkt, Cat::Sys);
   sk.space_update(p); // before the lock: a writer inside sendmsg sees it
   co_await lock_sock(waiter(), sk);
+  if (p.op == Op::CreditRequest) {
+    // virtio_transport_recv_connected() has no case for it (4.14-6.x):
+    // -EINVAL, the packet freed; its credit fields were taken above.
+    s_.n.frees.add();
+    charge(k.virtio_guest_free, Cat::Sys);
+    co_await release_sock(*this, sk);
+    co_return;
+  }
   if (p.op == Op::CreditUpdate) {
     credit_update_received(*this, c, sk);
     s_.n.frees.add();

@@ -571,7 +571,7 @@ Task<> AppThread::receive_all()
       block -= co_await recv_call(block, false);
   }
   co_await settle();
-  c_.done_at = now();
+  stream_done(s_.conns, c_, now(), s_.end_together, s_.kn.message_size);
 }
 
 // virtio_transport_stream_do_dequeue()'s test for

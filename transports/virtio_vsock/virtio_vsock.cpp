@@ -19,6 +19,7 @@
 #include "sim/summary.hpp"
 #include "sim/world.hpp"
 #include "transports/simulate.hpp"
+#include "transports/virtio_vsock/firecracker.hpp"
 #include "transports/virtio_vsock/internal.hpp"
 
 namespace vsim::virtio_vsock {
@@ -34,39 +35,59 @@ void detail::apply_iteration_jitter(Costs& k, std::uint64_t seed, std::uint32_t 
 Knobs detail::read_knobs(const Params& p)
 {
   Knobs kn{};
+  kn.firecracker = p.text("transport") == "firecracker_vsock";
   auto u = [&](const char* key) { return static_cast<std::uint64_t>(p.integer(key)); };
+  // Keys of vhost-vsock's device that Firecracker's has no counterpart of
+  // are not a firecracker_vsock point's: the device's fixed behaviour.
+  auto b = [&](const char* key, bool fc) { return kn.firecracker ? fc : p.boolean(key); };
+  auto t = [&](const char* key, const char* fc) { return kn.firecracker ? std::string(fc) : p.text(key); };
+  auto n = [&](const char* key, std::uint64_t fc) { return kn.firecracker ? fc : u(key); };
   kn.message_size = u("workload.message_size");
   kn.total_bytes = u("workload.total_bytes");
   kn.rx_buf_size = static_cast<std::uint32_t>(u("virtio_vsock.rx_buf_size"));
   kn.max_pkt_size = static_cast<std::uint32_t>(u("virtio_vsock.max_pkt_size"));
-  kn.mergeable_rx = p.boolean("virtio_vsock.mergeable_rx");
-  kn.host_split = p.boolean("virtio_vsock.host_split");
+  // Firecracker (2023): no VIRTIO_VSOCK_F_MRG_RXBUF, EVENT_IDX or
+  // INDIRECT_DESC offered (AVAIL_FEATURES), one interrupt line
+  // (virtio-mmio), stream sockets only, no MSG_ZEROCOPY in 4.14-6.2 guests.
+  kn.mergeable_rx = b("virtio_vsock.mergeable_rx", false);
+  kn.host_split = b("virtio_vsock.host_split", false);
   // Without a way to spread a packet over several rx buffers, the host's
   // packets must fit one (virtio_transport_send_pkt_info caps them).
   kn.host_pkt_size = (kn.mergeable_rx || kn.host_split) ? kn.max_pkt_size : std::min(kn.max_pkt_size, kn.rx_buf_size);
   kn.credit_every_read = p.text("virtio_vsock.credit_update") == "every_read";
   kn.credit_rcvlowat = p.text("virtio_vsock.credit_update") == "threshold_rcvlowat";
   kn.small_pkt_copy = p.boolean("virtio_vsock.small_pkt_copy");
-  kn.batch_used = p.boolean("virtio_vsock.batch_used");
-  kn.event_idx = p.boolean("virtio_vsock.event_idx");
-  kn.indirect = p.boolean("virtio_vsock.indirect_desc");
-  kn.skb = p.text("virtio_vsock.packet_type") == "sk_buff";
-  kn.tx_fast_path = p.boolean("virtio_vsock.tx_fast_path");
+  kn.batch_used = b("virtio_vsock.batch_used", false);
+  kn.event_idx = b("virtio_vsock.event_idx", false);
+  kn.indirect = b("virtio_vsock.indirect_desc", false);
+  kn.skb = t("virtio_vsock.packet_type", "virtio_vsock_pkt") == "sk_buff";
+  kn.tx_fast_path = b("virtio_vsock.tx_fast_path", false);
   kn.pcp_high_order = p.boolean("virtio_vsock.pcp_high_order");
-  kn.shared_irq = p.text("virtio_vsock.msix_vectors") == "shared";
+  kn.shared_irq = t("virtio_vsock.msix_vectors", "shared") == "shared";
   kn.iperf3 = p.text("workload.app") == "iperf3";
-  kn.seqpacket = p.text("workload.socket_type") == "seqpacket";
-  kn.zerocopy = p.boolean("workload.zerocopy");
+  kn.seqpacket = t("workload.socket_type", "stream") == "seqpacket";
+  kn.zerocopy = b("workload.zerocopy", false);
   kn.preempt_none = p.text("guest.preemption") == "none";
-  kn.queue_size = static_cast<std::uint16_t>(u("virtio_vsock.queue_size"));
-  kn.weight_packets = static_cast<std::uint32_t>(u("virtio_vsock.vhost_weight_packets"));
-  kn.weight_bytes = u("virtio_vsock.vhost_weight_bytes");
+  kn.queue_size =
+      static_cast<std::uint16_t>(u(kn.firecracker ? "firecracker_vsock.queue_size" : "virtio_vsock.queue_size"));
+  kn.weight_packets = static_cast<std::uint32_t>(n("virtio_vsock.vhost_weight_packets", 0));
+  kn.weight_bytes = n("virtio_vsock.vhost_weight_bytes", 0);
   kn.buf_alloc = static_cast<std::uint32_t>(u("virtio_vsock.buf_alloc"));
   kn.credit_threshold = static_cast<std::uint32_t>(u("virtio_vsock.credit_threshold"));
   kn.small_pkt_max = static_cast<std::uint32_t>(u("virtio_vsock.small_pkt_copy_max"));
   kn.start_interval = connection_start_interval(p);
   kn.rt = read_round_trip_knobs(p);
   return kn;
+}
+
+FcKnobs detail::read_fc_knobs(const Params& p)
+{
+  FcKnobs fk;
+  fk.tx_buf_size = static_cast<std::uint32_t>(p.integer("firecracker_vsock.tx_buf_size"));
+  fk.credit_threshold = static_cast<std::uint32_t>(p.integer("firecracker_vsock.credit_threshold"));
+  fk.unix_sndbuf = static_cast<std::uint32_t>(p.integer("firecracker_vsock.unix_sndbuf"));
+  fk.rx_drain = p.text("firecracker_vsock.rx_per_wakeup") == "drain";
+  return fk;
 }
 
 namespace {
@@ -169,6 +190,28 @@ const std::vector<MetricDecl> kFigures = {
     {MetricPlace::Figure,
      {"socket_lock_waits_per_MB", "1/MB", Scaling::PerByte,
       "virtio_vsock: lock_sock calls that found the socket locked and slept (both ends) per MB"}},
+    {MetricPlace::Figure,
+     {"cpu_vcpus_total_percent", "%", Scaling::PerTime,
+      "virtio_vsock, firecracker_vsock: CPU use of the vCPU threads as the host sees it, summed (100 = one CPU): "
+      "the vCPUs' busy time (guest code, exits, interrupts) and KVM's halt polling of halted vCPUs"}},
+    {MetricPlace::Figure,
+     {"throughput_guest_to_host_Gbps", "Gbit/s", Scaling::BytesOver,
+      "virtio_vsock, firecracker_vsock: throughput of the connections the guest writes (direction "
+      "bidirectional: the first half) in 10^9 bits/s"}},
+    {MetricPlace::Figure,
+     {"throughput_host_to_guest_Gbps", "Gbit/s", Scaling::BytesOver,
+      "virtio_vsock, firecracker_vsock: throughput of the connections the host writes in 10^9 bits/s"}},
+};
+
+// firecracker_vsock's figures besides virtio_vsock's.
+const std::vector<MetricDecl> kFirecrackerFigures = {
+    {MetricPlace::Figure,
+     {"cpu_vmm_thread_percent", "%", Scaling::PerTime,
+      "firecracker_vsock: CPU use of the VMM thread (its event loop, the queue handlers, the AF_UNIX syscalls) / "
+      "elapsed x 100, as top shows the thread named firecracker"}},
+    {MetricPlace::Figure,
+     {"throughput_Mibps", "Mibit/s", Scaling::BytesOver,
+      "firecracker_vsock: throughput in 2^20 bits/s (iperf3's \"Mbps\", as Firecracker's CI reports it)"}},
 };
 
 // The costs and knobs of the point's iteration.
@@ -185,10 +228,22 @@ void read_point(Shared& s, const Params& p, std::uint32_t iteration)
 // in Shared).
 struct Platform {
   World world;
-  bool g2h = false;
+  std::string direction; // guest_to_host, host_to_guest, bidirectional
   std::vector<Cpu*> guest, host;
   std::vector<SimThread*> writers, readers, guest_apps;
+  FcVmm* vmm = nullptr; // firecracker_vsock: the device's VMM thread (else s.vhost)
+  FcKnobs fk;           // firecracker_vsock's knobs
 };
+
+// Whether connection i of n has the guest write (or initiate): every one
+// with `direction` guest_to_host, none with host_to_guest, the first half
+// (rounded up) with bidirectional, as Firecracker's CI alternates them.
+bool conn_g2h(const std::string& direction, int i, int n)
+{
+  if (direction == "bidirectional")
+    return i < (n + 1) / 2;
+  return direction == "guest_to_host";
+}
 
 // The guest's and the host's CPUs, and the device: its virtqueues, the
 // guest's kworkers and interrupt context, the vhost worker, the probe's rx
@@ -215,7 +270,13 @@ void set_up_device(Platform& r, Shared& s, const Params& p, Trace* trace)
     add_worker_pool(world, s, *v);
   const auto irq_vcpu = static_cast<std::size_t>(p.integer("virtio_vsock.irq_vcpu") % vcpus);
   s.irq = &world.spawn<GuestIrq>(*r.guest[irq_vcpu], s, *s.pools[irq_vcpu]);
-  s.vhost = &world.spawn<Vhost>(*r.host[0], s);
+  if (kn.firecracker) {
+    r.fk = read_fc_knobs(p);
+    r.vmm = &add_firecracker_vmm(world, *r.host[0], s, r.fk); // the VMM thread, pinned to CPU 0 as in the CI
+  } else {
+    s.vhost = &world.spawn<Vhost>(*r.host[0], s);
+    s.device = s.vhost;
+  }
   add_rx_buffers(s, 0); // virtio_vsock_probe(): rx buffers before any traffic, no cost
   // virtio_vsock_rx_fill() ends with virtqueue_kick(): before the device runs
   // the notification finds nothing to do, but virtqueue_kick_prepare() resets
@@ -233,28 +294,44 @@ void set_up_connections(Platform& r, Shared& s, int conns)
   const Knobs& kn = s.kn;
   const int vcpus = static_cast<int>(r.guest.size());
   const int hcpus = static_cast<int>(r.host.size());
+  // Firecracker's CI runs one iperf3 client and server process per
+  // connection, each pinned to its own CPU: not iperf3's one thread.
+  const bool one_thread = kn.iperf3 && !kn.firecracker;
   for (int i = 0; i < conns; ++i) {
     Conn& c = s.conns.emplace_back();
     c.index = i;
+    c.g2h = conn_g2h(r.direction, i, conns);
     c.target = kn.total_bytes;
     for (Sock* sk : {&c.guest, &c.host}) {
       sk->buf_alloc = kn.buf_alloc;
       sk->peer_buf_alloc = kn.buf_alloc; // exchanged at connect (REQUEST/RESPONSE)
     }
-    const auto gi = static_cast<std::size_t>(guest_cpu_of(i, vcpus, kn.iperf3));
+  }
+  if (r.vmm != nullptr) // Firecracker's device tells the guest its TxBuf's size (init_pkt)
+    for (Conn& c : s.conns)
+      c.guest.peer_buf_alloc = c.host.buf_alloc = r.fk.tx_buf_size;
+  for (int i = 0; i < conns; ++i) {
+    Conn& c = s.conns[static_cast<std::size_t>(i)];
+    const auto gi =
+        static_cast<std::size_t>(kn.firecracker ? fc_guest_cpu_of(i, vcpus) : guest_cpu_of(i, vcpus, one_thread));
     Cpu& gcpu = *r.guest[gi];
-    Cpu& hcpu = *r.host[static_cast<std::size_t>(host_cpu_of(i, hcpus, kn.iperf3))];
+    Cpu& hcpu = *r.host[static_cast<std::size_t>(host_cpu_of(i, hcpus, one_thread))];
     // The writing side of `direction` writes, or initiates the round trips.
     const bool rt = kn.rt.pattern != Pattern::Stream;
     const Role first = rt ? Role::Initiator : Role::Writer, second = rt ? Role::Responder : Role::Reader;
+    auto host_app = [&](Role role) -> SimThread& {
+      if (r.vmm != nullptr)
+        return add_firecracker_host_app(r.world, hcpu, s, *r.vmm, c, role == Role::Writer);
+      return r.world.spawn<HostApp>(hcpu, s, c, role);
+    };
     SimThread *g, *h;
-    if (r.g2h) {
+    if (c.g2h) {
       g = &r.world.spawn<GuestApp>(gcpu, s, c, first, *s.pools[gi]);
-      h = &r.world.spawn<HostApp>(hcpu, s, c, second);
+      h = &host_app(second);
       r.writers.push_back(g);
       r.readers.push_back(h);
     } else {
-      h = &r.world.spawn<HostApp>(hcpu, s, c, first);
+      h = &host_app(first);
       g = &r.world.spawn<GuestApp>(gcpu, s, c, second, *s.pools[gi]);
       r.writers.push_back(h);
       r.readers.push_back(g);
@@ -305,6 +382,21 @@ Metrics figures(const Platform& r, const Shared& s, Time elapsed, std::uint64_t 
   m["app_cpu_percent_host"] = app_host;
   m["app_cpu_percent_guest"] = app_guest;
   m["efficiency"] = m["throughput_Gbps"] * 1000.0 / (app_host + app_guest);
+  double polled = 0;
+  for (const models::HaltPoll& h : s.halt_poll)
+    polled += h.polled();
+  m["cpu_vcpus_total_percent"] = m.at("guest_cpu_percent") + k.seconds(polled) / secs * 100.0;
+  std::uint64_t g2h_bytes = 0;
+  for (const Conn& c : s.conns)
+    g2h_bytes += c.g2h ? c.delivered : 0;
+  const std::uint64_t h2g_bytes = delivered >= g2h_bytes ? delivered - g2h_bytes : 0;
+  m["throughput_guest_to_host_Gbps"] = static_cast<double>(g2h_bytes) * 8 / secs / 1e9;
+  m["throughput_host_to_guest_Gbps"] = static_cast<double>(h2g_bytes) * 8 / secs / 1e9;
+  if (r.vmm != nullptr) {
+    m["cpu_vmm_thread_percent"] =
+        k.seconds(vmm_thread(*r.vmm).cpu_time().busy() + vmm_thread(*r.vmm).interrupted_time().busy()) / secs * 100.0;
+    m["throughput_Mibps"] = static_cast<double>(delivered) * 8 / secs / 1048576.0;
+  }
   if (s.round_trips)
     append_round_trip_metrics(m, *s.round_trips);
   const double mb = static_cast<double>(delivered) / 1e6;
@@ -354,8 +446,8 @@ std::pair<Time, std::uint64_t> check_connections(const Platform& r, const Shared
   Time elapsed = whole ? 0 : r.world.end();
   std::uint64_t delivered = 0;
   for (const Conn& c : s.conns) {
-    const Sock& tx = r.g2h ? c.guest : c.host;
-    const Sock& rx = r.g2h ? c.host : c.guest;
+    const Sock& tx = c.g2h ? c.guest : c.host;
+    const Sock& rx = c.g2h ? c.host : c.guest;
     // A run the monitor shortened ends whole, with fewer bytes (c.target).
     const bool lost = c.target > kn.total_bytes || c.target < c.committed ||
                       (whole ? (c.delivered != c.target || tx.tx_cnt != c.target || rx.fwd_cnt != c.target)
@@ -387,8 +479,8 @@ std::pair<Time, std::uint64_t> check_round_trips(const Platform& r, const Shared
   Time elapsed = whole ? 0 : r.world.end();
   std::uint64_t delivered = 0;
   for (const Conn& c : s.conns) {
-    const Sock& initiator = r.g2h ? c.guest : c.host;
-    const Sock& responder = r.g2h ? c.host : c.guest;
+    const Sock& initiator = c.g2h ? c.guest : c.host;
+    const Sock& responder = c.g2h ? c.host : c.guest;
     const std::uint64_t out = kn.transactions * kn.request, in = kn.transactions * kn.response;
     auto exact = [&](const Sock& tx, const Sock& rx, std::uint64_t n) {
       return whole ? tx.tx_cnt == n && rx.fwd_cnt == n : rx.fwd_cnt <= tx.tx_cnt && tx.tx_cnt <= n;
@@ -434,13 +526,21 @@ std::vector<MetricDecl> metrics()
   return metric_decls(kFigures, counter_metrics());
 }
 
+std::vector<MetricDecl> firecracker_metrics()
+{
+  std::vector<MetricDecl> figures = kFigures;
+  figures.insert(figures.end(), kFirecrackerFigures.begin(), kFirecrackerFigures.end());
+  return metric_decls(figures, counter_metrics());
+}
+
 Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
 {
   Shared s;
   read_point(s, p, iteration);
   const int conns = static_cast<int>(p.integer("workload.connections"));
   Platform r;
-  r.g2h = p.text("direction") == "guest_to_host";
+  r.direction = p.text("direction");
+  s.end_together = r.direction == "bidirectional";
   set_up_device(r, s, p, trace);
   set_up_connections(r, s, conns);
   add_spare_kworkers(r.world, s);
@@ -452,7 +552,7 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
   std::optional<RoundTrips> round_trips;
   if (s.kn.rt.pattern != Pattern::Stream) { // the monitor hears of round trips, not of bytes
     s.round_trips = &round_trips.emplace(s.k.clock_ghz, round_trip_bytes(p), monitor.get());
-    set_up_stages(*s.round_trips, s, r.g2h);
+    set_up_stages(*s.round_trips, s, r.direction == "guest_to_host");
     for (std::size_t i = 0; i < s.conns.size(); ++i)
       s.round_trips->trace_as(trace, static_cast<int>(i), r.writers.at(i)->name());
   } else

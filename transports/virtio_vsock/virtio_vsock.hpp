@@ -44,6 +44,8 @@ using Metrics = std::map<std::string, double>;
 // The metrics virtio_vsock reports besides the shared ones
 // (transports/simulate.hpp): its figures and its counter table (internal.hpp).
 std::vector<MetricDecl> metrics();
+// firecracker_vsock's: virtio_vsock's and the VMM thread's (firecracker.hpp).
+std::vector<MetricDecl> firecracker_metrics();
 
 // Runs one iteration of one point: the whole transfer, every connection.
 // Throws std::logic_error when a model invariant is violated.
