@@ -78,8 +78,7 @@ TEST_CASE("each profile's calibrated span is that of its calibration experiment 
 {
   for (const PlatformProfile& p : platform_profiles()) {
     INFO(p.name);
-    // A profile of start values (none fitted: firecracker-m6i, issue 52)
-    // claims no span.
+    // A profile of start values only (none fitted) claims no span.
     const bool fitted = std::any_of(p.provenance.begin(), p.provenance.end(),
                                     [](const auto& kv) { return kv.second.source == "fitted"; });
     if (!fitted) {

@@ -64,6 +64,8 @@ TEST_CASE("metric declarations: the full list in documentation order", "[metrics
       {"transactions_per_second", "1/s", Scaling::BytesOver},
       {"guest_cpu_us_per_transaction", "us", Scaling::PerByte},
       {"host_cpu_us_per_transaction", "us", Scaling::PerByte},
+      {"throughput_guest_to_host_Gbps", "Gbit/s", Scaling::BytesOver},
+      {"throughput_host_to_guest_Gbps", "Gbit/s", Scaling::BytesOver},
       {"throughput_Gbps", "Gbit/s", Scaling::BytesOver},
       {"efficiency", "Mbit/s per %CPU", Scaling::BytesOver},
       {"app_cpu_percent_host", "%", Scaling::PerTime},
@@ -71,8 +73,6 @@ TEST_CASE("metric declarations: the full list in documentation order", "[metrics
       {"guest_kworker_seconds", "s", Scaling::Total},
       {"socket_lock_waits_per_MB", "1/MB", Scaling::PerByte},
       {"cpu_vcpus_total_percent", "%", Scaling::PerTime},
-      {"throughput_guest_to_host_Gbps", "Gbit/s", Scaling::BytesOver},
-      {"throughput_host_to_guest_Gbps", "Gbit/s", Scaling::BytesOver},
       {"cpu_vmm_thread_percent", "%", Scaling::PerTime},
       {"throughput_Mibps", "Mibit/s", Scaling::BytesOver},
       {"syscalls_per_MB", "1/MB", Scaling::PerByte},
@@ -141,7 +141,7 @@ TEST_CASE("metric declarations: the full list in documentation order", "[metrics
   }
   // With the 6.x counts, MSG_ZEROCOPY's, the round trips', the kworker handoffs, the MSI-X vector's and halt
   // polling's, Firecracker's (issue 52).
-  CHECK(fingerprint(docs) == 0x37a58391b58a066dull);
+  CHECK(fingerprint(docs) == 0xbe60817b08ad64cdull);
   std::string list;
   for (const Pinned& p : expected)
     list += (list.empty() ? "" : ", ") + p.name;

@@ -67,8 +67,7 @@ TEST_CASE("profiles: the shipped files are compiled in byte for byte, each named
     CHECK(p->origin == "shipped");
     CHECK(p->sha256 == sha256_hex(t.text));
     CHECK(!p->hardware.empty());
-    // firecracker-m6i holds start values, not a fit (issue 52): no span.
-    CHECK(p->calibrated.empty() == (p->name == "firecracker-m6i"));
+    CHECK(!p->calibrated.empty());
   }
   CHECK(platform_profiles().front().name == "firecracker-m6i"); // in name order
   CHECK(find_profile("kvm-2018")->base == "kvm-2019");

@@ -114,6 +114,33 @@ PlatformPlan platform_plan(const Params& params)
   return transport_of(params).plan(params);
 }
 
+bool connection_g2h(const std::string& direction, int i, int n)
+{
+  if (direction == "bidirectional")
+    return i < (n + 1) / 2;
+  return direction == "guest_to_host";
+}
+
+std::vector<MetricDecl> direction_metric_decls()
+{
+  return {
+      {MetricPlace::Figure,
+       {"throughput_guest_to_host_Gbps", "Gbit/s", Scaling::BytesOver,
+        "direction bidirectional: throughput of the connections the guest writes (the first half) in 10^9 "
+        "bits/s"}},
+      {MetricPlace::Figure,
+       {"throughput_host_to_guest_Gbps", "Gbit/s", Scaling::BytesOver,
+        "direction bidirectional: throughput of the connections the host writes in 10^9 bits/s"}},
+  };
+}
+
+void append_direction_metrics(std::map<std::string, double>& m, double secs, std::uint64_t g2h_bytes,
+                              std::uint64_t h2g_bytes)
+{
+  m["throughput_guest_to_host_Gbps"] = static_cast<double>(g2h_bytes) * 8 / secs / 1e9;
+  m["throughput_host_to_guest_Gbps"] = static_cast<double>(h2g_bytes) * 8 / secs / 1e9;
+}
+
 const std::vector<MetricDecl>& shared_metrics()
 {
   static const std::vector<MetricDecl> decls = {

@@ -150,6 +150,18 @@ struct MetricDecl {
 // them to the transports' counter tables, which place them.
 const std::vector<MetricDecl>& shared_metrics();
 
+// direction: whether connection i of n has the guest write (or initiate):
+// every one with guest_to_host, none with host_to_guest, the first half
+// (rounded up) with bidirectional, as Firecracker's CI alternates them.
+bool connection_g2h(const std::string& direction, int i, int n);
+// The figures of each direction of a bidirectional run
+// (throughput_guest_to_host_Gbps, throughput_host_to_guest_Gbps): their
+// declarations, and the figures from the bytes each direction's connections
+// delivered in `secs` (reported with direction bidirectional only).
+std::vector<MetricDecl> direction_metric_decls();
+void append_direction_metrics(std::map<std::string, double>& m, double secs, std::uint64_t g2h_bytes,
+                              std::uint64_t h2g_bytes);
+
 // A count reported per MB of payload as <count>_per_MB.
 MetricDoc per_MB(const std::string& count, std::string doc);
 // The declaration of <count>_per_MB, a count every transport makes (each

@@ -22,13 +22,12 @@ std::vector<CostDecl> no_costs()
 {
   return {};
 }
-// hv_sock's transport models one direction per run: its rings, threads and
-// figures are set up for the writing side of `direction`.
-std::pair<std::string, std::string> hv_sock_refusal(const Params& p)
+// Round trips run one way: the initiator is the writing side of `direction`.
+std::pair<std::string, std::string> bidirectional_streams_only(const Params& p)
 {
-  if (p.text("direction") == "bidirectional")
-    return {"direction", "hv_sock runs every connection the same way; bidirectional is not modelled for it yet "
-                         "(allowed: guest_to_host, host_to_guest)"};
+  if (p.text("direction") == "bidirectional" && p.text("workload.pattern") != "stream")
+    return {"direction", "bidirectional round trips are not modelled (allowed with workload.pattern " +
+                             p.text("workload.pattern") + ": guest_to_host, host_to_guest)"};
   return {"", ""};
 }
 } // namespace
@@ -57,7 +56,7 @@ const std::vector<Transport>& transports()
        hv_sock::memory,
        hv_sock::round_trip_path,
        nullptr,
-       hv_sock_refusal},
+       bidirectional_streams_only},
       {"virtio_vsock",
        virtio_vsock::declare_params,
        virtio_vsock::simulate,
@@ -84,7 +83,7 @@ const std::vector<Transport>& transports()
        virtio_vsock::memory,
        nullptr,
        virtio_vsock::detail::Costs::ties,
-       virtio_vsock::virtio_refusal},
+       bidirectional_streams_only},
       // The guest's virtio-vsock driver with Firecracker's device: its costs
       // and keys are declared with virtio_vsock's (scoped to both where the
       // guest runs them), its own keys are firecracker_vsock.*.

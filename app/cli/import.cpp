@@ -94,7 +94,7 @@ Command add_import(CLI::App& app)
       ->required();
   sub->add_option("--direction", a->direction,
                   "the runs' direction, for outputs that do not say (a vsock CID tells); checked against those that do")
-      ->check(CLI::IsMember({"guest_to_host", "host_to_guest"}));
+      ->check(CLI::IsMember({"guest_to_host", "host_to_guest", "bidirectional"}));
   sub->add_option("--key", a->keys,
                   "an experiment key every row names, KEY=VALUE, e.g. virtio_vsock.preset=linux-5.4 or "
                   "workload.message_size=65536 for a vsock_perf receiver's output alone (repeatable)");

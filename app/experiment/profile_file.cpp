@@ -311,12 +311,12 @@ private:
 
   void read_span(const Origin& key_at, const YAML::Node& v)
   {
-    const std::string directions = "guest_to_host, host_to_guest";
+    const std::string directions = "guest_to_host, host_to_guest, bidirectional";
     expect_map(v, "calibrated", key_at, directions);
     p_.calibrated.clear();
     for_each_pair(v, "calibrated", [&](const std::string& path, const Origin& at, const YAML::Node& quantities) {
       const std::string direction = path.substr(std::string("calibrated.").size());
-      if (direction != "guest_to_host" && direction != "host_to_guest")
+      if (direction != "guest_to_host" && direction != "host_to_guest" && direction != "bidirectional")
         fail(at, path, with_allowed("unknown direction", directions));
       expect_map(quantities, path, at, join(span_quantities()));
       auto& span = p_.calibrated[direction];

@@ -18,7 +18,7 @@ PlatformPlan platform_plan(const Params& p)
 {
   const Costs k = Costs::from(p);
   const std::uint64_t m = static_cast<std::uint64_t>(p.integer("workload.message_size"));
-  const bool g2h = p.text("direction") == "guest_to_host";
+  const std::string direction = p.text("direction");
   const bool send_loop = p.boolean("hv_sock.send_loop");
   const bool per_check = p.text("hv_sock.pending_send_size") == "per_check";
   PlatformPlan plan;
@@ -27,15 +27,17 @@ PlatformPlan platform_plan(const Params& p)
   plan.connections = static_cast<int>(p.integer("workload.connections"));
   plan.clock_ghz = k.clock_ghz;
   const double msgs = 1e6 / static_cast<double>(m); // messages per MB
-  const std::uint32_t data = (g2h ? ring_size(p, "hv_sock.sndbuf", "hv_sock.sysctl_wmem_max", SocketBuffer::Send)
-                                  : ring_size(p, "hv_sock.rcvbuf", "hv_sock.sysctl_rmem_max", SocketBuffer::Receive)) -
-                             models::kPageSize;
 
   // Every host signal is an interrupt on vCPU 0 (GuestIrq); how many there are
   // depends on waiting alone, so its lower bound is zero.
   plan.loads.push_back({"vmbus_isr", "vcpu0", "interrupt context (vmbus_isr, tasklet, hvs_channel_cb)", -1, 0,
                         "interrupts only when a side sleeps: none needed at full speed"});
   for (int i = 0; i < plan.connections; ++i) {
+    const bool g2h = connection_g2h(direction, i, plan.connections);
+    const std::uint32_t data =
+        (g2h ? ring_size(p, "hv_sock.sndbuf", "hv_sock.sysctl_wmem_max", SocketBuffer::Send)
+             : ring_size(p, "hv_sock.rcvbuf", "hv_sock.sysctl_rmem_max", SocketBuffer::Receive)) -
+        models::kPageSize;
     const std::string gcpu = fmt::format("vcpu{}", guest_cpu_of(i, plan.vcpus));
     const std::string hcpu = fmt::format("hcpu{}", host_cpu_of(i, plan.host_cpus));
     const std::string chan = fmt::format("vmbus{}.{}", i, g2h ? "g2h" : "h2g");

@@ -86,8 +86,11 @@ void set_up(Platform& r, const Params& p, Shared& s, Trace* trace)
   s.irq = &world.spawn<GuestIrq>(*guest[0], s);
   r.out_size = ring_size(p, "hv_sock.sndbuf", "hv_sock.sysctl_wmem_max", SocketBuffer::Send);
   r.in_size = ring_size(p, "hv_sock.rcvbuf", "hv_sock.sysctl_rmem_max", SocketBuffer::Receive);
+  s.channels = &r.channels;
+  s.end_together = p.text("direction") == "bidirectional";
   for (int i = 0; i < conns; ++i) {
     Channel& ch = r.channels.emplace_back(i, r.out_size, r.in_size);
+    ch.g2h = connection_g2h(p.text("direction"), i, conns);
     ch.target = s.knobs.total_bytes;
     ch.outbound.trace_as(trace, fmt::format("vmbus_ring{} guest_to_host", i), "bytes");
     ch.inbound.trace_as(trace, fmt::format("vmbus_ring{} host_to_guest", i), "bytes");
@@ -98,7 +101,7 @@ void set_up(Platform& r, const Params& p, Shared& s, Trace* trace)
       ch.host = &spawn_host_app(world, hcpu, s, ch, !r.g2h);
       r.writers.push_back(r.g2h ? ch.guest : ch.host);
       r.readers.push_back(r.g2h ? ch.host : ch.guest);
-    } else if (r.g2h) {
+    } else if (ch.g2h) {
       ch.guest = &spawn_linux_writer(world, gcpu, s, ch);
       ch.host = &spawn_host_reader(world, hcpu, s, ch);
       r.writers.push_back(ch.guest);
@@ -125,6 +128,11 @@ Metrics figures(const Platform& r, const Shared& s, Time elapsed, std::uint64_t 
       v += (ch.n.*c.count).value();
     m[c.doc.name] = static_cast<double>(v) / mb;
   }
+  std::uint64_t g2h_bytes = 0, h2g_bytes = 0;
+  for (const Channel& ch : r.channels)
+    (ch.g2h ? g2h_bytes : h2g_bytes) += ch.delivered;
+  if (s.end_together) // direction bidirectional
+    append_direction_metrics(m, s.k.seconds(elapsed), g2h_bytes, h2g_bytes);
   m["ring_bytes_guest_to_host"] = r.out_size;
   m["ring_bytes_host_to_guest"] = r.in_size;
   if (s.round_trips)
@@ -132,7 +140,7 @@ Metrics figures(const Platform& r, const Shared& s, Time elapsed, std::uint64_t 
   append_breakdown(m, r.world, elapsed, {s.irq}, [&] { // explanation: busy fractions, data ring occupancy
     std::vector<NamedQueue> q;
     for (const Channel& ch : r.channels)
-      q.push_back({"vmbus_ring", &(r.g2h ? ch.outbound : ch.inbound).occupancy()});
+      q.push_back({"vmbus_ring", &(ch.g2h ? ch.outbound : ch.inbound).occupancy()});
     return q;
   }());
   return m;
@@ -190,7 +198,7 @@ std::pair<Time, std::uint64_t> check_conservation(const Platform& r, const Share
   Time elapsed = whole ? 0 : r.world.end();
   std::uint64_t delivered = 0;
   for (const Channel& ch : r.channels) {
-    const VmbusRing& ring = r.g2h ? ch.outbound : ch.inbound;
+    const VmbusRing& ring = ch.g2h ? ch.outbound : ch.inbound;
     ring.check_invariants();
     // A run the monitor shortened ends whole, with fewer bytes (ch.target).
     const bool lost =
@@ -231,7 +239,10 @@ void set_up_stages(RoundTrips& rt, Shared& s, const Params& p)
 
 std::vector<MetricDecl> metrics()
 {
-  return metric_decls(kFigures, counter_metrics());
+  std::vector<MetricDecl> figures = kFigures;
+  for (MetricDecl& d : direction_metric_decls())
+    figures.push_back(std::move(d));
+  return metric_decls(figures, counter_metrics());
 }
 
 Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)

@@ -250,7 +250,7 @@ protected:
         s_.run_length->delivered(ch_.index, got, world().now());
     }
     co_await settle();
-    ch_.done_at = now();
+    stream_done(s_, ch_, now());
   }
 };
 

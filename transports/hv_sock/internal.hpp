@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <queue>
 #include <vector>
 
@@ -84,6 +85,7 @@ class GuestIrq;
 struct Channel {
   Channel(int i, std::uint32_t out_size, std::uint32_t in_size) : index(i), outbound(out_size), inbound(in_size) {}
   int index;
+  bool g2h = true;            // the guest writes (direction; bidirectional: the first half of the connections)
   VmbusRing outbound;         // guest -> host
   VmbusRing inbound;          // host -> guest
   SimThread* guest = nullptr; // the Linux socket's thread (writer, reader, or both in turn)
@@ -108,6 +110,10 @@ struct Shared {
   std::uint32_t iteration;
   RunLength* run_length = nullptr;   // sim.run_length: auto (told of every byte the readers get)
   RoundTrips* round_trips = nullptr; // round-trip patterns: told of every response completed
+  // direction bidirectional: the channels run together, as iperf3 clients
+  // do for a fixed time (stream_done).
+  std::deque<Channel>* channels = nullptr;
+  bool end_together = false;
   // Each Stage's id in round_trips' path (set_stages: the order of `direction`).
   std::array<int, static_cast<std::size_t>(Stage::Count)> stage_ids{};
 
@@ -120,6 +126,19 @@ struct Shared {
       round_trips->stamp(conn, stage_ids[static_cast<std::size_t>(st)], t);
   }
 };
+
+// A stream channel's reader got its last byte at `t`: its end, and with
+// end_together every other channel's transfer ended after its writer's next
+// message (as the run-length monitor shortens a run), so that the figures
+// are those of the channels running together.
+inline void stream_done(Shared& s, Channel& ch, Time t)
+{
+  ch.done_at = t;
+  if (!s.end_together || s.channels == nullptr)
+    return;
+  for (Channel& o : *s.channels)
+    o.target = std::min(o.target, o.committed + s.knobs.message_size);
+}
 
 // Interrupt context of guest vCPU 0: the synthetic interrupt (an exit and
 // re-entry charged as hypervisor time), vmbus_isr, then the vmbus_on_event

@@ -140,7 +140,7 @@ protected:
       co_await wait();
       co_await dpc();
     }
-    ch_.done_at = now();
+    stream_done(s_, ch_, now());
   }
 
   void received(std::uint64_t bytes) override

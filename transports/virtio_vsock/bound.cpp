@@ -233,7 +233,7 @@ PlatformPlan firecracker_plan(const Params& p)
   const std::string irq_cpu = fmt::format("vcpu{}", p.integer("virtio_vsock.irq_vcpu") % plan.vcpus);
   double vmm = 0, irq_work = 0, interrupts = 0;
   for (int i = 0; i < plan.connections; ++i) {
-    const bool g2h = direction == "bidirectional" ? i < (plan.connections + 1) / 2 : direction == "guest_to_host";
+    const bool g2h = connection_g2h(direction, i, plan.connections);
     const std::string gcpu = fmt::format("vcpu{}", detail::fc_guest_cpu_of(i, plan.vcpus));
     const std::string hcpu = fmt::format("hcpu{}", detail::host_cpu_of(i, plan.host_cpus));
     if (g2h) {
@@ -313,14 +313,6 @@ std::pair<std::string, std::string> firecracker_refusal(const Params& p)
             fmt::format("{} bytes: Firecracker's device rejects tx packets above MAX_PKT_BUF_SIZE (allowed: at most "
                         "64KiB)",
                         p.integer("virtio_vsock.max_pkt_size"))};
-  return {"", ""};
-}
-
-std::pair<std::string, std::string> virtio_refusal(const Params& p)
-{
-  if (p.text("direction") == "bidirectional" && p.text("workload.pattern") != "stream")
-    return {"direction", "bidirectional round trips are not modelled (allowed with workload.pattern " +
-                             p.text("workload.pattern") + ": guest_to_host, host_to_guest)"};
   return {"", ""};
 }
 

@@ -18,9 +18,8 @@ namespace vsim::virtio_vsock {
 PlatformPlan platform_plan(const Params& p);
 // firecracker_vsock's plan, with the VMM thread for vhost.
 PlatformPlan firecracker_plan(const Params& p);
-// Combinations of valid values a transport does not model ({key, why};
-// empty key: none): firecracker_vsock's, virtio_vsock's.
+// Combinations of valid values firecracker_vsock does not model ({key,
+// why}; empty key: none).
 std::pair<std::string, std::string> firecracker_refusal(const Params& p);
-std::pair<std::string, std::string> virtio_refusal(const Params& p);
 
 } // namespace vsim::virtio_vsock

@@ -194,13 +194,6 @@ const std::vector<MetricDecl> kFigures = {
      {"cpu_vcpus_total_percent", "%", Scaling::PerTime,
       "virtio_vsock, firecracker_vsock: CPU use of the vCPU threads as the host sees it, summed (100 = one CPU): "
       "the vCPUs' busy time (guest code, exits, interrupts) and KVM's halt polling of halted vCPUs"}},
-    {MetricPlace::Figure,
-     {"throughput_guest_to_host_Gbps", "Gbit/s", Scaling::BytesOver,
-      "virtio_vsock, firecracker_vsock: throughput of the connections the guest writes (direction "
-      "bidirectional: the first half) in 10^9 bits/s"}},
-    {MetricPlace::Figure,
-     {"throughput_host_to_guest_Gbps", "Gbit/s", Scaling::BytesOver,
-      "virtio_vsock, firecracker_vsock: throughput of the connections the host writes in 10^9 bits/s"}},
 };
 
 // firecracker_vsock's figures besides virtio_vsock's.
@@ -234,16 +227,6 @@ struct Platform {
   FcVmm* vmm = nullptr; // firecracker_vsock: the device's VMM thread (else s.vhost)
   FcKnobs fk;           // firecracker_vsock's knobs
 };
-
-// Whether connection i of n has the guest write (or initiate): every one
-// with `direction` guest_to_host, none with host_to_guest, the first half
-// (rounded up) with bidirectional, as Firecracker's CI alternates them.
-bool conn_g2h(const std::string& direction, int i, int n)
-{
-  if (direction == "bidirectional")
-    return i < (n + 1) / 2;
-  return direction == "guest_to_host";
-}
 
 // The guest's and the host's CPUs, and the device: its virtqueues, the
 // guest's kworkers and interrupt context, the vhost worker, the probe's rx
@@ -300,7 +283,7 @@ void set_up_connections(Platform& r, Shared& s, int conns)
   for (int i = 0; i < conns; ++i) {
     Conn& c = s.conns.emplace_back();
     c.index = i;
-    c.g2h = conn_g2h(r.direction, i, conns);
+    c.g2h = connection_g2h(r.direction, i, conns);
     c.target = kn.total_bytes;
     for (Sock* sk : {&c.guest, &c.host}) {
       sk->buf_alloc = kn.buf_alloc;
@@ -390,8 +373,8 @@ Metrics figures(const Platform& r, const Shared& s, Time elapsed, std::uint64_t 
   for (const Conn& c : s.conns)
     g2h_bytes += c.g2h ? c.delivered : 0;
   const std::uint64_t h2g_bytes = delivered >= g2h_bytes ? delivered - g2h_bytes : 0;
-  m["throughput_guest_to_host_Gbps"] = static_cast<double>(g2h_bytes) * 8 / secs / 1e9;
-  m["throughput_host_to_guest_Gbps"] = static_cast<double>(h2g_bytes) * 8 / secs / 1e9;
+  if (s.end_together) // direction bidirectional
+    append_direction_metrics(m, secs, g2h_bytes, h2g_bytes);
   if (r.vmm != nullptr) {
     m["cpu_vmm_thread_percent"] =
         k.seconds(vmm_thread(*r.vmm).cpu_time().busy() + vmm_thread(*r.vmm).interrupted_time().busy()) / secs * 100.0;
@@ -523,12 +506,17 @@ void set_up_stages(RoundTrips& rt, Shared& s, bool g2h)
 
 std::vector<MetricDecl> metrics()
 {
-  return metric_decls(kFigures, counter_metrics());
+  std::vector<MetricDecl> figures = kFigures;
+  for (MetricDecl& d : direction_metric_decls())
+    figures.push_back(std::move(d));
+  return metric_decls(figures, counter_metrics());
 }
 
 std::vector<MetricDecl> firecracker_metrics()
 {
   std::vector<MetricDecl> figures = kFigures;
+  for (MetricDecl& d : direction_metric_decls())
+    figures.push_back(std::move(d));
   figures.insert(figures.end(), kFirecrackerFigures.begin(), kFirecrackerFigures.end());
   return metric_decls(figures, counter_metrics());
 }
