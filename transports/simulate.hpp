@@ -156,11 +156,30 @@ const std::vector<MetricDecl>& shared_metrics();
 bool connection_g2h(const std::string& direction, int i, int n);
 // The figures of each direction of a bidirectional run
 // (throughput_guest_to_host_Gbps, throughput_host_to_guest_Gbps): their
-// declarations, and the figures from the bytes each direction's connections
-// delivered in `secs` (reported with direction bidirectional only).
+// declarations (metric_decls adds them), and the figures from the bytes each
+// direction's streams (each with `g2h` and `delivered`) delivered in `secs`
+// (reported with direction bidirectional only).
 std::vector<MetricDecl> direction_metric_decls();
 void append_direction_metrics(std::map<std::string, double>& m, double secs, std::uint64_t g2h_bytes,
                               std::uint64_t h2g_bytes);
+template <class Streams>
+void append_direction_metrics(std::map<std::string, double>& m, double secs, const Streams& streams)
+{
+  std::uint64_t g2h = 0, h2g = 0;
+  for (const auto& st : streams)
+    (st.g2h ? g2h : h2g) += st.delivered;
+  append_direction_metrics(m, secs, g2h, h2g);
+}
+// direction bidirectional: the streams run together, as timed iperf3
+// clients do; once one is done, every stream's transfer ends after its
+// writer's current call and one more message (as the run-length monitor
+// shortens a run, so that no reader is left waiting for bytes that never
+// come).
+template <class Streams> void end_streams_together(Streams& streams, std::uint64_t message_size)
+{
+  for (auto& st : streams)
+    st.target = std::min(st.target, st.committed + message_size);
+}
 
 // A count reported per MB of payload as <count>_per_MB.
 MetricDoc per_MB(const std::string& count, std::string doc);
@@ -176,12 +195,15 @@ template <typename Counters> struct CounterMetric {
   Count Counters::*count;
   MetricDoc doc;
 };
-// A transport's declarations: its figures, then its counter table's rows as
+// A transport's declarations: its figures, the per-direction figures of a
+// bidirectional run (every transport's), then its counter table's rows as
 // MetricPlace::Count.
 template <typename Counters>
 std::vector<MetricDecl> metric_decls(std::vector<MetricDecl> figures,
                                      const std::vector<CounterMetric<Counters>>& counts)
 {
+  for (MetricDecl& d : direction_metric_decls())
+    figures.push_back(std::move(d));
   for (const CounterMetric<Counters>& c : counts)
     figures.push_back({MetricPlace::Count, c.doc});
   return figures;

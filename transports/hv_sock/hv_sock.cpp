@@ -128,11 +128,8 @@ Metrics figures(const Platform& r, const Shared& s, Time elapsed, std::uint64_t 
       v += (ch.n.*c.count).value();
     m[c.doc.name] = static_cast<double>(v) / mb;
   }
-  std::uint64_t g2h_bytes = 0, h2g_bytes = 0;
-  for (const Channel& ch : r.channels)
-    (ch.g2h ? g2h_bytes : h2g_bytes) += ch.delivered;
   if (s.end_together) // direction bidirectional
-    append_direction_metrics(m, s.k.seconds(elapsed), g2h_bytes, h2g_bytes);
+    append_direction_metrics(m, s.k.seconds(elapsed), r.channels);
   m["ring_bytes_guest_to_host"] = r.out_size;
   m["ring_bytes_host_to_guest"] = r.in_size;
   if (s.round_trips)
@@ -239,10 +236,7 @@ void set_up_stages(RoundTrips& rt, Shared& s, const Params& p)
 
 std::vector<MetricDecl> metrics()
 {
-  std::vector<MetricDecl> figures = kFigures;
-  for (MetricDecl& d : direction_metric_decls())
-    figures.push_back(std::move(d));
-  return metric_decls(figures, counter_metrics());
+  return metric_decls(kFigures, counter_metrics());
 }
 
 Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)

@@ -128,16 +128,12 @@ struct Shared {
 };
 
 // A stream channel's reader got its last byte at `t`: its end, and with
-// end_together every other channel's transfer ended after its writer's next
-// message (as the run-length monitor shortens a run), so that the figures
-// are those of the channels running together.
+// end_together every channel's (end_streams_together).
 inline void stream_done(Shared& s, Channel& ch, Time t)
 {
   ch.done_at = t;
-  if (!s.end_together || s.channels == nullptr)
-    return;
-  for (Channel& o : *s.channels)
-    o.target = std::min(o.target, o.committed + s.knobs.message_size);
+  if (s.end_together && s.channels != nullptr)
+    end_streams_together(*s.channels, s.knobs.message_size);
 }
 
 // Interrupt context of guest vCPU 0: the synthetic interrupt (an exit and

@@ -322,17 +322,12 @@ struct Conn {
 };
 
 // A stream connection's reader got its last byte at `t`: its end, and with
-// end_together every other connection's transfer ended after its writer's
-// next message (as the run-length monitor shortens a run: its current call
-// and one more message, so that its reader is never left waiting), so that
-// the figures are those of the connections running together.
+// end_together every connection's (end_streams_together).
 inline void stream_done(std::deque<Conn>& conns, Conn& c, Time t, bool end_together, std::uint64_t message_size)
 {
   c.done_at = t;
-  if (!end_together)
-    return;
-  for (Conn& o : conns)
-    o.target = std::min(o.target, o.committed + message_size);
+  if (end_together)
+    end_streams_together(conns, message_size);
 }
 
 // Whether a wake-up of the socket's thread is due: it sleeps, or it has

@@ -369,12 +369,8 @@ Metrics figures(const Platform& r, const Shared& s, Time elapsed, std::uint64_t 
   for (const models::HaltPoll& h : s.halt_poll)
     polled += h.polled();
   m["cpu_vcpus_total_percent"] = m.at("guest_cpu_percent") + k.seconds(polled) / secs * 100.0;
-  std::uint64_t g2h_bytes = 0;
-  for (const Conn& c : s.conns)
-    g2h_bytes += c.g2h ? c.delivered : 0;
-  const std::uint64_t h2g_bytes = delivered >= g2h_bytes ? delivered - g2h_bytes : 0;
   if (s.end_together) // direction bidirectional
-    append_direction_metrics(m, secs, g2h_bytes, h2g_bytes);
+    append_direction_metrics(m, secs, s.conns);
   if (r.vmm != nullptr) {
     m["cpu_vmm_thread_percent"] =
         k.seconds(vmm_thread(*r.vmm).cpu_time().busy() + vmm_thread(*r.vmm).interrupted_time().busy()) / secs * 100.0;
@@ -506,17 +502,12 @@ void set_up_stages(RoundTrips& rt, Shared& s, bool g2h)
 
 std::vector<MetricDecl> metrics()
 {
-  std::vector<MetricDecl> figures = kFigures;
-  for (MetricDecl& d : direction_metric_decls())
-    figures.push_back(std::move(d));
-  return metric_decls(figures, counter_metrics());
+  return metric_decls(kFigures, counter_metrics());
 }
 
 std::vector<MetricDecl> firecracker_metrics()
 {
   std::vector<MetricDecl> figures = kFigures;
-  for (MetricDecl& d : direction_metric_decls())
-    figures.push_back(std::move(d));
   figures.insert(figures.end(), kFirecrackerFigures.begin(), kFirecrackerFigures.end());
   return metric_decls(figures, counter_metrics());
 }
