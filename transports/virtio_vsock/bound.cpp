@@ -55,7 +55,7 @@ PlatformPlan platform_plan(const Params& p)
   const double hcopy_fixed = k.virtio_host_copy_fixed, hbpc = k.virtio_host_rx_copy_bytes_per_cycle; // the reader's
 
   const std::uint64_t m = kn.message_size;
-  const bool g2h = p.text("direction") == "guest_to_host";
+  const std::string direction = p.text("direction");
   const std::uint64_t rx_buf = kn.rx_buf_size, max_pkt = kn.max_pkt_size;
   const bool mergeable = kn.mergeable_rx;
   const bool every_read = kn.credit_every_read;
@@ -85,7 +85,7 @@ PlatformPlan platform_plan(const Params& p)
     const std::string gcpu = fmt::format("vcpu{}", detail::guest_cpu_of(i, plan.vcpus, kn.iperf3));
     const std::string hcpu = fmt::format("hcpu{}", detail::host_cpu_of(i, plan.host_cpus, kn.iperf3));
     const std::string kworker = "kworker_" + gcpu;
-    if (g2h) {
+    if (connection_g2h(direction, i, plan.connections)) {
       // The guest writer (AppThread): send(), then per packet virtio_transport_send_pkt_info:
       // two allocations and the copy from user memory.
       // MSG_ZEROCOPY: header-only packets of pinned pages, one notification
