@@ -390,3 +390,47 @@ TEST_CASE("calibrate: a profile of another name is another machine's, and says w
   REQUIRE(same.hardware.size() >= in.start->hardware.size());
   CHECK(same.hardware.back() == std::pair<std::string, std::string>{"notes", "refit"});
 }
+
+TEST_CASE("calibrate: a start given as a file describes the machine being fitted, whatever its name", "[calibrate]")
+{
+  // As kvm-2024's own start (experiments/calibration/platforms/
+  // kvm-2024-start.yaml): a file on a shipped base, with the machine's
+  // hardware and the costs it sets itself. The profile fitted from it keeps
+  // them, written out (not left to the base, whose values differ).
+  Scratch s("file-start");
+  write(s.dir / "my-start.yaml", "name: my-start\n"
+                                 "description: \"a test machine, as its start file says\"\n"
+                                 "transport: hv_sock\n"
+                                 "base: hyperv-2019\n"
+                                 "hardware:\n"
+                                 "  cpu: \"a file CPU\"\n"
+                                 "costs:\n"
+                                 "  guest_isr: {value: 777, source: given, note: \"set by the start file\"}\n");
+  std::string text = test::read_text(made_study(s));
+  text.replace(text.find("platform: hyperv-2019"), 21, "platform: my-start.yaml");
+  write(s.dir / "made.yaml", text);
+  CalibrateOptions opt;
+  opt.fit = {"guest_send_syscall"};
+  opt.folds = 0;
+  opt.max_evaluations = 6;
+  opt.name = "my-host";
+  const CalibrationInput in = load_calibration((s.dir / "made.yaml").string(), opt);
+  REQUIRE(in.start->name == "my-start");
+  const CalibrationResult r = calibrate(in, opt, hooks());
+  const PlatformProfile p = calibrated_profile(in, opt, r);
+  CHECK(p.base == "hyperv-2019");
+  CHECK(p.costs.at("guest_isr") == 777);
+  CHECK(p.provenance.at("guest_isr").source == "given");
+  CHECK(p.doc.starts_with("a test machine, as its start file says"));
+  CHECK(std::find(p.hardware.begin(), p.hardware.end(), std::pair<std::string, std::string>{"cpu", "a file CPU"}) !=
+        p.hardware.end());
+  // Written and read back: the start's own cost is in the file, not taken
+  // from the base.
+  const PlatformProfile back = parse_profile(write_profile(p), "back.yaml",
+                                             [](const std::string& name, const std::string&) -> const PlatformProfile& {
+                                               const PlatformProfile* b = find_profile(name);
+                                               REQUIRE(b != nullptr);
+                                               return *b;
+                                             });
+  CHECK(back.costs.at("guest_isr") == 777);
+}

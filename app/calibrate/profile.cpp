@@ -31,12 +31,14 @@ double throughput_mbps(const Measurement& m)
   return scale * (m.stats.count("mean") ? m.stats.at("mean") : m.stats.at("median"));
 }
 
-// A profile of another name than its start is another machine's (issue 51,
-// item 3): it says only what was given of its machine, and where its costs
-// come from.
+// A profile of another name than its shipped start is another machine's
+// (issue 51, item 3): it says only what was given of its machine, and where
+// its costs come from. A start given as a file (a profile's own start, such
+// as experiments/calibration/platforms/kvm-2024-start.yaml) describes the
+// machine being fitted: its machine, description and costs are kept.
 bool new_machine(const CalibrationInput& in, const CalibrateOptions& opt)
 {
-  return in.start->name != opt.name;
+  return in.start->name != opt.name && in.start->origin == "shipped";
 }
 
 // "cpu X, host_kernel Y" of a profile's hardware, or "not given".

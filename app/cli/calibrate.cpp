@@ -131,9 +131,10 @@ Command add_calibrate(CLI::App& app)
   sub->add_option("--folds", a->opt.folds, "K-fold cross-validation over the fit rows (0: none)")
       ->capture_default_str();
   sub->add_option("--name", a->opt.name,
-                  "the profile's name (default: the output file's stem); another name than the start profile's "
-                  "makes a profile of another machine: it keeps none of the start's hardware or description, and "
-                  "names the start as the source of every cost it did not fit");
+                  "the profile's name (default: the output file's stem); another name than a shipped start "
+                  "profile's makes a profile of another machine: it keeps none of the start's hardware or "
+                  "description, and names the start as the source of every cost it did not fit (a start given as a "
+                  "file describes the machine being fitted: kept)");
   sub->add_option("--hardware", a->hardware,
                   "what the profile says of its machine: KEY=VALUE (repeatable; cpu, cpu_ghz, host_kernel, "
                   "guest_kernel, hypervisor, vmm, vcpus, pinning, notes)");

@@ -431,10 +431,13 @@ Task<> GuestIrq::body()
   unsigned pending = 0; // the vectors' IRR bits
   for (;;) {
     co_await wait();
-    // An interrupt ends a halt of its vCPU: the halt's polled part is the
-    // vCPU thread's CPU time (HaltPoll::account; the window is left alone).
+    // An interrupt ends a halt of its vCPU, a wake event like any other
+    // (kvm_vcpu_block: the injected interrupt makes kvm_vcpu_check_block
+    // true): the halt's polled part is the vCPU thread's CPU time, and the
+    // window adapts to the halt's length as after a thread's wake-up
+    // (HaltPoll::wake).
     if (const Cpu& cpu = this->cpu(); cpu.holder() == nullptr && !cpu.kept_by() && cpu.irq_start(now()) == now())
-      s_.halt_poll.at(static_cast<std::size_t>(cpu.index())).account(now() - cpu.idle_since());
+      s_.halt_poll.at(static_cast<std::size_t>(cpu.index())).wake(now() - cpu.idle_since());
     for (;;) {
       inbox_.take_due(now(), [&](int vector) {
         if (pending & (1u << vector))
