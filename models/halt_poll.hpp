@@ -23,12 +23,14 @@ public:
   // most) and halt_poll_ns_grow_start.
   HaltPoll(double max_window, double grow_start) : max_(max_window), grow_start_(grow_start) {}
 
-  // A halt of `halted` cycles ended with a wake event: whether the vCPU was
-  // still polling then (true: it never left the CPU), and the window for
-  // the next halt.
+  // A halt of `halted` cycles ended with a wake event (a thread's wake-up
+  // or an injected interrupt): whether the vCPU was still polling then
+  // (true: it never left the CPU), and the window for the next halt. The
+  // part of the halt polled, within the window, is CPU time the host sees
+  // the vCPU's thread use (top, getrusage).
   bool wake(double halted)
   {
-    account(halted);
+    polled_ += std::min(halted, window_);
     const bool polled = halted <= window_;
     if (max_ <= 0)
       window_ = 0;
@@ -41,10 +43,6 @@ public:
     return polled;
   }
   double window() const { return window_; }
-  // A halt of `halted` cycles ended (by a wake event or an interrupt): the
-  // part of it the vCPU's thread polled, within its window, is CPU time
-  // the host sees that thread use (top, getrusage). Nothing else changes.
-  void account(double halted) { polled_ += std::min(halted, window_); }
   // Cycles spent polling so far.
   double polled() const { return polled_; }
 

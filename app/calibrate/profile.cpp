@@ -256,9 +256,9 @@ PlatformProfile calibrated_profile(const CalibrationInput& in, const CalibrateOp
     return std::find(keys.begin(), keys.end(), a.first) < std::find(keys.begin(), keys.end(), b.first);
   });
   // What is not fitted still comes from the base, and follows it when it is
-  // remade; a new machine's profile starts from its start (a shipped one by
+  // remade; a new machine's profile starts from its start (shipped: by
   // name).
-  p.base = !new_machine(in, opt) ? in.start->base : in.start->origin == "shipped" ? in.start->name : in.start->base;
+  p.base = new_machine(in, opt) ? in.start->name : in.start->base;
   for (const auto& [key, start_value] : in.start->costs) {
     const std::string path = "costs." + key;
     const double value = in.study().ex.base.has(path) ? in.study().ex.base.number(path) : start_value;
