@@ -1,11 +1,17 @@
 #include "sim/cpu.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "sim/thread.hpp"
 
 namespace vsim {
+
+namespace {
+constexpr Time kNever = std::numeric_limits<Time>::infinity();
+}
 
 const char* to_string(Cat c)
 {
@@ -44,31 +50,168 @@ void Cpu::add_irq(Time now, Time start, double cycles, Cat c)
   irqs_.emplace_back(start, end);
 }
 
-Time Cpu::finish_time(Time start, double cycles) const
+void Cpu::add_tick(Tick t)
+{
+  if (!(t.period > 0) || t.cycles < 0 || 2 * t.cycles >= t.period || t.phase < 0)
+    throw std::logic_error("Cpu " + name_ + ": a tick needs a period above twice its cost and a phase from 0");
+  if (ticks_.size() == kMaxTicks)
+    throw std::logic_error("Cpu " + name_ + ": more tick grids than kMaxTicks");
+  ticks_.push_back(t);
+}
+
+Cpu::Walk Cpu::walk(Time start, double cycles, Time until) const
 {
   Time t = start;
-  double remaining = cycles;
-  for (const auto& [s, e] : irqs_) {
-    if (e <= t)
+  double done = 0;
+  Walk out{start, 0, {}};
+  // Each grid's first tick at or after the start.
+  std::array<Time, kMaxTicks> next{};
+  for (std::size_t g = 0; g < ticks_.size(); ++g)
+    next[g] = ticks_[g].phase + std::ceil((start - ticks_[g].phase) / ticks_[g].period) * ticks_[g].period;
+  auto it = irqs_.begin();
+  for (;;) {
+    while (it != irqs_.end() && it->second <= t)
+      ++it;
+    // An interrupt running at t holds the CPU until its end, even for work
+    // of no length (it resumes once the interrupt is done); one starting
+    // at t preempts work that has some left.
+    if (it != irqs_.end() && (it->first < t || (it->first == t && cycles > done)) && t < until) {
+      t = std::min(it->second, until);
+      ++it;
       continue;
-    if (s >= t + remaining)
-      break;
-    if (s > t) {
-      remaining -= s - t;
-      t = s;
     }
-    t = e; // preempted until the interrupt ends
+    const Time irq_at = it != irqs_.end() ? it->first : kNever;
+    Time tick_at = kNever;
+    std::size_t grid = 0;
+    for (std::size_t g = 0; g < ticks_.size(); ++g)
+      if (const Time at = std::max(next[g], t); at < tick_at) {
+        tick_at = at;
+        grid = g;
+      }
+    const Time p = std::min(irq_at, tick_at);
+    // Runs until the next preemption, the work's end or `until`.
+    const Time stop = std::min(t + (cycles - done), until);
+    if (p >= stop) {
+      out.t = stop;
+      out.done = done + (stop - t);
+      return out;
+    }
+    done += p - t;
+    if (irq_at <= tick_at) {
+      t = it->second; // preempted until the interrupt ends
+      ++it;
+    } else {
+      const Tick& k = ticks_[grid];
+      t = tick_at + k.cycles;
+      ++out.ticks[grid];
+      // The grid's next tick after this one's due time (missed ones collapse).
+      next[grid] = k.phase + (std::floor((tick_at - k.phase) / k.period) + 1) * k.period;
+    }
+    if (t >= until) {
+      out.t = until;
+      out.done = done;
+      return out;
+    }
   }
-  return t + remaining;
+}
+
+Time Cpu::finish_time(Time start, double cycles, std::array<int, kMaxTicks>* ticks) const
+{
+  const Walk w = walk(start, cycles, kNever);
+  if (ticks)
+    *ticks = w.ticks;
+  return w.t;
 }
 
 double Cpu::work_done(Time start, Time until) const
 {
-  double irq = 0;
-  for (const auto& [s, e] : irqs_)
-    if (e > start && s < until)
-      irq += std::min(e, until) - std::max(s, start);
-  return std::max(0.0, (until - start) - irq);
+  return walk(start, kNever, until).done;
+}
+
+void Cpu::account_ticks(const std::array<int, kMaxTicks>& ticks, Time end)
+{
+  for (std::size_t g = 0; g < ticks_.size(); ++g) {
+    if (ticks[g] <= 0)
+      continue;
+    const double c = ticks[g] * ticks_[g].cycles;
+    time_[ticks_[g].cat] += c;
+    irq_time_[ticks_[g].cat] += c;
+    ticks_taken_ += static_cast<std::uint64_t>(ticks[g]);
+    if (on_tick_)
+      on_tick_(static_cast<int>(g), c, end);
+  }
+}
+
+int Cpu::select_idle_state(Time idle_start, double* predicted) const
+{
+  // get_typical_interval(): the mean of the last 8 idle periods (us) when
+  // their spread is small (variance <= 400 us^2, or mean^2 > 36 variance
+  // with at least 6 of the 8 left), dropping the largest and trying again
+  // down to 6 of them.
+  double typical = kNever;
+  double thresh = kNever;
+  for (;;) {
+    double sum = 0, max = 0;
+    int n = 0;
+    for (double c : idle_history_)
+      if (const double v = c / us_cycles_; v <= thresh) {
+        sum += v;
+        max = std::max(max, v);
+        ++n;
+      }
+    if (max == 0)
+      break;
+    const double avg = sum / n;
+    double var = 0;
+    for (double c : idle_history_)
+      if (const double v = c / us_cycles_; v <= thresh)
+        var += (v - avg) * (v - avg);
+    var /= n;
+    if ((avg * avg > 36 * var && n * 4 >= 8 * 3) || var <= 400) {
+      typical = avg * us_cycles_;
+      break;
+    }
+    if (n * 4 <= 8 * 3)
+      break;
+    thresh = max * (1 - 1e-12); // below the largest: drop it
+  }
+  // The next timer: the next tick of the grids (with the tick running).
+  double next_timer = kNever;
+  for (const Tick& k : ticks_)
+    next_timer = std::min(next_timer, k.phase + std::ceil((idle_start - k.phase) / k.period) * k.period - idle_start);
+  // Without a typical interval menu scales the next timer by its learned
+  // correction factor (the measured idle time over the timer's, a running
+  // average per bucket): with no timer modelled nearer, that is the mean
+  // of the recent idle periods (none yet: the next timer itself).
+  if (typical == kNever) {
+    double sum = 0;
+    for (double c : idle_history_)
+      sum += c;
+    if (sum > 0)
+      typical = sum / static_cast<double>(idle_history_.size());
+  }
+  const double pred = std::min(typical, next_timer);
+  if (predicted)
+    *predicted = pred;
+  int chosen = 0;
+  for (std::size_t i = 0; i < idle_states_.size(); ++i)
+    if (idle_states_[i].residency <= pred && idle_states_[i].exit <= pred)
+      chosen = static_cast<int>(i);
+    else
+      break;
+  return chosen;
+}
+
+double Cpu::wake_from_idle(Time now)
+{
+  if (idle_states_.empty() || holder_ || kept_by_ || irq_start(now) != now)
+    return 0;
+  const Time since = idle_since();
+  const int s = select_idle_state(since);
+  idle_history_[idle_next_] = now - since;
+  idle_next_ = (idle_next_ + 1) % idle_history_.size();
+  ++idle_exits_;
+  return idle_states_[static_cast<std::size_t>(s)].exit;
 }
 
 void Cpu::work_started(Time t)

@@ -11,8 +11,11 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "sim/time.hpp"
 
@@ -67,18 +70,72 @@ public:
   void add_irq(Time start, double cycles, Cat c = Cat::Irq) { add_irq(start, start, cycles, c); }
   void add_irq(Time now, Time start, double cycles, Cat c);
 
+  // --- the scheduler tick -----------------------------------------------
+  // The periodic tick (kernel/time/tick-sched.c tick_sched_timer: every
+  // 1/HZ on the grid phase + k * period, which tick_nohz_restart keeps
+  // after an idle period) under CONFIG_NO_HZ_IDLE: a CPU that is idle has
+  // no tick, so only thread work is stretched by one, `cycles` each (the
+  // handler: update_process_times, scheduler_tick, the timer softirq; in a
+  // guest also the VM exits of the timer's expiry and re-arming), accounted
+  // as category `cat` when the work it stretched ends. A tick due while an
+  // interrupt runs fires at its end; ticks missed meanwhile collapse into
+  // that one (hrtimer_forward). A vCPU has two: the guest kernel's, and the
+  // host's on the core under it (an external-interrupt exit). period 0: none.
+  struct Tick {
+    double period = 0, phase = 0, cycles = 0;
+    Cat cat = Cat::Irq;
+  };
+  static constexpr int kMaxTicks = 2;
+  void add_tick(Tick t);
+  // Told of each tick that lands in thread work (its grid's index, its
+  // cycles, when the work it stretched ended): RoundTrips::note.
+  void on_tick(std::function<void(int grid, double cycles, Time end)> f) { on_tick_ = std::move(f); }
+
+  // --- idle states --------------------------------------------------------
+  // The host core's idle states (drivers/idle/intel_idle.c tables: each an
+  // exit latency and a target residency, shallowest first) and the menu
+  // governor's choice among them (drivers/cpuidle/governors/menu.c
+  // menu_select): the predicted idle time is the typical interval of the
+  // last 8 idle periods (get_typical_interval) when there is one, else
+  // their mean (the next timer scaled by menu's correction factor, which
+  // learns that ratio), at most the time to the next tick; the deepest state
+  // whose target residency and exit latency are both within it is chosen
+  // (with the tick running, latency_req is capped at the prediction).
+  struct IdleState {
+    double exit = 0, residency = 0; // cycles
+  };
+  void set_idle_states(std::vector<IdleState> states, double us_cycles)
+  {
+    idle_states_ = std::move(states);
+    us_cycles_ = us_cycles;
+  }
+  // A wake-up finds the CPU idle since `idle_since()`: the exit latency of
+  // the state the governor chose when it went idle (0 with no states, or
+  // when the CPU is not idle at `now`); the idle period joins the history.
+  double wake_from_idle(Time now);
+  // The state the governor picks for an idle period predicted from the
+  // history, and the prediction (cycles; infinity: none).
+  int select_idle_state(Time idle_start, double* predicted = nullptr) const;
+  std::uint64_t idle_exits() const { return idle_exits_; }
+
   // --- thread work ------------------------------------------------------
   // When thread work of `cycles` started at `start` completes, given the
-  // interrupts registered so far (they stretch it). Interrupts start at or
-  // after the time they are registered, so once the engine reaches this
-  // time without a new one before it, the answer is final.
-  Time finish_time(Time start, double cycles) const;
+  // interrupts registered so far and the ticks (they stretch it).
+  // Interrupts start at or after the time they are registered, so once the
+  // engine reaches this time without a new one before it, the answer is
+  // final. `ticks` (optional): how many ticks landed in it.
+  Time finish_time(Time start, double cycles, std::array<int, kMaxTicks>* ticks = nullptr) const;
   // Cycles of thread work done in [start, until] by work that has held the
-  // CPU since `start`: the time less the interrupts inside it. Exact for
-  // the holder's current work (the interrupts from its start are kept); for
-  // earlier work, whose interrupts may be forgotten, it is at least the
-  // work's own cycles once that work has ended.
+  // CPU since `start`: the time less the interrupts and ticks inside it.
+  // Exact for the holder's current work (the interrupts from its start are
+  // kept); for earlier work, whose interrupts may be forgotten, it is at
+  // least the work's own cycles once that work has ended.
   double work_done(Time start, Time until) const;
+  // Thread work stretched by ticks[g] ticks of grid g has ended at `end`:
+  // their time is the CPU's (interrupt context), and on_tick's.
+  void account_ticks(const std::array<int, kMaxTicks>& ticks, Time end);
+  // How many ticks have landed in thread work so far.
+  std::uint64_t ticks_taken() const { return ticks_taken_; }
 
   // Threads sharing the CPU take turns: the one holding it, and those
   // waiting for it in arrival order.
@@ -105,6 +162,15 @@ public:
   Time idle_since() const { return free_since_ > irq_busy_until_ ? free_since_ : irq_busy_until_; }
 
 private:
+  // Walks thread work from `start` through the interrupts and ticks until
+  // `cycles` of it are done or the time reaches `until`, whichever first.
+  struct Walk {
+    Time t;
+    double done;
+    std::array<int, kMaxTicks> ticks;
+  };
+  Walk walk(Time start, double cycles, Time until) const;
+
   int index_;
   Side side_;
   std::string name_;
@@ -117,6 +183,14 @@ private:
   Time free_since_ = 0;
   std::deque<SimThread*> queue_;
   std::deque<std::pair<Time, Time>> irqs_; // [start, end), in time order
+  std::vector<Tick> ticks_;
+  std::function<void(int, double, Time)> on_tick_;
+  std::uint64_t ticks_taken_ = 0;
+  std::vector<IdleState> idle_states_;
+  double us_cycles_ = 0;
+  std::array<double, 8> idle_history_{}; // the last 8 idle periods (cycles), a ring
+  std::size_t idle_next_ = 0;
+  std::uint64_t idle_exits_ = 0;
 };
 
 } // namespace vsim

@@ -107,6 +107,8 @@ struct ParamSpec {
   double plausible_max = std::numeric_limits<double>::quiet_NaN();
   std::string plausible_basis;
   std::string plausible_sources;
+  // Costs: the value of a profile that does not give it (NaN: required).
+  double absent = std::numeric_limits<double>::quiet_NaN();
   // Extra validation beyond kind and range: returns "" when the value is
   // acceptable, else what is wrong and what is allowed (one line).
   std::function<std::string(const std::string& text)> check;
@@ -155,6 +157,11 @@ public:
   Param& scope(std::string transport);
   // Costs: the physically plausible range, what it rests on, its sources.
   Param& plausible(double min, double max);
+  Param& absent(double v)
+  {
+    spec_.absent = v;
+    return *this;
+  }
   Param& basis(std::string b);
   Param& sources(std::string s);
 

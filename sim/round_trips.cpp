@@ -24,11 +24,37 @@ int RoundTrips::stage_id(const std::string& name) const
   return static_cast<int>(it - stages_.begin());
 }
 
+int RoundTrips::add_cause(const std::string& name)
+{
+  for (const auto& [c, s] : conns_)
+    if (s.in_flight)
+      throw std::logic_error("invariant violated: RoundTrips::add_cause after round trips began");
+  if (rtt_us_.count())
+    throw std::logic_error("invariant violated: RoundTrips::add_cause after round trips began");
+  if (std::find(causes_.begin(), causes_.end(), name) != causes_.end())
+    throw std::logic_error("invariant violated: round-trip cause '" + name + "' added twice");
+  causes_.push_back(name);
+  return static_cast<int>(causes_.size()) - 1;
+}
+
+void RoundTrips::note(int cause, Time now, double cycles)
+{
+  if (cause < 0 || cause >= static_cast<int>(causes_.size()) || cycles < 0)
+    throw std::logic_error(
+        fmt::format("invariant violated: round-trip cause {} noted out of range ({} cycles)", cause, cycles));
+  (void)now;
+  for (auto& [c, s] : conns_)
+    if (s.alone && s.in_flight == 1)
+      s.causes[static_cast<std::size_t>(s.stage) * causes_.size() + static_cast<std::size_t>(cause)] += cycles;
+}
+
 RoundTrips::Conn& RoundTrips::conn(int c)
 {
   Conn& s = conns_[c];
   if (s.starts.size() != stages_.size())
     s.starts.assign(stages_.size(), -1);
+  if (s.causes.size() != causes_.size() * stages_.size())
+    s.causes.assign(causes_.size() * stages_.size(), 0.0);
   return s;
 }
 
@@ -41,6 +67,7 @@ void RoundTrips::begin(int c, Time now)
   if (!s.alone)
     return;
   std::fill(s.starts.begin(), s.starts.end(), -1);
+  std::fill(s.causes.begin(), s.causes.end(), 0.0);
   s.stage = 0;
   s.starts[0] = now;
 }
@@ -107,6 +134,23 @@ void RoundTrips::attribute(Conn& s, Time sent, Time now, double rtt)
   }
   if (end != sent)
     throw std::logic_error("invariant violated: a round trip's first stage does not begin at its send()");
+  if (causes_.empty())
+    return;
+  std::vector<double>& cs = cause_sums_us_[Histogram::bucket_of(rtt)];
+  std::vector<double>& ch = cause_hits_[Histogram::bucket_of(rtt)];
+  const std::size_t nc = causes_.size();
+  cs.resize(s.causes.size(), 0.0);
+  ch.resize(nc, 0.0);
+  for (std::size_t i = 0; i < nc; ++i) {
+    bool hit = false;
+    for (std::size_t st = 0; st < stages_.size(); ++st)
+      if (const double v = s.causes[st * nc + i]; v > 0) {
+        cs[st * nc + i] += us(v);
+        hit = true;
+      }
+    if (hit)
+      ch[i] += 1;
+  }
 }
 
 RoundTrips::Band RoundTrips::band(double q_lo, double q_hi) const
@@ -118,15 +162,36 @@ RoundTrips::Band RoundTrips::band(double q_lo, double q_hi) const
   const std::int64_t hi = Histogram::bucket_of(attributed_us_.quantile(q_hi));
   std::vector<double> sums(stages_.size(), 0.0);
   const auto& counts = attributed_us_.counts();
+  const std::size_t nc = causes_.size();
+  std::vector<double> cause_us(nc, 0.0), hits(nc, 0.0), by_stage(nc * stages_.size(), 0.0);
   for (auto it = counts.lower_bound(lo); it != counts.end() && it->first <= hi; ++it) {
     b.round_trips += it->second;
     const std::vector<double>& s = stage_sums_us_.at(it->first);
     for (std::size_t i = 0; i < sums.size(); ++i)
       sums[i] += s[i];
+    if (const auto c = cause_sums_us_.find(it->first); c != cause_sums_us_.end()) {
+      const std::vector<double>& h = cause_hits_.at(it->first);
+      for (std::size_t i = 0; i < by_stage.size(); ++i) {
+        by_stage[i] += c->second[i];
+        cause_us[i % nc] += c->second[i];
+      }
+      for (std::size_t i = 0; i < nc; ++i)
+        hits[i] += h[i];
+    }
   }
+  const auto n = static_cast<double>(b.round_trips);
   for (double& v : sums)
-    v /= static_cast<double>(b.round_trips);
+    v /= n;
+  for (std::size_t i = 0; i < nc; ++i) {
+    cause_us[i] /= n;
+    hits[i] /= n;
+  }
+  for (double& v : by_stage)
+    v /= n;
   b.mean_us = std::move(sums);
+  b.cause_us = std::move(cause_us);
+  b.cause_share = std::move(hits);
+  b.cause_stage_us = std::move(by_stage);
   return b;
 }
 

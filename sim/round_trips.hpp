@@ -57,6 +57,17 @@ public:
   // The id of stage `name`; throws std::logic_error when it is not one.
   int stage_id(const std::string& name) const;
 
+  // Mechanisms that can land in a round trip and spread it (a tick, an
+  // idle state's exit, a batched refill): each noted with the time it
+  // took, summed per round trip over the attributed ones. Set once, before
+  // the first begin(); a cause's id for note() is its position.
+  int add_cause(const std::string& name);
+  const std::vector<std::string>& causes() const { return causes_; }
+  // Cause `cause` took `cycles` at `now` (the engine's time): it lands in
+  // every attributed round trip in flight then (with one connection, the
+  // round trip whose path the CPUs are on).
+  void note(int cause, Time now, double cycles);
+
   // Connection conn's initiator calls send() for a request at `now`.
   void begin(int conn, Time now);
   // A thread of connection conn reaches the start of stage `stage` at `now`
@@ -75,9 +86,14 @@ public:
   // trip falls in the buckets from the q_lo-quantile's to the q_hi-quantile's
   // (of the attributed round trips; q_hi 1: to the largest), and how many
   // those are. Empty `mean_us` when none is attributed.
+  // cause_us: each cause's time per round trip (us, the band's mean);
+  // cause_share: the fraction of the band's round trips it landed in;
+  // cause_stage_us: per stage (the stage the round trip was in when it
+  // was noted), each cause's time per round trip, at stage * causes + cause.
   struct Band {
     std::uint64_t round_trips = 0;
     std::vector<double> mean_us;
+    std::vector<double> cause_us, cause_share, cause_stage_us;
   };
   Band band(double q_lo, double q_hi) const;
   std::uint64_t attributed() const { return attributed_us_.count(); }
@@ -93,6 +109,7 @@ private:
     int stage = 0;              // the current stage
     Time stage_start = 0;       // when it began
     std::vector<Time> starts;   // each stage's start in the current round trip (-1: skipped)
+    std::vector<double> causes; // the current round trip's cycles by stage and cause (stage * causes + cause)
     std::vector<Time> lane_end; // the timeline: when each lane's last round trip ended
     std::string track;          // the timeline's track name ("": not traced)
   };
@@ -109,6 +126,10 @@ private:
   std::map<int, Conn> conns_;
   Histogram attributed_us_;                                   // the attributed round trips
   std::map<std::int64_t, std::vector<double>> stage_sums_us_; // per bucket of attributed_us_: each stage's sum
+  std::vector<std::string> causes_;
+  // Per bucket of attributed_us_: each cause's sum (us) by stage and cause,
+  // then how many of the bucket's round trips each cause landed in.
+  std::map<std::int64_t, std::vector<double>> cause_sums_us_, cause_hits_;
   Trace* trace_ = nullptr;
   std::uint64_t seq_ = 0; // round trips completed, for their names on the timeline
 };

@@ -243,10 +243,12 @@ bool SimThread::start_work(bool running)
   account_work(w, 1);
   remember(w);
   cpu_->work_started(w.start);
-  const Time end = cpu_->finish_time(w.start, w.cycles);
+  std::array<int, Cpu::kMaxTicks> ticks{};
+  const Time end = cpu_->finish_time(w.start, w.cycles, &ticks);
   // If nothing else happens before its end, no interrupt can stretch it
   // (interrupts come from events): the thread goes on at once.
   if (running && world_->take_directly(end, *this)) {
+    cpu_->account_ticks(ticks, end);
     if (trace_) [[unlikely]]
       trace_work(end);
     pending_ = Pending::None;
@@ -325,11 +327,13 @@ void SimThread::on_event(std::uint64_t gen)
   switch (pending_) {
   case Pending::Work: {
     // Interrupts registered since the work started may have stretched it.
-    const Time end = cpu_->finish_time(work_.start, work_.cycles);
+    std::array<int, Cpu::kMaxTicks> ticks{};
+    const Time end = cpu_->finish_time(work_.start, work_.cycles, &ticks);
     if (end > world_->now()) {
       schedule(end);
       return;
     }
+    cpu_->account_ticks(ticks, end);
     if (trace_) [[unlikely]]
       trace_work(end);
     if (SimThread* next = cpu_->next(end))

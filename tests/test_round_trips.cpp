@@ -132,8 +132,9 @@ std::vector<std::pair<std::string, double>> band_stages(const Metrics& stages, c
 {
   std::vector<std::pair<std::string, double>> out;
   for (const auto& [key, v] : stages)
-    if (key.starts_with(band + ".") && !key.ends_with(".round_trips"))
-      out.emplace_back(key.substr(band.size() + 4), v); // past "<band>.NN."
+    if (key.starts_with(band + ".") && !key.ends_with(".round_trips") &&
+        !key.substr(band.size() + 1).starts_with("cause")) // the causes, not stages (issue 53)
+      out.emplace_back(key.substr(band.size() + 4), v);    // past "<band>.NN."
   return out;
 }
 

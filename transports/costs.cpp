@@ -134,6 +134,124 @@ const std::vector<CostField<SharedCosts>>& shared_costs()
                    "runs, as much as the host-bound ones.",
           .sources = "[R38]; project rows in docs/calibration.md (not a public source)",
       },
+      // What spreads a round trip (issue 53): the scheduler tick of each
+      // side and the host cores' idle states. Declared with an `absent`
+      // value (0: the mechanism off) so that profiles written before them
+      // load unchanged.
+      {
+          VSIM_COST_NAME(SharedCosts, guest_tick_hz),
+          .unit = "Hz",
+          .range = {0, 10000},
+          .doc = "the guest kernel's scheduler tick (CONFIG_HZ) on a busy vCPU (NO_HZ_IDLE: none while idle); 0: "
+                 "no tick modelled (a profile without it)",
+          .scope = "",
+          .plausible = {0, 1000},
+          .basis = "CONFIG_HZ is 250 in Debian's kernels, 1000 in Fedora's and (from 24.04) Ubuntu's generic "
+                   "kernels, 250 in Ubuntu's before; every distribution's is tickless when idle (NO_HZ_FULL=y "
+                   "without nohz_full= behaves as NO_HZ_IDLE).",
+          .sources = "[R69], [R70]",
+          .absent = 0,
+      },
+      {
+          VSIM_COST_NAME(SharedCosts, guest_tick),
+          .unit = "cycles",
+          .range = {0, 1e6},
+          .doc = "one guest tick on a busy vCPU: the timer's expiry exit and injection, the handler "
+                 "(update_process_times, scheduler_tick, the timer softirq) and the TSC_DEADLINE re-arm (irq time)",
+          .scope = "",
+          .plausible = {2500, 20000},
+          .basis = "kvm-unit-tests tscdeadline: an expiry, its exit, injection and a minimal handler ~2300 cycles "
+                   "and an immediate re-arm with injection ~2500 on Skylake-SP with KVM's fastpath; the tick "
+                   "handler itself 1.8-4.9 us in osnoise's local_timer samples (4500-12000 cycles at 2.5 GHz).",
+          .sources = "[R66], [R71]",
+          .absent = 0,
+      },
+      {
+          VSIM_COST_NAME(SharedCosts, host_tick_hz),
+          .unit = "Hz",
+          .range = {0, 10000},
+          .doc = "the host kernel's scheduler tick (CONFIG_HZ) on a busy host CPU, the cores under running vCPUs "
+                 "included (an external-interrupt exit); 0: no tick modelled (a profile without it)",
+          .scope = "",
+          .plausible = {0, 1000},
+          .basis = "As guest_tick_hz, for the host's kernel.",
+          .sources = "[R69], [R70]",
+          .absent = 0,
+      },
+      {
+          VSIM_COST_NAME(SharedCosts, host_tick),
+          .unit = "cycles",
+          .range = {0, 1e6},
+          .doc = "one host tick on a busy host CPU (tick_sched_timer's handler and softirq, irq time); on the core "
+                 "of a running vCPU also its exit and re-entry",
+          .scope = "",
+          .plausible = {2500, 15000},
+          .basis = "osnoise's local_timer samples on bare metal 1.8-4.9 us per tick (its interrupt entry and exit "
+                   "not counted); a tick's total cost including its cache refills 5-15 us at 1000 Hz on older "
+                   "hardware (0.5-1.5% of a CPU), most of it indirect.",
+          .sources = "[R71], [R72]",
+          .absent = 0,
+      },
+      {
+          VSIM_COST_NAME(SharedCosts, host_idle_c1_exit),
+          .unit = "cycles latency",
+          .range = {0, 1e7},
+          .doc = "exit latency of the host cores' shallowest idle state (C1, MWAIT 0x00), added to a wake-up that "
+                 "finds the core in it; 0: no idle states modelled (a profile without them)",
+          .scope = "",
+          .plausible = {0, 10000},
+          .basis = "intel_idle's Skylake table gives C1 2 us exit and 2 us target residency (worst-case guidance); "
+                   "a client part without a table of its own (Comet Lake) takes the BIOS's _CST, C1 about 1 us.",
+          .sources = "[R73]",
+          .absent = 0,
+      },
+      {
+          VSIM_COST_NAME(SharedCosts, host_idle_c1e_exit),
+          .unit = "cycles latency",
+          .range = {0, 1e7},
+          .doc = "exit latency of the host cores' C1E idle state (MWAIT 0x01)",
+          .scope = "",
+          .plausible = {0, 60000},
+          .basis = "intel_idle: C1E 10 us exit on Skylake (table), 15 us at the 99.99th percentile measured on "
+                   "SnowRidge with wult.",
+          .sources = "[R73], [R74]",
+          .absent = 0,
+      },
+      {
+          VSIM_COST_NAME(SharedCosts, host_idle_c1e_residency),
+          .unit = "cycles latency",
+          .range = {0, 1e8},
+          .doc = "target residency of C1E: the menu governor picks it only for a predicted idle period at least "
+                 "this long (and an exit latency within it)",
+          .scope = "",
+          .plausible = {0, 100000},
+          .basis = "intel_idle: C1E 20 us target residency on Skylake.",
+          .sources = "[R73]",
+          .absent = 0,
+      },
+      {
+          VSIM_COST_NAME(SharedCosts, host_idle_c6_exit),
+          .unit = "cycles latency",
+          .range = {0, 1e8},
+          .doc = "exit latency of the host cores' deep idle state (C6, MWAIT 0x20)",
+          .scope = "",
+          .plausible = {0, 400000},
+          .basis = "intel_idle: C6 85 us exit on Skylake client (table), 133 us on Skylake-X; 128 us measured on "
+                   "Ice Lake Xeon against 41 us in its _CST.",
+          .sources = "[R73]",
+          .absent = 0,
+      },
+      {
+          VSIM_COST_NAME(SharedCosts, host_idle_c6_residency),
+          .unit = "cycles latency",
+          .range = {0, 1e9},
+          .doc = "target residency of C6",
+          .scope = "",
+          .plausible = {0, 2000000},
+          .basis = "intel_idle: C6 200 us target residency on Skylake client, 600 us on Skylake-X.",
+          .sources = "[R73]",
+          .absent = 0,
+      },
   };
   return table;
 }

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,9 @@ struct CostDecl {
   double plausible_max;
   const char* basis;
   const char* sources;
+  // The value a profile that does not give the cost has (a mechanism added
+  // after profiles were written: its "off"); NaN: every profile must give it.
+  double absent = std::numeric_limits<double>::quiet_NaN();
 };
 
 // An inclusive range of a cost table's entry.
@@ -62,10 +66,11 @@ template <typename C> struct CostField {
   CostRange plausible; // physically plausible (CostDecl::plausible_min/max)
   const char* basis;
   const char* sources;
+  double absent = std::numeric_limits<double>::quiet_NaN(); // CostDecl::absent
 
   CostDecl decl() const
   {
-    return {name, unit, range.min, range.max, doc, scope, plausible.min, plausible.max, basis, sources};
+    return {name, unit, range.min, range.max, doc, scope, plausible.min, plausible.max, basis, sources, absent};
   }
 };
 // The name and field of a table's entry for C's field `n`.
@@ -100,6 +105,11 @@ struct TieState {
 struct SharedCosts {
   double clock_ghz, guest_user_per_call, guest_copy_fixed, guest_copy_bytes_per_cycle, guest_wakeup_latency,
       guest_context_switch, host_wakeup_latency, latency_jitter, iteration_jitter, guest_iteration_jitter;
+  // What spreads a round trip (issue 53): each side's scheduler tick (HZ,
+  // the cost of one), the host cores' idle states (exit latency, target
+  // residency) for the menu governor (sim/cpu.hpp).
+  double guest_tick_hz, guest_tick, host_tick_hz, host_tick, host_idle_c1_exit, host_idle_c1e_exit,
+      host_idle_c1e_residency, host_idle_c6_exit, host_idle_c6_residency;
 };
 const std::vector<CostField<SharedCosts>>& shared_costs();
 

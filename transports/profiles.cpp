@@ -17,6 +17,9 @@ std::vector<ImplausibleCost> implausible_costs(const PlatformProfile& profile)
     auto it = profile.costs.find(c.name);
     if (it == profile.costs.end())
       continue;
+    // A mechanism's "off" (the value of a profile without it) is no cost.
+    if (it->second == c.absent)
+      continue;
     if (it->second < c.plausible_min || it->second > c.plausible_max)
       out.push_back({c.name, it->second, c.plausible_min, c.plausible_max, c.unit});
   }
@@ -87,6 +90,7 @@ void declare_cost_params(ParamRegistry& reg)
                     .doc(c.doc)
                     .scope(c.scope)
                     .plausible(c.plausible_min, c.plausible_max)
+                    .absent(c.absent)
                     .basis(c.basis)
                     .sources(c.sources));
   }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "sim/breakdown.hpp"
+#include "sim/rng.hpp"
 #include "transports/transport.hpp"
 
 namespace vsim {
@@ -106,7 +107,70 @@ void append_round_trip_stages(std::map<std::string, double>& m, const RoundTrips
     m[prefix + "round_trips"] = static_cast<double>(band.round_trips);
     for (std::size_t i = 0; i < band.mean_us.size(); ++i)
       m[fmt::format("{}{:02}.{}", prefix, i, rt.stages()[i])] = band.mean_us[i];
+    // The causes that landed in them (RoundTrips::note): time per round
+    // trip, and the share of round trips they landed in.
+    const std::size_t nc = rt.causes().size();
+    for (std::size_t i = 0; i < nc; ++i) {
+      m[fmt::format("{}cause.{}", prefix, rt.causes()[i])] = band.cause_us[i];
+      m[fmt::format("{}cause_share.{}", prefix, rt.causes()[i])] = band.cause_share[i];
+    }
+    // By stage, where any landed: "<band>.cause_in.<NN>.<cause>".
+    for (std::size_t i = 0; i < band.cause_stage_us.size(); ++i)
+      if (band.cause_stage_us[i] > 0)
+        m[fmt::format("{}cause_in.{:02}.{}", prefix, i / nc, rt.causes()[i % nc])] = band.cause_stage_us[i];
   }
+}
+
+void set_up_cpu_noise(World& w, const SharedCosts& k, std::uint64_t seed, std::uint32_t iteration, RoundTrips* rt)
+{
+  if (rt) {
+    // The order of NoiseCause.
+    rt->add_cause("guest tick");
+    rt->add_cause("host tick");
+    rt->add_cause("host idle exit");
+  }
+  const double hz_cycles = k.clock_ghz * 1e9;
+  // One grid: its period in whole cycles, its phase drawn in [0, period).
+  auto grid = [&](const Cpu& c, double hz, double cycles, const char* side) {
+    const double period = std::round(hz_cycles / hz);
+    Rng rng(seed, iteration, fmt::format("tick:{}:{}", c.name(), side));
+    return Cpu::Tick{period, std::floor(rng.uniform() * period), std::round(cycles), Cat::Irq};
+  };
+  std::vector<Cpu::IdleState> states;
+  if (k.host_idle_c1_exit > 0 || k.host_idle_c1e_exit > 0 || k.host_idle_c6_exit > 0) {
+    // intel_idle: C1's target residency is its exit latency.
+    states.push_back({k.host_idle_c1_exit, k.host_idle_c1_exit});
+    if (k.host_idle_c1e_exit > 0)
+      states.push_back({k.host_idle_c1e_exit, k.host_idle_c1e_residency});
+    if (k.host_idle_c6_exit > 0)
+      states.push_back({k.host_idle_c6_exit, k.host_idle_c6_residency});
+  }
+  for (const auto& c : w.cpus()) {
+    const bool guest = c->side() == Side::Guest;
+    std::vector<int> causes;
+    if (guest && k.guest_tick_hz > 0) {
+      c->add_tick(grid(*c, k.guest_tick_hz, k.guest_tick, "guest"));
+      causes.push_back(kCauseGuestTick);
+    }
+    if (k.host_tick_hz > 0) {
+      c->add_tick(grid(*c, k.host_tick_hz, k.host_tick, "host"));
+      causes.push_back(kCauseHostTick);
+    }
+    if (rt && !causes.empty())
+      c->on_tick([rt, causes](int g, double cycles, Time end) {
+        rt->note(causes.at(static_cast<std::size_t>(g)), end, cycles);
+      });
+    if (!states.empty())
+      c->set_idle_states(states, k.clock_ghz * 1e3);
+  }
+}
+
+double idle_exit(Cpu& cpu, Time now, RoundTrips* rt)
+{
+  const double exit = cpu.wake_from_idle(now);
+  if (rt && exit > 0)
+    rt->note(kCauseIdleExit, now, exit);
+  return exit;
 }
 
 PlatformPlan platform_plan(const Params& params)

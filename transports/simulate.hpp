@@ -18,6 +18,7 @@
 #include "sim/round_trips.hpp"
 #include "sim/run_length.hpp"
 #include "sim/world.hpp"
+#include "transports/costs.hpp"
 
 namespace vsim {
 
@@ -66,6 +67,22 @@ struct RttStageBand {
 };
 inline constexpr RttStageBand kRttStageBands[] = {{"median", 0.45, 0.55}, {"p99", 0.99, 1.0}};
 void append_round_trip_stages(std::map<std::string, double>& m, const RoundTrips& rt);
+
+// What spreads a round trip on every CPU of the world (issue 53; costs in
+// transports/costs.cpp): on each guest vCPU the guest kernel's tick and the
+// host's on the core under it, on each host CPU the host's tick, each grid
+// at a phase drawn from the stream (seed, iteration, "tick:<cpu>:<side>");
+// and the host cores' idle states (the vCPUs' cores' too), for
+// Cpu::wake_from_idle. With `rt`, each tick that lands in thread work is
+// noted as a cause of the round trips then in flight (kCause*).
+void set_up_cpu_noise(World& w, const SharedCosts& k, std::uint64_t seed, std::uint32_t iteration, RoundTrips* rt);
+// The causes set_up_cpu_noise registers with RoundTrips, in this order
+// (a transport adds its own after them).
+enum NoiseCause : int { kCauseGuestTick = 0, kCauseHostTick = 1, kCauseIdleExit = 2 };
+// A wake-up on `cpu` (a host CPU, or a halted vCPU's core past its
+// halt-polling window) finds it idle: the exit latency of the state the
+// governor chose (Cpu::wake_from_idle), noted as a cause with `rt`.
+double idle_exit(Cpu& cpu, Time now, RoundTrips* rt);
 
 // One stage of a round trip's critical path (vsocksim explain): what runs
 // or is waited for, the kernel functions modelled, and its cycles with

@@ -507,6 +507,20 @@ private:
                         "at most virtio_vsock.buf_alloc"));
     if (transport == "virtio_vsock")
       check_virtio_kernel(p, given);
+    // A tick that would take its whole period (or more) leaves no time to run.
+    for (const char* side : {"guest", "host"}) {
+      const std::string hz = fmt::format("costs.{}_tick_hz", side), cost = fmt::format("costs.{}_tick", side);
+      const double f = p.number(hz);
+      if (f > 0 && p.number(cost) >= p.number("costs.clock_ghz") * 1e9 / f / 2) {
+        const std::string key = given.count(cost) || !given.count(hz) ? cost : hz;
+        fail(with_file(origin_of(given, key)), key,
+             with_allowed(
+                 fmt::format("a tick of {:g} cycles {:g} times a second takes half the CPU or more at {:g} "
+                             "GHz",
+                             p.number(cost), f, p.number("costs.clock_ghz")),
+                 fmt::format("{} below {:g} cycles at this rate", cost, p.number("costs.clock_ghz") * 1e9 / f / 2)));
+      }
+    }
     const PlatformProfile* profile = find_profile(p.text("platform"));
     if (profile->transport == transport)
       return;

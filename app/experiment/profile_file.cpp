@@ -252,9 +252,19 @@ private:
       read_cost(path, at, value);
     });
     std::vector<std::string> missing;
-    for (const ParamSpec* s : transport_costs())
-      if (!p_.costs.count(s->path.substr(6)))
-        missing.push_back(s->path.substr(6));
+    for (const ParamSpec* s : transport_costs()) {
+      const std::string name = s->path.substr(6);
+      if (p_.costs.count(name))
+        continue;
+      // A cost added after profiles were written takes its declared "off".
+      if (!std::isnan(s->absent)) {
+        p_.costs[name] = s->absent;
+        p_.provenance[name] = CostProvenance{
+            "prior", "not in the profile: the declared value of a profile without it (the mechanism off)", ""};
+        continue;
+      }
+      missing.push_back(name);
+    }
     if (!missing.empty())
       fail(key_at, "costs",
            fmt::format("no value for {} (allowed: give each a value, or name a `base` profile to take them from)",
@@ -298,7 +308,8 @@ private:
                         "a number, or {value: NUMBER, source: WORD, note: TEXT, reason: TEXT}"));
     }
     const double x = std::get<double>(convert_node(*spec, number, value_at).value);
-    const bool plausible = !(x < spec->plausible_min || x > spec->plausible_max);
+    // A mechanism's "off" (the declared value of a profile without it) is no cost.
+    const bool plausible = x == spec->absent || !(x < spec->plausible_min || x > spec->plausible_max);
     if (!plausible && prov.reason.empty())
       fail(value_at, path,
            fmt::format("{} is outside the plausible range {} .. {} {} (docs/cost-sources.md) (allowed: a value in "

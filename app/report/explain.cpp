@@ -391,6 +391,93 @@ std::string waiting_verdict(const View& v, const Params& p, const std::vector<Bu
 
 } // namespace
 
+// The mechanisms that landed in the simulated round trips (the point's
+// round_trip_stages.causes): per cause, its time per round trip near the
+// median and at or beyond p99, the share of those round trips it landed
+// in, what it adds to the tail, and the stage it landed in most there.
+static std::string causes_text(const json& st, double tail_adds)
+{
+  const auto cs = st.find("causes");
+  if (cs == st.end() || !cs->is_array() || cs->empty())
+    return "";
+  auto num = [](const json& j, const char* k) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : 0.0; };
+  std::string out = "  the mechanisms that landed in them (the time each took while a round trip was in flight, "
+                    "per round trip, and in what share of the round trips; the path waits for it only where it "
+                    "runs on the path):\n";
+  std::vector<std::vector<std::string>> rows = {
+      {"    mechanism", "near median", "p99 and beyond", "p99 - median", "there mostly in"}};
+  std::string top;
+  double top_adds = 0, top_share = 0, top_us = 0;
+  std::string top_where, never;
+  for (const json& c : *cs) {
+    const double m = num(c, "median_us"), t = num(c, "p99_us");
+    std::string where = "-";
+    double most = 0;
+    if (c.contains("stages") && c["stages"].is_array())
+      for (const json& s : c["stages"])
+        if (num(s, "p99_us") > most) {
+          most = num(s, "p99_us");
+          where = s.value("stage", std::string("?"));
+        }
+    const std::string name = c.value("cause", std::string("?"));
+    if (num(c, "median_share") == 0 && num(c, "p99_share") == 0) {
+      never += (never.empty() ? "" : ", ") + name;
+      continue;
+    }
+    if (t - m > top_adds) {
+      top_adds = t - m;
+      top = name;
+      top_share = num(c, "p99_share");
+      top_us = t;
+      top_where = where;
+    }
+    rows.push_back({"    " + name, fmt::format("{:.2f} us ({:.0f}%)", m, num(c, "median_share") * 100),
+                    fmt::format("{:.2f} us ({:.0f}%)", t, num(c, "p99_share") * 100),
+                    fmt::format("{:+.2f} us", std::abs(t - m) < 0.005 ? 0.0 : t - m), where});
+  }
+  if (rows.size() > 1)
+    out += render_columns(rows);
+  if (!never.empty())
+    out += fmt::format("    never landed in them: {} (off in the platform profile, or never on the path)\n", never);
+  if (tail_adds > 0 && !top.empty())
+    out += fmt::format(
+        "  the tail's mechanism: {} landed in {:.0f}% of the round trips at or beyond p99 ({:.2f} us per round trip "
+        "there, mostly in {}), against {:.2f} us near the median; the tail adds {:.2f} us\n",
+        top, top_share * 100, top_us, top_where, top_us - top_adds, tail_adds);
+  else if (tail_adds > 0)
+    out += "  no modelled mechanism landed more in the tail's round trips than near the median: the tail is other "
+           "work on the path and the latencies' jitter\n";
+  return out;
+}
+
+// Whether the round-trip tail rests on a fit (issue 53): the profile's fit
+// rows that are percentiles of the round trip, or the words that say none
+// were.
+static std::string tail_fit_text(const Params& p, const json* profile)
+{
+  const std::string name = p.has("platform") ? p.text("platform") : std::string("?");
+  if (!profile || !profile->is_object())
+    return "";
+  std::map<std::string, int> percentiles; // metric -> fit rows
+  int rows = 0;
+  if (const auto f = profile->find("fit"); f != profile->end() && f->is_object() && f->contains("rows"))
+    for (const json& r : (*f)["rows"]) {
+      ++rows;
+      const std::string m = r.value("metric", std::string());
+      if (r.value("role", std::string()) == "fit" && m.starts_with("rtt_p") && m != "rtt_p50_us")
+        ++percentiles[m];
+    }
+  if (percentiles.empty())
+    return fmt::format("  the tail is not fitted: platform {}'s fit ({} rows) had no round-trip percentile rows, so "
+                       "the tail's size is its mechanisms' at their priors and not checked against a measured p1 or "
+                       "p99\n",
+                       name, rows);
+  std::string what;
+  for (const auto& [m, n] : percentiles)
+    what += fmt::format("{}{} {}", what.empty() ? "" : ", ", n, m);
+  return fmt::format("  the tail was fitted: platform {}'s fit had round-trip percentile rows ({})\n", name, what);
+}
+
 // The simulated round trips stage by stage (the point's round_trip_stages,
 // docs/results.md): each stage's mean near the median and at or beyond p99,
 // and what the tail adds, largest first named.
@@ -428,6 +515,7 @@ std::string tail_text(const json& point)
   if (!top_stage.empty() && tail - med > 0)
     out += fmt::format("  the tail: {} adds the most ({:.2f} us, {:.0f}% of the {:.2f} us the tail adds)\n", top_stage,
                        top, top / (tail - med) * 100, tail - med);
+  out += causes_text(*st, tail - med);
   return out;
 }
 
@@ -552,7 +640,7 @@ std::string ensemble_explain_text(const json& point, const Params& p)
   return out;
 }
 
-std::string explain_point(const json& point, std::size_t position)
+std::string explain_point(const json& point, std::size_t position, const json* profile)
 {
   if (!point.is_object() || !point.contains("params") || !point["params"].is_object() || !point.contains("metrics") ||
       !point["metrics"].is_object())
@@ -564,7 +652,7 @@ std::string explain_point(const json& point, std::size_t position)
   const Busy* top_thread = nullptr;
   std::string out = heading_text(point, position, p, v) + saturation_text(cpus, threads, top_thread);
   if (!std::isnan(v.get("rtt_p50_us")))
-    return out + round_trip_text(v, p, point) + ensemble_explain_text(point, p);
+    return out + round_trip_text(v, p, point) + tail_fit_text(p, profile) + ensemble_explain_text(point, p);
   const Graph g(p);
   out += stages_text(threads, g) + waiting_text(v) + occupancy_text(v);
   double ratio = kNaN;
@@ -619,6 +707,18 @@ std::pair<json, std::string> read_points(const std::string& path)
   return {doc, file};
 }
 
+// The point's platform profile in the result's manifest, or nullptr.
+const json* profile_of(const json& doc, const json& point)
+{
+  if (!doc.contains("manifest") || !doc["manifest"].is_object() || !doc["manifest"].contains("platforms") ||
+      !point.contains("params") || !point["params"].is_object() || !point["params"].contains("platform") ||
+      !point["params"]["platform"].is_string())
+    return nullptr;
+  const json& platforms = doc["manifest"]["platforms"];
+  const auto it = platforms.find(point["params"]["platform"].get<std::string>());
+  return it == platforms.end() ? nullptr : &*it;
+}
+
 } // namespace
 
 std::string advise_result(const std::string& path)
@@ -638,10 +738,11 @@ std::string explain_result(const std::string& path, std::optional<long long> poi
     if (*point < 0 || static_cast<std::size_t>(*point) >= points.size())
       throw InputError(
           fmt::format("{}: error: --point {} is out of range (allowed: 0 to {})", file, *point, points.size() - 1));
-    return out + explain_point(points[static_cast<std::size_t>(*point)], static_cast<std::size_t>(*point));
+    const json& pt = points[static_cast<std::size_t>(*point)];
+    return out + explain_point(pt, static_cast<std::size_t>(*point), profile_of(doc, pt));
   }
   for (std::size_t i = 0; i < points.size(); ++i)
-    out += (i ? "\n" : "") + explain_point(points[i], i);
+    out += (i ? "\n" : "") + explain_point(points[i], i, profile_of(doc, points[i]));
   return out;
 }
 

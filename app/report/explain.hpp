@@ -16,7 +16,10 @@ namespace vsim::app {
 
 // The account of one point of a result (a member of its "points" array).
 // Throws InputError when the point lacks params or metrics.
-std::string explain_point(const nlohmann::json& point, std::size_t position);
+// `profile`: the point's platform profile as the result's manifest holds
+// it (manifest.platforms.<name>), or nullptr: what a round-trip point's
+// tail rests on (whether the profile's fit saw percentile rows).
+std::string explain_point(const nlohmann::json& point, std::size_t position, const nlohmann::json* profile = nullptr);
 
 // The accounts of every point of the result at `path` (the JSON of `run
 // --format json` or result.json of `--output DIR`), or of point `point`

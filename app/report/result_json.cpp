@@ -72,6 +72,10 @@ nlohmann::ordered_json round_trip_stages_json(const PointResult& r)
   };
   std::map<int, Stage> stages;         // by place on the path
   std::map<std::string, double> trips; // band -> round trips over the iterations
+  // The causes that landed in the round trips (RoundTrips::note), as the
+  // stages: "<band>.cause.<name>" (us per round trip), "<band>.cause_share.<name>".
+  std::map<std::string, std::map<std::string, double>> cause_us, cause_share;   // name -> band -> sum
+  std::map<std::string, std::map<int, std::map<std::string, double>>> cause_in; // name -> stage -> band -> sum
   json iterations = json::array();
   for (const Metrics& it : r.rtt_stages) {
     json one = json::object();
@@ -81,6 +85,15 @@ nlohmann::ordered_json round_trip_stages_json(const PointResult& r)
       const std::string band = key.substr(0, dot), rest = key.substr(dot + 1);
       if (rest == "round_trips")
         continue;
+      if (rest.starts_with("cause_in.")) { // "cause_in.<NN>.<name>"
+        cause_in[rest.substr(12)][std::stoi(rest.substr(9, 2))][band] += v * it.at(band + ".round_trips");
+        continue;
+      }
+      if (rest.starts_with("cause.") || rest.starts_with("cause_share.")) {
+        const bool share = rest.starts_with("cause_share.");
+        (share ? cause_share : cause_us)[rest.substr(rest.find('.') + 1)][band] += v * it.at(band + ".round_trips");
+        continue;
+      }
       Stage& s = stages[std::stoi(rest.substr(0, 2))];
       s.name = rest.substr(3);
       s.sum[band] += v * it.at(band + ".round_trips");
@@ -106,6 +119,32 @@ nlohmann::ordered_json round_trip_stages_json(const PointResult& r)
     list.push_back(std::move(one));
   }
   out["stages"] = std::move(list);
+  if (!cause_us.empty()) {
+    json causes = json::array();
+    for (const auto& [name, by_band] : cause_us) {
+      json one = json{{"cause", name}};
+      for (const RttStageBand& b : kRttStageBands) {
+        const auto f = by_band.find(b.name);
+        const bool any = f != by_band.end() && trips[b.name] > 0;
+        one[std::string(b.name) + "_us"] = any ? json(f->second / trips[b.name]) : json(nullptr);
+        one[std::string(b.name) + "_share"] = any ? json(cause_share[name][b.name] / trips[b.name]) : json(nullptr);
+      }
+      // Where it landed: per stage (by its name), us per round trip of each band.
+      json in = json::array();
+      for (const auto& [place, by] : cause_in[name]) {
+        json st = json{{"stage", stages.count(place) ? stages[place].name : std::to_string(place)}};
+        for (const RttStageBand& b : kRttStageBands) {
+          const auto f = by.find(b.name);
+          st[std::string(b.name) + "_us"] =
+              f != by.end() && trips[b.name] > 0 ? json(f->second / trips[b.name]) : json(0.0);
+        }
+        in.push_back(std::move(st));
+      }
+      one["stages"] = std::move(in);
+      causes.push_back(std::move(one));
+    }
+    out["causes"] = std::move(causes);
+  }
   out["iterations"] = std::move(iterations);
   return out;
 }

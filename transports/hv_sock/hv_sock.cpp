@@ -263,6 +263,7 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
       s.round_trips->trace_as(trace, ch.index, (r.g2h ? ch.guest : ch.host)->name());
   } else
     s.run_length = monitor.get();
+  set_up_cpu_noise(r.world, s.k, s.seed, s.iteration, s.round_trips);
 
   r.world.run();
   const bool whole = !(monitor && monitor->ended_early());

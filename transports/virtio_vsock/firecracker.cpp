@@ -248,7 +248,7 @@ Task<> FcVmm::body()
       if (co_await wait()) {
         // The scheduler's latency, then the switch to the thread (its CPU
         // time, as every woken thread's here).
-        co_await sleep(lat_(k.host_wakeup_latency));
+        co_await sleep(lat_(k.host_wakeup_latency) + idle_exit(cpu(), now(), s_.round_trips));
         charge(k.guest_context_switch, Cat::Sys);
         s_.n.worker_wakeups.add();
       }
@@ -501,7 +501,11 @@ protected:
 
 private:
   static constexpr int kMultisend = 10; // iperf_send(): write()s per select()
-  Waiter waiter() { return Waiter{*this, lat_, s_.k.host_wakeup_latency, s_.k.guest_context_switch}; }
+  Waiter waiter()
+  {
+    return Waiter{*this,   lat_,          s_.k.host_wakeup_latency, s_.k.guest_context_switch, 0, 0, nullptr,
+                  nullptr, s_.round_trips};
+  }
   // select() until `ready` holds (unix_poll).
   template <class F> Task<> select_until(F ready)
   {

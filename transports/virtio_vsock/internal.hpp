@@ -436,6 +436,7 @@ struct Shared {
   Counters n;
   RunLength* run_length = nullptr;         // sim.run_length: auto (told of every byte the readers get)
   RoundTrips* round_trips = nullptr;       // round-trip patterns: told of every response completed
+  int cause_rx_refill = -1;                // round_trips' cause: the guest's batched rx refill
   std::vector<models::HaltPoll> halt_poll; // KVM's halt polling of each guest vCPU, by vCPU (Cpu::index())
   // direction bidirectional: the connections run together, as iperf3
   // clients do for a fixed time; once the first is done, every other ends
@@ -597,6 +598,8 @@ struct Waiter {
   // Told when the thread blocks and when it runs again: a kworker's pool
   // (schedule()'s workqueue hooks); nullptr for other threads.
   SleepHooks* hooks = nullptr;
+  // On the host: the round trips a host core's idle exit is noted in (or nullptr).
+  RoundTrips* round_trips = nullptr;
 };
 // Per-iteration variability: every host CPU cost (virtio_host_*, in cycles
 // of CPU; not the latencies) scaled by one factor drawn from the iteration's
@@ -917,7 +920,9 @@ protected:
                   sc_.context_switch,
                   sc_.halted_wakeup,
                   sc_.poll_wakeup,
-                  &sk_ == &c_.guest ? &s_ : nullptr};
+                  &sk_ == &c_.guest ? &s_ : nullptr,
+                  nullptr,
+                  s_.round_trips};
   }
 
   Task<> body() override;

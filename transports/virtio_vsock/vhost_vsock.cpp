@@ -17,7 +17,8 @@ Task<> Vhost::body()
     // eventfd or vhost_work_queue) takes the scheduler's latency.
     co_await settle(); // the IPI of a wake-up its last work made
     if (co_await wait()) {
-      co_await sleep(lat_(k.host_wakeup_latency));
+      // ... after the exit from the idle state its core's governor chose.
+      co_await sleep(lat_(k.host_wakeup_latency) + idle_exit(cpu(), now(), s_.round_trips));
       s_.n.worker_wakeups.add();
     }
     // vhost_worker(): the work list in the order it was queued; an item
@@ -55,7 +56,9 @@ Task<> Vhost::deliver_to_host(const Pkt& p)
   Conn& c = s_.conns[static_cast<std::size_t>(p.conn)];
   Sock& sk = c.host;
   sk.space_update(p);
-  co_await lock_sock(Waiter{*this, lat_, s_.k.host_wakeup_latency, s_.k.guest_context_switch}, sk);
+  co_await lock_sock(
+      Waiter{*this, lat_, s_.k.host_wakeup_latency, s_.k.guest_context_switch, 0, 0, nullptr, nullptr, s_.round_trips},
+      sk);
   if (p.op == Op::CreditUpdate) {
     credit_update_received(*this, c, sk);
     charge(s_.k.virtio_host_free, Cat::Sys);

@@ -381,7 +381,12 @@ Task<> Kworker::rx_fill()
   const std::uint32_t added = add_rx_buffers(s_, now());
   const PktAllocs a = pkt_allocs(s_.kn, s_.kn.rx_buf_size); // per buffer: virtio_vsock_alloc_skb (6.3)
   count_allocs(s_.n, a, added);
-  co_await run(added * (guest_allocs(k, a) + k.virtio_guest_vq_add), Cat::Sys);
+  const double cycles = added * (guest_allocs(k, a) + k.virtio_guest_vq_add);
+  co_await run(cycles, Cat::Sys);
+  // A batched refill is a cause of the round trip in flight when it ends:
+  // the one whose packet waits for it on this vCPU (RoundTrips::note).
+  if (s_.round_trips && added > 0)
+    s_.round_trips->note(s_.cause_rx_refill, now(), cycles);
   if (s_.rxq->kick_prepare())
     co_await notify_vhost(*this, s_, lat_, kRx);
 }

@@ -34,7 +34,10 @@ Task<> woken(Waiter w, bool forget_others)
     // window its thread was scheduled out (kvm_vcpu_block) and must be
     // brought back (kvm_vcpu_kick, the host scheduler, C-state exit, VM
     // entry) before the woken thread runs: halted_wakeup more.
-    const Cpu& cpu = w.t.cpu();
+    // An idle host CPU, or a halted vCPU's core once KVM has stopped
+    // polling, is in the idle state the host's governor chose for it: its
+    // exit latency comes first (idle_exit).
+    Cpu& cpu = w.t.cpu();
     const Time t = w.t.now();
     const bool halted = cpu.holder() == nullptr && !cpu.kept_by() && cpu.irq_start(t) == t;
     double extra = 0;
@@ -44,8 +47,9 @@ Task<> woken(Waiter w, bool forget_others)
         Shared& s = *w.shared;
         const bool polled = s.halt_poll.at(static_cast<std::size_t>(cpu.index())).wake(t - cpu.idle_since());
         (polled ? s.n.halt_polls_caught : s.n.halt_polls_missed).add();
-        if (polled)
-          extra = w.poll_wakeup;
+        extra = polled ? w.poll_wakeup : extra + idle_exit(cpu, t, s.round_trips);
+      } else if (cpu.side() == Side::Host) {
+        extra += idle_exit(cpu, t, w.round_trips);
       }
     }
     co_await w.t.sleep(w.lat(w.wakeup_latency + extra));

@@ -536,6 +536,9 @@ Metrics simulate(const Params& p, std::uint32_t iteration, Trace* trace)
       s.round_trips->trace_as(trace, static_cast<int>(i), r.writers.at(i)->name());
   } else
     s.run_length = monitor.get();
+  set_up_cpu_noise(r.world, s.k, s.seed, s.iteration, s.round_trips);
+  if (s.round_trips)
+    s.cause_rx_refill = s.round_trips->add_cause("guest rx refill");
 
   r.world.run();
   const bool whole = !(monitor && monitor->ended_early());
