@@ -57,6 +57,18 @@ void Cpu::add_tick(Tick t)
   if (ticks_.size() == kMaxTicks)
     throw std::logic_error("Cpu " + name_ + ": more tick grids than kMaxTicks");
   ticks_.push_back(t);
+  next_tick_[ticks_.size() - 1] = std::numeric_limits<Time>::quiet_NaN(); // none found yet
+}
+
+Time Cpu::next_tick(std::size_t g, Time t) const
+{
+  // The grid point at or after t: the last one found, when t is within the
+  // period before it (starts come mostly in time order), else computed.
+  const Tick& k = ticks_[g];
+  Time& cached = next_tick_[g];
+  if (!(t <= cached && t > cached - k.period))
+    cached = k.phase + std::ceil((t - k.phase) / k.period) * k.period;
+  return cached;
 }
 
 Cpu::Walk Cpu::walk(Time start, double cycles, Time until) const
@@ -67,7 +79,19 @@ Cpu::Walk Cpu::walk(Time start, double cycles, Time until) const
   // Each grid's first tick at or after the start.
   std::array<Time, kMaxTicks> next{};
   for (std::size_t g = 0; g < ticks_.size(); ++g)
-    next[g] = ticks_[g].phase + std::ceil((start - ticks_[g].phase) / ticks_[g].period) * ticks_[g].period;
+    next[g] = next_tick(g, start);
+  // Work that ends before the next tick and interrupt, the common case.
+  if (irqs_.empty() || irqs_.back().second <= start) {
+    Time first = kNever;
+    for (std::size_t g = 0; g < ticks_.size(); ++g)
+      first = std::min(first, next[g]);
+    const Time stop = std::min(start + cycles, until);
+    if (first >= stop) {
+      out.t = stop;
+      out.done = stop - start;
+      return out;
+    }
+  }
   auto it = irqs_.begin();
   for (;;) {
     while (it != irqs_.end() && it->second <= t)

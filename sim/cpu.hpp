@@ -170,6 +170,8 @@ private:
     std::array<int, kMaxTicks> ticks;
   };
   Walk walk(Time start, double cycles, Time until) const;
+  // Grid g's first tick at or after t.
+  Time next_tick(std::size_t g, Time t) const;
 
   int index_;
   Side side_;
@@ -184,6 +186,7 @@ private:
   std::deque<SimThread*> queue_;
   std::deque<std::pair<Time, Time>> irqs_; // [start, end), in time order
   std::vector<Tick> ticks_;
+  mutable std::array<Time, kMaxTicks> next_tick_{}; // next_tick's last answer per grid
   std::function<void(int, double, Time)> on_tick_;
   std::uint64_t ticks_taken_ = 0;
   std::vector<IdleState> idle_states_;

@@ -14,7 +14,10 @@
 using namespace vsim;
 
 namespace {
-std::array<int, Cpu::kMaxTicks> none() { return {}; }
+std::array<int, Cpu::kMaxTicks> none()
+{
+  return {};
+}
 } // namespace
 
 TEST_CASE("a tick stretches the thread work it lands in, on its grid, and an idle CPU has none", "[sim][cpu][tick]")

@@ -243,6 +243,15 @@ TEST_CASE("a virtio round trip notes the ticks and idle exits that land in it, a
   const auto r = test::run_all(ex);
   REQUIRE(r.at(0).failed.empty());
   const nlohmann::json doc = nlohmann::json::parse(to_json(ex, r, make_manifest(ex, "test")).dump());
+  // The percentiles in order, with the tail the mechanisms spread.
+  const double p1 = test::figure(r[0], "rtt_p1_us"), p50 = test::figure(r[0], "rtt_p50_us"),
+               p90 = test::figure(r[0], "rtt_p90_us"), p99 = test::figure(r[0], "rtt_p99_us"),
+               p999 = test::figure(r[0], "rtt_p999_us");
+  CHECK(p1 <= p50);
+  CHECK(p50 <= p90);
+  CHECK(p90 <= p99);
+  CHECK(p99 <= p999);
+  CHECK(p99 > 1.5 * p50); // the refill's wait
   const nlohmann::json& st = doc["points"][0]["round_trip_stages"];
   REQUIRE(st.contains("causes"));
   std::map<std::string, nlohmann::json> causes;
