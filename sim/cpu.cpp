@@ -112,7 +112,11 @@ Cpu::Walk Cpu::walk(Time start, double cycles, Time until) const
         tick_at = at;
         grid = g;
       }
-    const Time p = std::min(irq_at, tick_at);
+    // A tick runs whole, not across an interrupt (the CPU is busy once,
+    // not twice): an interrupt that would start before the tick's handler
+    // ends goes first, and the tick after it.
+    const bool tick_first = tick_at < irq_at && !(irq_at < tick_at + ticks_[grid].cycles);
+    const Time p = tick_first ? tick_at : irq_at;
     // Runs until the next preemption, the work's end or `until`.
     const Time stop = std::min(t + (cycles - done), until);
     if (p >= stop) {
@@ -121,7 +125,7 @@ Cpu::Walk Cpu::walk(Time start, double cycles, Time until) const
       return out;
     }
     done += p - t;
-    if (irq_at <= tick_at) {
+    if (!tick_first) {
       t = it->second; // preempted until the interrupt ends
       ++it;
     } else {
