@@ -166,3 +166,21 @@ TEST_CASE("round trips note the causes that land in them, by stage, and band the
   CHECK_THROWS_AS(rt.note(7, t, 1), std::logic_error);
   CHECK_THROWS_AS(rt.add_cause("late"), std::logic_error); // round trips have completed
 }
+
+TEST_CASE("a tick never overlaps an interrupt: one starting inside the tick's handler goes first", "[sim][cpu][tick]")
+{
+  // Found by the model fuzzer: a vCPU busy longer than the run, a tick's
+  // handler and an interrupt counted over the same cycles.
+  Cpu cpu(0, Side::Guest, "vcpu0");
+  cpu.add_tick(Cpu::Tick{1000, 500, 100, Cat::Irq});
+  int worker = 0;
+  cpu.set_holder(reinterpret_cast<SimThread*>(&worker));
+  cpu.work_started(0);
+  cpu.add_irq(0, 550, 50, Cat::Irq); // [550, 600): inside the tick's [500, 600)
+  std::array<int, Cpu::kMaxTicks> ticks = none();
+  // 700 cycles of work: [0, 550) runs, the interrupt to 600, the tick to
+  // 700, the last 150 to 850: 700 + 50 + 100, no cycle twice.
+  CHECK(cpu.finish_time(0, 700, &ticks) == 850);
+  CHECK(ticks[0] == 1);
+  CHECK(cpu.work_done(0, 850) == 700);
+}
