@@ -156,7 +156,7 @@ double Cpu::work_done(Time start, Time until) const
   return walk(start, kNever, until).done;
 }
 
-void Cpu::account_ticks(const std::array<int, kMaxTicks>& ticks, Time end)
+void Cpu::account_ticks(const std::array<int, kMaxTicks>& ticks)
 {
   for (std::size_t g = 0; g < ticks_.size(); ++g) {
     if (ticks[g] <= 0)
@@ -166,7 +166,7 @@ void Cpu::account_ticks(const std::array<int, kMaxTicks>& ticks, Time end)
     irq_time_[ticks_[g].cat] += c;
     ticks_taken_ += static_cast<std::uint64_t>(ticks[g]);
     if (on_tick_)
-      on_tick_(static_cast<int>(g), c, end);
+      on_tick_(static_cast<int>(g), c);
   }
 }
 
@@ -205,8 +205,8 @@ int Cpu::select_idle_state(Time idle_start, double* predicted) const
   }
   // The next timer: the next tick of the grids (with the tick running).
   double next_timer = kNever;
-  for (const Tick& k : ticks_)
-    next_timer = std::min(next_timer, k.phase + std::ceil((idle_start - k.phase) / k.period) * k.period - idle_start);
+  for (std::size_t g = 0; g < ticks_.size(); ++g)
+    next_timer = std::min(next_timer, next_tick(g, idle_start) - idle_start);
   // Without a typical interval menu scales the next timer by its learned
   // correction factor (the measured idle time over the timer's, a running
   // average per bucket): with no timer modelled nearer, that is the mean
@@ -232,7 +232,7 @@ int Cpu::select_idle_state(Time idle_start, double* predicted) const
 
 double Cpu::wake_from_idle(Time now)
 {
-  if (idle_states_.empty() || holder_ || kept_by_ || irq_start(now) != now)
+  if (idle_states_.empty() || !idle_at(now))
     return 0;
   const Time since = idle_since();
   const int s = select_idle_state(since);

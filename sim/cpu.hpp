@@ -88,8 +88,8 @@ public:
   static constexpr int kMaxTicks = 2;
   void add_tick(Tick t);
   // Told of each tick that lands in thread work (its grid's index, its
-  // cycles, when the work it stretched ended): RoundTrips::note.
-  void on_tick(std::function<void(int grid, double cycles, Time end)> f) { on_tick_ = std::move(f); }
+  // cycles), as the work it stretched ends: RoundTrips::note.
+  void on_tick(std::function<void(int grid, double cycles)> f) { on_tick_ = std::move(f); }
 
   // --- idle states --------------------------------------------------------
   // The host core's idle states (drivers/idle/intel_idle.c tables: each an
@@ -131,9 +131,9 @@ public:
   // kept); for earlier work, whose interrupts may be forgotten, it is at
   // least the work's own cycles once that work has ended.
   double work_done(Time start, Time until) const;
-  // Thread work stretched by ticks[g] ticks of grid g has ended at `end`:
+  // Thread work stretched by ticks[g] ticks of grid g has ended (now):
   // their time is the CPU's (interrupt context), and on_tick's.
-  void account_ticks(const std::array<int, kMaxTicks>& ticks, Time end);
+  void account_ticks(const std::array<int, kMaxTicks>& ticks);
   // How many ticks have landed in thread work so far.
   std::uint64_t ticks_taken() const { return ticks_taken_; }
 
@@ -160,6 +160,9 @@ public:
   // With no holder: since when the CPU has run nothing, neither thread
   // work nor interrupts (as far as the interrupts registered so far go).
   Time idle_since() const { return free_since_ > irq_busy_until_ ? free_since_ : irq_busy_until_; }
+  // Nothing runs on the CPU at t: no thread holds or keeps it and no
+  // interrupt is running (a vCPU halted, a host core idle).
+  bool idle_at(Time t) const { return holder_ == nullptr && !kept_by_ && irq_start(t) == t; }
 
 private:
   // Walks thread work from `start` through the interrupts and ticks until
@@ -187,7 +190,7 @@ private:
   std::deque<std::pair<Time, Time>> irqs_; // [start, end), in time order
   std::vector<Tick> ticks_;
   mutable std::array<Time, kMaxTicks> next_tick_{}; // next_tick's last answer per grid
-  std::function<void(int, double, Time)> on_tick_;
+  std::function<void(int, double)> on_tick_;
   std::uint64_t ticks_taken_ = 0;
   std::vector<IdleState> idle_states_;
   double us_cycles_ = 0;

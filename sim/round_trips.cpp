@@ -26,10 +26,9 @@ int RoundTrips::stage_id(const std::string& name) const
 
 int RoundTrips::add_cause(const std::string& name)
 {
-  for (const auto& [c, s] : conns_)
-    if (s.in_flight)
-      throw std::logic_error("invariant violated: RoundTrips::add_cause after round trips began");
-  if (rtt_us_.count())
+  const bool began = rtt_us_.count() > 0 ||
+                     std::any_of(conns_.begin(), conns_.end(), [](const auto& c) { return c.second.in_flight > 0; });
+  if (began)
     throw std::logic_error("invariant violated: RoundTrips::add_cause after round trips began");
   if (std::find(causes_.begin(), causes_.end(), name) != causes_.end())
     throw std::logic_error("invariant violated: round-trip cause '" + name + "' added twice");
@@ -37,12 +36,11 @@ int RoundTrips::add_cause(const std::string& name)
   return static_cast<int>(causes_.size()) - 1;
 }
 
-void RoundTrips::note(int cause, Time now, double cycles)
+void RoundTrips::note(int cause, double cycles)
 {
   if (cause < 0 || cause >= static_cast<int>(causes_.size()) || cycles < 0)
     throw std::logic_error(
         fmt::format("invariant violated: round-trip cause {} noted out of range ({} cycles)", cause, cycles));
-  (void)now;
   for (auto& [c, s] : conns_)
     if (s.alone && s.in_flight == 1)
       s.causes[static_cast<std::size_t>(s.stage) * causes_.size() + static_cast<std::size_t>(cause)] += cycles;

@@ -63,10 +63,10 @@ public:
   // the first begin(); a cause's id for note() is its position.
   int add_cause(const std::string& name);
   const std::vector<std::string>& causes() const { return causes_; }
-  // Cause `cause` took `cycles` at `now` (the engine's time): it lands in
-  // every attributed round trip in flight then (with one connection, the
-  // round trip whose path the CPUs are on).
-  void note(int cause, Time now, double cycles);
+  // Cause `cause` took `cycles`, noted now (the engine's time): it lands in
+  // every attributed round trip in flight, in its current stage (with one
+  // connection, the round trip whose path the CPUs are on).
+  void note(int cause, double cycles);
 
   // Connection conn's initiator calls send() for a request at `now`.
   void begin(int conn, Time now);

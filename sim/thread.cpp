@@ -248,7 +248,7 @@ bool SimThread::start_work(bool running)
   // If nothing else happens before its end, no interrupt can stretch it
   // (interrupts come from events): the thread goes on at once.
   if (running && world_->take_directly(end, *this)) {
-    cpu_->account_ticks(ticks, end);
+    cpu_->account_ticks(ticks);
     if (trace_) [[unlikely]]
       trace_work(end);
     pending_ = Pending::None;
@@ -333,7 +333,7 @@ void SimThread::on_event(std::uint64_t gen)
       schedule(end);
       return;
     }
-    cpu_->account_ticks(ticks, end);
+    cpu_->account_ticks(ticks);
     if (trace_) [[unlikely]]
       trace_work(end);
     if (SimThread* next = cpu_->next(end))

@@ -18,6 +18,19 @@ std::array<int, Cpu::kMaxTicks> none()
 {
   return {};
 }
+
+// 1000 cycles of a thread's work on `cpu` from t, then `idle` cycles with
+// nothing on it, ended by a wake-up: the idle state's exit latency; t moves
+// to the wake-up.
+double work_then_idle(Cpu& cpu, Time& t, double idle)
+{
+  int w = 0; // only the pointer is kept
+  cpu.set_holder(reinterpret_cast<SimThread*>(&w));
+  cpu.work_started(t);
+  cpu.next(t + 1000); // the work ends: free from t + 1000
+  t += 1000 + idle;
+  return cpu.wake_from_idle(t);
+}
 } // namespace
 
 TEST_CASE("a tick stretches the thread work it lands in, on its grid, and an idle CPU has none", "[sim][cpu][tick]")
@@ -42,7 +55,7 @@ TEST_CASE("a tick stretches the thread work it lands in, on its grid, and an idl
   CHECK(cpu.work_done(100, 3100) == 1000);
   // NO_HZ_IDLE: a CPU with no work between two pieces took no tick; the
   // ticks are accounted (irq time) once the work they stretched ends.
-  cpu.account_ticks({1, 0}, 3100);
+  cpu.account_ticks({1, 0}); // as the work ends, at 3100
   CHECK(cpu.time()[Cat::Irq] == 2000);
   CHECK(cpu.irq_time()[Cat::Irq] == 2000);
   CHECK(cpu.ticks_taken() == 1);
@@ -84,14 +97,7 @@ TEST_CASE("the menu governor picks the deepest state the typical idle period all
   // C1E needs 20 us of residency, so C1.
   Time t = 0;
   for (int i = 0; i < 8; ++i) {
-    // idle from t to t + 15000 (no work: idle_since is the last free time, 0
-    // here, so drive it with a holder's work in between)
-    int w = 0;
-    cpu.set_holder(reinterpret_cast<SimThread*>(&w));
-    cpu.work_started(t);
-    cpu.next(t + 1000); // the work ends: free from t + 1000
-    t += 1000 + 15000;
-    const double exit = cpu.wake_from_idle(t);
+    const double exit = work_then_idle(cpu, t, 15000);
     INFO(i);
     // the choice is made from the periods before this one
     CHECK((i == 0 ? exit == 85000 : exit <= 10000));
@@ -99,14 +105,8 @@ TEST_CASE("the menu governor picks the deepest state the typical idle period all
   CHECK(cpu.select_idle_state(t, &predicted) == 0);
   CHECK(predicted == 15000);
   // Periods of 40 us: C1E (residency 20, exit 10 <= 40).
-  for (int i = 0; i < 8; ++i) {
-    int w = 0;
-    cpu.set_holder(reinterpret_cast<SimThread*>(&w));
-    cpu.work_started(t);
-    cpu.next(t + 1000);
-    t += 1000 + 40000;
-    cpu.wake_from_idle(t);
-  }
+  for (int i = 0; i < 8; ++i)
+    work_then_idle(cpu, t, 40000);
   CHECK(cpu.select_idle_state(t, &predicted) == 1);
   CHECK(predicted == 40000);
   // A spread history with no typical interval (15, 1000, 15, 1000, 15,
@@ -114,14 +114,8 @@ TEST_CASE("the menu governor picks the deepest state the typical idle period all
   // too few to drop more): the mean, 568.125 us (what menu's correction
   // factor learns), picks C6.
   const double spread[] = {15000, 1e6, 15000, 1e6, 15000, 1e6, 500000, 1e6};
-  for (double d : spread) {
-    int w = 0;
-    cpu.set_holder(reinterpret_cast<SimThread*>(&w));
-    cpu.work_started(t);
-    cpu.next(t + 1000);
-    t += 1000 + d;
-    cpu.wake_from_idle(t);
-  }
+  for (double d : spread)
+    work_then_idle(cpu, t, d);
   CHECK(cpu.select_idle_state(t, &predicted) == 2);
   CHECK(predicted == 568125);
   CHECK(cpu.idle_exits() == 24);
@@ -147,14 +141,14 @@ TEST_CASE("round trips note the causes that land in them, by stage, and band the
     const bool slow = i >= 98;
     rt.begin(0, t);
     if (slow)
-      rt.note(idle, t + 500, 1000);
+      rt.note(idle, 1000); // in "out"
     rt.stamp(0, 1, t + 4000);
     if (slow)
-      rt.note(tick, t + 6000, 3000);
+      rt.note(tick, 3000); // in "back"
     rt.completed(0, t, t + (slow ? 20000 : 10000));
     t += 50000;
   }
-  rt.note(tick, t, 5000); // nothing in flight: lands in no round trip
+  rt.note(tick, 5000); // nothing in flight: lands in no round trip
   const RoundTrips::Band med = rt.band(0.45, 0.55), tail = rt.band(0.99, 1.0);
   CHECK(med.cause_us == std::vector<double>{0.0, 0.0});
   CHECK(med.cause_share == std::vector<double>{0.0, 0.0});
@@ -163,7 +157,7 @@ TEST_CASE("round trips note the causes that land in them, by stage, and band the
   CHECK(tail.cause_share == std::vector<double>{1.0, 1.0});
   // by stage: stage * causes + cause
   CHECK(tail.cause_stage_us == std::vector<double>{0.0, 1.0, 3.0, 0.0});
-  CHECK_THROWS_AS(rt.note(7, t, 1), std::logic_error);
+  CHECK_THROWS_AS(rt.note(7, 1), std::logic_error);
   CHECK_THROWS_AS(rt.add_cause("late"), std::logic_error); // round trips have completed
 }
 

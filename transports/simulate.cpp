@@ -157,9 +157,7 @@ void set_up_cpu_noise(World& w, const SharedCosts& k, std::uint64_t seed, std::u
       causes.push_back(kCauseHostTick);
     }
     if (rt && !causes.empty())
-      c->on_tick([rt, causes](int g, double cycles, Time end) {
-        rt->note(causes.at(static_cast<std::size_t>(g)), end, cycles);
-      });
+      c->on_tick([rt, causes](int g, double cycles) { rt->note(causes.at(static_cast<std::size_t>(g)), cycles); });
     if (!states.empty())
       c->set_idle_states(states, k.clock_ghz * 1e3);
   }
@@ -169,7 +167,7 @@ double idle_exit(Cpu& cpu, Time now, RoundTrips* rt)
 {
   const double exit = cpu.wake_from_idle(now);
   if (rt && exit > 0)
-    rt->note(kCauseIdleExit, now, exit);
+    rt->note(kCauseIdleExit, exit);
   return exit;
 }
 

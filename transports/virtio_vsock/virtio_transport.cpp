@@ -386,7 +386,7 @@ Task<> Kworker::rx_fill()
   // A batched refill is a cause of the round trip in flight when it ends:
   // the one whose packet waits for it on this vCPU (RoundTrips::note).
   if (s_.round_trips && added > 0)
-    s_.round_trips->note(s_.cause_rx_refill, now(), cycles);
+    s_.round_trips->note(s_.cause_rx_refill, cycles);
   if (s_.rxq->kick_prepare())
     co_await notify_vhost(*this, s_, lat_, kRx);
 }
@@ -441,7 +441,7 @@ Task<> GuestIrq::body()
     // true): the halt's polled part is the vCPU thread's CPU time, and the
     // window adapts to the halt's length as after a thread's wake-up
     // (HaltPoll::wake).
-    if (const Cpu& cpu = this->cpu(); cpu.holder() == nullptr && !cpu.kept_by() && cpu.irq_start(now()) == now())
+    if (const Cpu& cpu = this->cpu(); cpu.idle_at(now()))
       s_.halt_poll.at(static_cast<std::size_t>(cpu.index())).wake(now() - cpu.idle_since());
     for (;;) {
       inbox_.take_due(now(), [&](int vector) {

@@ -39,7 +39,7 @@ Task<> woken(Waiter w, bool forget_others)
     // exit latency comes first (idle_exit).
     Cpu& cpu = w.t.cpu();
     const Time t = w.t.now();
-    const bool halted = cpu.holder() == nullptr && !cpu.kept_by() && cpu.irq_start(t) == t;
+    const bool halted = cpu.idle_at(t);
     double extra = 0;
     if (halted) {
       extra = w.halted_wakeup;
