@@ -54,6 +54,12 @@ public:
     irq_time_[c] -= cycles;
   }
   const CpuTime& time() const { return time_; }
+  // Bytes the work modelled on this core brought into its private cache
+  // (copies' sources and destinations, zeroing), in order: a later reader of
+  // a line this core wrote compares what came in since with the cache's
+  // size (models/cache_reuse.hpp).
+  void fill_cache(double bytes) { cache_fills_ += static_cast<std::uint64_t>(bytes); }
+  std::uint64_t cache_fills() const { return cache_fills_; }
   // The part of time() that interrupt work registered with add_irq took
   // (the interrupt context's CPU time: it charges no thread).
   const CpuTime& irq_time() const { return irq_time_; }
@@ -197,6 +203,7 @@ private:
   std::array<double, 8> idle_history_{}; // the last 8 idle periods (cycles), a ring
   std::size_t idle_next_ = 0;
   std::uint64_t idle_exits_ = 0;
+  std::uint64_t cache_fills_ = 0;
 };
 
 } // namespace vsim

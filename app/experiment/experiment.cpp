@@ -522,8 +522,21 @@ private:
       }
     }
     const PlatformProfile* profile = find_profile(p.text("platform"));
-    if (profile->transport == transport)
+    if (profile->transport == transport) {
+      // The L2 modelled needs the rate of a copy out of the L3 (models/cache_reuse.hpp).
+      if (p.has("costs.virtio_l2_bytes") && p.number("costs.virtio_l2_bytes") > 0 &&
+          (!p.has("costs.virtio_l3_copy_bytes_per_cycle") || p.number("costs.virtio_l3_copy_bytes_per_cycle") <= 0)) {
+        const std::string key =
+            given.count("costs.virtio_l2_bytes") ? "costs.virtio_l2_bytes" : "costs.virtio_l3_copy_bytes_per_cycle";
+        fail(with_file(origin_of(given, key)), key,
+             with_allowed(fmt::format("virtio_l2_bytes {:g} models each core's L2, but the platform has no "
+                                      "virtio_l3_copy_bytes_per_cycle: evicted lines would copy at no rate",
+                                      p.number("costs.virtio_l2_bytes")),
+                          "costs.virtio_l3_copy_bytes_per_cycle above 0 with it (4-18 bytes/cycle plausible), or "
+                          "costs.virtio_l2_bytes 0"));
+      }
       return;
+    }
     std::vector<std::string> compatible;
     for (const auto& prof : platform_profiles())
       if (prof.transport == transport)

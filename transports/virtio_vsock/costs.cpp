@@ -688,6 +688,36 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .sources = "[R54], [R55], [R31]",
       },
       {
+          VSIM_COST_NAME(Costs, virtio_l2_bytes),
+          .unit = "bytes",
+          .range = {0, 64 << 20},
+          .doc = "each core's private L2 (its size): a line a core wrote is read out of that L2 by another core "
+                 "until as many bytes have come into it since, then out of the shared L3 at "
+                 "virtio_l3_copy_bytes_per_cycle (models/cache_reuse.hpp); 0: not modelled (every copy of another "
+                 "core's data at its copy_remote rate)",
+          .scope = "virtio_vsock,firecracker_vsock",
+          .plausible = {128 << 10, 2 << 20},
+          .basis = "A fact of the CPU: 256 KiB per core on Skylake and Comet Lake desktops, 1 MiB on Skylake-SP and "
+                   "Cascade Lake, 1.25 MiB on Ice Lake-SP, 2 MiB on Sapphire Rapids (Intel's product pages).",
+          .sources = "[R75]",
+          .absent = 0,
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_l3_copy_bytes_per_cycle),
+          .unit = "bytes/cycle",
+          .range = {0, 1e3},
+          .doc = "a copy whose source lines another core wrote and its L2 has since evicted to the shared L3 "
+                 "(virtio_l2_bytes): a reader's copy out of a packet vhost filled long enough ago, vhost's copy of "
+                 "a packet written long enough ago; guest and host alike",
+          .scope = "virtio_vsock",
+          .plausible = {4, 18},
+          .basis = "An L3-resident copy on one core: Skylake client parts sustain about 18 B/cycle of L3 loads, "
+                   "Skylake-SP about 15 (Intel's optimization manual); likwid's single-core L3 copy on a Xeon Gold "
+                   "6148 moved 24.3 GB/s read and written at 2.4 GHz, about 5 B/cycle copied (the mesh's floor).",
+          .sources = "[R57], [R58]",
+          .absent = 0,
+      },
+      {
           VSIM_COST_NAME(Costs, fc_loop_iter),
           .unit = "cycles",
           .range = {0, 1e7},

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "models/cache_reuse.hpp"
 #include "sim/params.hpp"
 #include "transports/costs.hpp"
 
@@ -35,6 +36,9 @@ struct Costs : SharedCosts {
   // A reader's copy out of a received packet, whose data another core wrote
   // (vhost's worker into the guest's rx buffer, or into the host's skb).
   double virtio_guest_rx_copy_bytes_per_cycle, virtio_host_rx_copy_bytes_per_cycle;
+  // Where another core's data are when copied (models/cache_reuse.hpp): each
+  // core's L2 size (0: not modelled) and the rate of a copy out of the L3.
+  double virtio_l2_bytes, virtio_l3_copy_bytes_per_cycle;
   // Firecracker's device (transport firecracker_vsock): the VMM thread's
   // event loop, queue handlers and AF_UNIX syscalls, the host application's
   // AF_UNIX stream, the guest's virtio-mmio interrupt exits.
@@ -60,7 +64,26 @@ struct Costs : SharedCosts {
   {
     return guest_copy_fixed + std::ceil(bytes / virtio_guest_rx_copy_bytes_per_cycle);
   }
+  double guest_rx_copy(double bytes, CopySplit s) const
+  {
+    return guest_copy_fixed + std::ceil(split_cycles(bytes, s, virtio_guest_rx_copy_bytes_per_cycle,
+                                                     guest_copy_bytes_per_cycle, virtio_l3_copy_bytes_per_cycle));
+  }
   double vhost_copy(double bytes) const { return std::ceil(bytes / virtio_host_guest_copy_bytes_per_cycle); }
+  // vhost's copy with its source split by where its lines are (hot: vhost
+  // wrote them itself; l3: evicted from their writer's L2).
+  double vhost_copy(double bytes, CopySplit s) const
+  {
+    return std::ceil(split_cycles(bytes, s, virtio_host_guest_copy_bytes_per_cycle, virtio_host_copy_bytes_per_cycle,
+                                  virtio_l3_copy_bytes_per_cycle));
+  }
+  // The cycles of a copy of `bytes` split as `s`, the rest at `remote`; a
+  // copy with nothing hot or in the L3 takes exactly bytes / remote.
+  static double split_cycles(double bytes, CopySplit s, double remote, double hot, double l3)
+  {
+    const double rest = bytes - s.hot - s.l3;
+    return rest / remote + (s.hot > 0 ? s.hot / hot : 0.0) + (s.l3 > 0 ? s.l3 / l3 : 0.0);
+  }
   // Zeroing `bytes` just allocated (mm/page_alloc.c post_alloc_hook ->
   // kernel_init_pages, mm/slub.c slab_post_alloc_hook: memset of the whole
   // object) on a side whose init_on_alloc flag is `on`.

@@ -77,6 +77,8 @@ struct Counters {
   // (wq_worker_sleeping), and items a kworker found running on another
   // worker and left to it (process_one_work's collision).
   Count kworker_handoffs, work_collisions;
+  // Bytes copied with their source evicted to the L3 (models/cache_reuse.hpp).
+  Count l3_copy_bytes;
   // Guest interrupts: host signals that found their vector already pending
   // (merged in the IRR), interrupts whose handler queued both the rx and the
   // tx work (one shared vector), interrupts that found no new used entry.
@@ -115,6 +117,9 @@ inline const std::vector<CounterMetric<Counters>>& counter_metrics()
       {&Counters::credit_stalls,
        per_MB("credit_stalls", "virtio_vsock: times a writer found zero credit and slept, per MB")},
       {&Counters::reader_sleeps, shared_count("reader_sleeps")},
+      {&Counters::l3_copy_bytes,
+       per_MB("l3_copy_bytes", "virtio_vsock: bytes copied out of the shared L3, their writer's L2 having evicted "
+                               "them (costs.virtio_l2_bytes; vhost's and the readers' copies), per MB")},
       {&Counters::small_pkt_copies,
        per_MB("small_pkt_copies", "virtio_vsock: small packets copied into the previous buffer per MB")},
       {&Counters::rx_buffer_stalls,
@@ -199,6 +204,8 @@ struct Pkt {
   std::uint16_t frags = 0;
   bool zc_notify = false;
   std::uint64_t zc_id = 0;
+  // Who wrote the payload, for the reader's copy (models/cache_reuse.hpp).
+  WriteStamp wrote;
 };
 
 // MSG_ZEROCOPY's chunk: min(VIRTIO_VSOCK_MAX_PKT_BUF_SIZE, MAX_SKB_FRAGS *
@@ -267,6 +274,7 @@ struct Sock : SleepLock {
     std::uint32_t off = 0;
     bool merged = false; // small_pkt_copy: copied into the previous buffer
     bool eom = false;    // SOCK_SEQPACKET: ends a message
+    WriteStamp wrote;    // who wrote the payload the reader copies
   };
   std::deque<Entry> rxq;
   std::uint32_t tail_fill = 0; // bytes in the buffer of the last queued packet
@@ -687,6 +695,22 @@ inline double host_allocs(const Costs& k, PktAllocs a)
   return a.slab * k.virtio_host_alloc + a.page * k.virtio_host_page_alloc + a.pcp * k.virtio_host_page_alloc_pcp +
          k.zero(k.virtio_host_init_on_alloc, static_cast<double>(a.zero_bytes));
 }
+// A write of `len` bytes of payload by `cpu` that brings `fill` bytes into
+// its L2 (Cpu::cache_fills): its stamp, for whoever copies it out later.
+inline WriteStamp note_write(Cpu& cpu, std::uint32_t len, double fill)
+{
+  WriteStamp w{&cpu, cpu.cache_fills(), 0, len};
+  cpu.fill_cache(fill);
+  w.fill1 = cpu.cache_fills();
+  return w;
+}
+// Where the source of a copy of [off, off + n) of a payload stamped `w` is
+// for `reader`, with each core's L2 of `l2` bytes (0: not modelled).
+inline CopySplit where(const WriteStamp& w, const Cpu& reader, double off, double n, double l2)
+{
+  return split_copy(w, &reader, w.cpu ? w.cpu->cache_fills() : 0, off, n, l2);
+}
+
 // The payload a guest rx buffer holds (rx_buf_size), and with sk_buff the
 // room its skb has once kmalloc rounded the head up: the tailroom
 // virtio_transport_recv_enqueue copies small packets into.
@@ -827,10 +851,15 @@ struct StackCosts {
   double copy_fixed, copy_bpc;
   double init_on_alloc, zero_bpc; // the side's init_on_alloc flag, the zeroing rate
   double rx_copy_bpc;             // a reader's copy out of a packet another core wrote
+  double l2_bytes, l3_copy_bpc;   // where another core's data are (models/cache_reuse.hpp)
   // A writer's copy of its own (cache-hot) buffer into a new packet.
   double copy(double bytes) const { return copy_fixed + std::ceil(bytes / copy_bpc); }
-  // A reader's copy out of a received packet (memcpy_to_msg).
-  double rx_copy(double bytes) const { return copy_fixed + std::ceil(bytes / rx_copy_bpc); }
+  // A reader's copy out of a received packet (memcpy_to_msg), its source
+  // split by where its lines are.
+  double rx_copy(double bytes, CopySplit s = {}) const
+  {
+    return copy_fixed + std::ceil(Costs::split_cycles(bytes, s, rx_copy_bpc, copy_bpc, l3_copy_bpc));
+  }
   double allocs(PktAllocs a) const
   {
     return a.slab * alloc + a.page * page_alloc + a.pcp * page_alloc_pcp +
@@ -862,7 +891,9 @@ struct StackCosts {
             k.guest_copy_bytes_per_cycle,
             k.virtio_guest_init_on_alloc,
             k.virtio_zero_bytes_per_cycle,
-            k.virtio_guest_rx_copy_bytes_per_cycle};
+            k.virtio_guest_rx_copy_bytes_per_cycle,
+            k.virtio_l2_bytes,
+            k.virtio_l3_copy_bytes_per_cycle};
   }
   static StackCosts host(const Costs& k, bool iperf3)
   {
@@ -886,7 +917,9 @@ struct StackCosts {
             k.virtio_host_copy_bytes_per_cycle,
             k.virtio_host_init_on_alloc,
             k.virtio_zero_bytes_per_cycle,
-            k.virtio_host_rx_copy_bytes_per_cycle};
+            k.virtio_host_rx_copy_bytes_per_cycle,
+            k.virtio_l2_bytes,
+            k.virtio_l3_copy_bytes_per_cycle};
   }
 };
 

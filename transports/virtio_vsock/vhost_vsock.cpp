@@ -72,7 +72,7 @@ Task<> Vhost::deliver_to_host(const Pkt& p)
   sk.received = p.stream_end;
   if (p.eom)
     ++sk.msg_count; // virtio_transport_recv_enqueue: one more whole message (SOCK_SEQPACKET)
-  sk.rxq.push_back(Sock::Entry{.len = p.len, .eom = p.eom});
+  sk.rxq.push_back(Sock::Entry{.len = p.len, .eom = p.eom, .wrote = p.wrote});
   if (wake_due(sk)) {
     s_.stamp(p, Stage::HostWakeup, now());
     sk.app->wake_at(now());
@@ -106,11 +106,19 @@ Task<> Vhost::handle_tx()
     // vhost_vsock_alloc_pkt(): kzalloc + kmalloc, or (6.3)
     // vhost_vsock_alloc_skb(): a linear skb; header and payload copied in.
     const PktAllocs allocs = pkt_allocs(s_.kn, p.len);
-    co_await run(k.virtio_host_tx_pkt + host_allocs(k, allocs) + k.vhost_copy(p.len), Cat::Sys);
+    // The guest's payload read (models/cache_reuse.hpp) and vhost's skb
+    // written: the source's lines and the block zeroed whole or the
+    // payload's lines come into vhost's L2.
+    const CopySplit sp = where(p.wrote, cpu(), 0, p.len, k.virtio_l2_bytes);
+    Pkt h = p;
+    const double zeroed = k.virtio_host_init_on_alloc > 0 ? static_cast<double>(allocs.zero_bytes) : 0.0;
+    h.wrote = note_write(cpu(), p.len, p.len - sp.hot + std::max(zeroed, static_cast<double>(p.len)));
+    s_.n.l3_copy_bytes.add(static_cast<std::uint64_t>(sp.l3));
+    co_await run(k.virtio_host_tx_pkt + host_allocs(k, allocs) + k.vhost_copy(p.len, sp), Cat::Sys);
     count_allocs(s_.n, allocs);
     if (p.len > 0)
       s_.n.copies.add();
-    co_await deliver_to_host(p);
+    co_await deliver_to_host(h);
     co_await settle();
     vq.push_used(a->head, kHeaderBytes + p.len);
     added = true;
@@ -166,9 +174,14 @@ Task<> Vhost::do_send_pkt()
     b.eom = p.eom && q.off + n == p.len; // vhost clears EOM on all but the last piece
     b.frags = 0; // the guest's buffer holds a copy; the zerocopy state stays with the host's packet
     b.zc_notify = false;
+    // The host's payload read and the guest's buffer written: both come
+    // into vhost's L2 (models/cache_reuse.hpp).
+    const CopySplit sp = where(p.wrote, cpu(), q.off, n, k.virtio_l2_bytes);
+    b.wrote = note_write(cpu(), n, 2.0 * n - sp.hot);
+    s_.n.l3_copy_bytes.add(static_cast<std::uint64_t>(sp.l3));
     s_.slab[a->token] = b;
     const std::uint32_t hdr = header ? (kn.mergeable_rx ? kMrgHeaderBytes : kHeaderBytes) : 0;
-    co_await run(k.virtio_host_rx_buf + k.vhost_copy(n + hdr), Cat::Sys); // copy_to_iter
+    co_await run(k.virtio_host_rx_buf + k.vhost_copy(n + hdr, sp), Cat::Sys); // copy_to_iter
     if (n > 0)
       s_.n.copies.add();
     s_.n.rx_buffers.add();

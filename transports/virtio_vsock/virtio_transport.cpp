@@ -382,6 +382,8 @@ Task<> Kworker::rx_fill()
   const PktAllocs a = pkt_allocs(s_.kn, s_.kn.rx_buf_size); // per buffer: virtio_vsock_alloc_skb (6.3)
   count_allocs(s_.n, a, added);
   const double cycles = added * (guest_allocs(k, a) + k.virtio_guest_vq_add);
+  if (k.virtio_guest_init_on_alloc > 0)
+    cpu().fill_cache(static_cast<double>(added) * static_cast<double>(a.zero_bytes)); // the blocks zeroed
   co_await run(cycles, Cat::Sys);
   // A batched refill is a cause of the round trip in flight when it ends:
   // the one whose packet waits for it on this vCPU (RoundTrips::note).
@@ -527,6 +529,11 @@ Task<> Kworker::process_rx_buffer(std::uint32_t id)
     throw std::logic_error("invariant violated: a continuation rx buffer without its packet's header");
   }
   s_.rx_merging_len += p.len;
+  if (p.cont && p.wrote.cpu == s_.rx_merging.wrote.cpu) {
+    // the packet's payload as one write, from its first buffer's to its last
+    s_.rx_merging.wrote.fill1 = p.wrote.fill1;
+    s_.rx_merging.wrote.len = s_.rx_merging_len;
+  }
   if (!p.more) {
     s_.rx_in_merge = false;
     s_.rx_merging.eom = p.eom; // the packet's last buffer carries its EOM
@@ -569,14 +576,17 @@ Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
     ++sk.msg_count;
   const bool small = kn.small_pkt_copy && len <= kn.small_pkt_max;
   if (small && !sk.rxq.empty() && !sk.rxq.back().eom && sk.tail_cap > 0 && len <= sk.tail_cap - sk.tail_fill) {
-    co_await run(k.guest_rx_copy(len) + k.virtio_guest_free, Cat::Sys); // the rx buffer vhost wrote
+    const CopySplit sp = where(p.wrote, cpu(), 0, len, k.virtio_l2_bytes);
+    const WriteStamp copied = note_write(cpu(), len, 2.0 * len - sp.hot);
+    s_.n.l3_copy_bytes.add(static_cast<std::uint64_t>(sp.l3));
+    co_await run(k.guest_rx_copy(len, sp) + k.virtio_guest_free, Cat::Sys); // the rx buffer vhost wrote
     s_.n.copies.add();
     s_.n.small_pkt_copies.add();
     s_.n.frees.add();
     sk.tail_fill += len;
-    sk.rxq.push_back(Sock::Entry{len, 0, true, p.eom});
+    sk.rxq.push_back(Sock::Entry{len, 0, true, p.eom, copied});
   } else {
-    sk.rxq.push_back(Sock::Entry{len, 0, false, p.eom});
+    sk.rxq.push_back(Sock::Entry{len, 0, false, p.eom, p.wrote});
     sk.tail_fill = len;
     sk.tail_cap = kn.mergeable_rx ? len : rx_buffer_room(kn);
   }

@@ -413,6 +413,9 @@ Task<> AppThread::fill_pkt(Pkt& p, bool zcopy, bool notify)
     cost = sc_.pkt + sc_.allocs(a) + sc_.copy(p.len);
     count_allocs(s_.n, a);
     s_.n.copies.add();
+    // into this core's L2: the block zeroed whole, or the payload's lines
+    const double zeroed = sc_.init_on_alloc > 0 ? static_cast<double>(a.zero_bytes) : 0.0;
+    p.wrote = note_write(cpu(), p.len, std::max(zeroed, static_cast<double>(p.len)));
   }
   if (notify) {
     cost += sc_.alloc;
@@ -485,7 +488,10 @@ Task<std::uint64_t> AppThread::dequeue_stream(std::uint64_t len)
       break;
     Sock::Entry& e = sk_.rxq.front(); // stays put: nobody else touches the queue under the lock
     auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(len - got, e.len - e.off));
-    co_await run((e.merged ? 0 : sc_.dequeue_pkt) + sc_.rx_copy(n), Cat::Sys); // memcpy_to_msg
+    const CopySplit sp = where(e.wrote, cpu(), e.off, n, sc_.l2_bytes);
+    cpu().fill_cache(n - sp.hot); // the source's lines; the user's buffer stays hot
+    s_.n.l3_copy_bytes.add(static_cast<std::uint64_t>(sp.l3));
+    co_await run((e.merged ? 0 : sc_.dequeue_pkt) + sc_.rx_copy(n, sp), Cat::Sys); // memcpy_to_msg
     s_.n.copies.add();
     e.off += n;
     got += n;
@@ -517,7 +523,10 @@ Task<std::uint64_t> AppThread::dequeue_message(std::uint64_t len)
     const Sock::Entry e = sk_.rxq.front();
     sk_.rxq.pop_front();
     const std::uint64_t n = std::min<std::uint64_t>(len - got, e.len - e.off);
-    co_await run((e.merged ? 0 : sc_.dequeue_pkt) + (n > 0 ? sc_.rx_copy(static_cast<double>(n)) : 0.0), Cat::Sys);
+    const CopySplit sp = where(e.wrote, cpu(), e.off, static_cast<double>(n), sc_.l2_bytes);
+    cpu().fill_cache(static_cast<double>(n) - sp.hot);
+    s_.n.l3_copy_bytes.add(static_cast<std::uint64_t>(sp.l3));
+    co_await run((e.merged ? 0 : sc_.dequeue_pkt) + (n > 0 ? sc_.rx_copy(static_cast<double>(n), sp) : 0.0), Cat::Sys);
     if (n > 0)
       s_.n.copies.add();
     got += n;
