@@ -7,6 +7,8 @@
 
 #include "app/experiment/experiment.hpp"
 #include "app/experiment/registry.hpp"
+#include "app/report/explain.hpp"
+#include "app/report/result_json.hpp"
 #include "app/run/runner.hpp"
 #include "models/cache_reuse.hpp"
 #include "sim/cpu.hpp"
@@ -81,20 +83,30 @@ TEST_CASE("a core's fill count adds what came into its cache", "[cache_reuse]")
 // the stream cheaper.
 namespace {
 
-vsim::app::PointResult run_l2(const std::vector<std::string>& sets, bool stream = true)
+vsim::app::Experiment load_l2(const std::vector<std::string>& sets, bool stream = true)
 {
   using namespace vsim::app;
   std::string text = std::string(vsim::testing::kVirtioBase) + "  virtio_l3_copy_bytes_per_cycle: 16\n";
   if (!stream) // round trips count transactions, not bytes
     text.replace(text.find("  total_bytes: 1MB\n"), 19, "");
-  Experiment ex = load_experiment_text(text, "t.yaml", sets, registry());
+  return load_experiment_text(text, "t.yaml", sets, registry());
+}
+
+std::vector<vsim::app::PointResult> run_ex(const vsim::app::Experiment& ex)
+{
+  using namespace vsim::app;
   RunOptions opt;
   opt.jobs = 1;
   opt.progress = false;
   auto r = run_points(ex, simulate_iteration, opt);
   REQUIRE(r.size() == 1);
   REQUIRE(r[0].iterations.size() == 1);
-  return r[0];
+  return r;
+}
+
+vsim::app::PointResult run_l2(const std::vector<std::string>& sets, bool stream = true)
+{
+  return run_ex(load_l2(sets, stream))[0];
 }
 
 double figure(const vsim::app::PointResult& r, const char* name)
@@ -126,4 +138,17 @@ TEST_CASE("a stream copies out of the L3, a ping-pong out of its peer's L2", "[c
                           "workload.message_size=4KiB", "workload.transactions=200"},
                          false);
   CHECK(figure(pp, "l3_copy_bytes_per_MB") == 0);
+}
+
+TEST_CASE("explain says how much was copied out of the L3", "[cache_reuse][explain]")
+{
+  using namespace vsim::app;
+  auto text_of = [](const std::string& l2) {
+    const Experiment ex = load_l2({"costs.virtio_l2_bytes=" + l2, "workload.total_bytes=4MB"});
+    const auto r = run_ex(ex);
+    const nlohmann::json doc = nlohmann::json::parse(to_json(ex, r, make_manifest(ex, "test")).dump());
+    return explain_point(doc["points"][0], 0);
+  };
+  CHECK(text_of("65536").find("copies out of the L3: ") != std::string::npos);
+  CHECK(text_of("0").find("copies out of the L3") == std::string::npos);
 }

@@ -249,6 +249,18 @@ std::string waiting_text(const View& v)
   return wait_lines.empty() ? "" : "  waiting and signalling:\n" + wait_lines;
 }
 
+// Where the copies of another core's data found their lines (virtio-vsock
+// with virtio_l2_bytes: models/cache_reuse.hpp).
+std::string copies_text(const View& v)
+{
+  const double l3 = v.count("l3_copy_bytes_per_MB");
+  if (!(l3 > 0))
+    return "";
+  return fmt::format("  copies out of the L3: {:.0f} bytes per MB of payload (lines their writer's L2 had evicted; "
+                     "the rest of another core's data came out of that core's L2)\n",
+                     l3);
+}
+
 // The occupancy of each ring or queue the point has.
 std::string occupancy_text(const View& v)
 {
@@ -654,7 +666,7 @@ std::string explain_point(const json& point, std::size_t position, const json* p
   if (!std::isnan(v.get("rtt_p50_us")))
     return out + round_trip_text(v, p, point) + tail_fit_text(p, profile) + ensemble_explain_text(point, p);
   const Graph g(p);
-  out += stages_text(threads, g) + waiting_text(v) + occupancy_text(v);
+  out += stages_text(threads, g) + waiting_text(v) + copies_text(v) + occupancy_text(v);
   double ratio = kNaN;
   if (!g.bound)
     out += "  bound: not computed (" + g.error + ")\n";
