@@ -128,14 +128,14 @@ TEST_CASE("a stream copies out of the L3, a ping-pong out of its peer's L2", "[c
     // and the reader's), a good part of them evicted with a 64 KiB L2.
     CHECK(figure(on, "l3_copy_bytes_per_MB") > 2e5);
     CHECK(figure(on, "l3_copy_bytes_per_MB") <= 2e6 + 1);
-    const double cpu_off = (figure(off, "guest_cpu_percent") + figure(off, "host_cpu_percent")) /
-                           figure(off, "throughput_MBps");
+    const double cpu_off =
+        (figure(off, "guest_cpu_percent") + figure(off, "host_cpu_percent")) / figure(off, "throughput_MBps");
     const double cpu_on =
         (figure(on, "guest_cpu_percent") + figure(on, "host_cpu_percent")) / figure(on, "throughput_MBps");
     CHECK(cpu_on < cpu_off);
   }
-  const auto pp = run_l2({"costs.virtio_l2_bytes=262144", "workload.pattern=ping_pong",
-                          "workload.message_size=4KiB", "workload.transactions=200"},
+  const auto pp = run_l2({"costs.virtio_l2_bytes=262144", "workload.pattern=ping_pong", "workload.message_size=4KiB",
+                          "workload.transactions=200"},
                          false);
   CHECK(figure(pp, "l3_copy_bytes_per_MB") == 0);
 }
