@@ -9,8 +9,8 @@
 #include "app/experiment/registry.hpp"
 #include "app/report/explain.hpp"
 #include "app/report/result_json.hpp"
-#include "app/run/runner.hpp"
 #include "models/cache_reuse.hpp"
+#include "round_trip_support.hpp"
 #include "sim/cpu.hpp"
 #include "transports/simulate.hpp"
 #include "virtio_support.hpp"
@@ -92,27 +92,15 @@ vsim::app::Experiment load_l2(const std::vector<std::string>& sets, bool stream 
   return load_experiment_text(text, "t.yaml", sets, registry());
 }
 
-std::vector<vsim::app::PointResult> run_ex(const vsim::app::Experiment& ex)
-{
-  using namespace vsim::app;
-  RunOptions opt;
-  opt.jobs = 1;
-  opt.progress = false;
-  auto r = run_points(ex, simulate_iteration, opt);
-  REQUIRE(r.size() == 1);
-  REQUIRE(r[0].iterations.size() == 1);
-  return r;
-}
-
 vsim::app::PointResult run_l2(const std::vector<std::string>& sets, bool stream = true)
 {
-  return run_ex(load_l2(sets, stream))[0];
+  const auto r = vsim::test::run_all(load_l2(sets, stream));
+  REQUIRE(r.size() == 1);
+  REQUIRE(r[0].iterations.size() == 1);
+  return r[0];
 }
 
-double figure(const vsim::app::PointResult& r, const char* name)
-{
-  return r.iterations.at(0).at(name);
-}
+using vsim::test::figure;
 
 } // namespace
 
@@ -145,7 +133,7 @@ TEST_CASE("explain says how much was copied out of the L3", "[cache_reuse][expla
   using namespace vsim::app;
   auto text_of = [](const std::string& l2) {
     const Experiment ex = load_l2({"costs.virtio_l2_bytes=" + l2, "workload.total_bytes=4MB"});
-    const auto r = run_ex(ex);
+    const auto r = vsim::test::run_all(ex);
     const nlohmann::json doc = nlohmann::json::parse(to_json(ex, r, make_manifest(ex, "test")).dump());
     return explain_point(doc["points"][0], 0);
   };

@@ -60,19 +60,17 @@ struct Costs : SharedCosts {
 
   // Whole cycles, so that sums of costs stay exact.
   double guest_copy(double bytes) const { return guest_copy_fixed + std::ceil(bytes / guest_copy_bytes_per_cycle); }
-  double guest_rx_copy(double bytes) const
-  {
-    return guest_copy_fixed + std::ceil(bytes / virtio_guest_rx_copy_bytes_per_cycle);
-  }
-  double guest_rx_copy(double bytes, CopySplit s) const
+  // The guest reader's copy, its source split by where its lines are (no
+  // split: all in another core's L2).
+  double guest_rx_copy(double bytes, CopySplit s = {}) const
   {
     return guest_copy_fixed + std::ceil(split_cycles(bytes, s, virtio_guest_rx_copy_bytes_per_cycle,
                                                      guest_copy_bytes_per_cycle, virtio_l3_copy_bytes_per_cycle));
   }
-  double vhost_copy(double bytes) const { return std::ceil(bytes / virtio_host_guest_copy_bytes_per_cycle); }
-  // vhost's copy with its source split by where its lines are (hot: vhost
-  // wrote them itself; l3: evicted from their writer's L2).
-  double vhost_copy(double bytes, CopySplit s) const
+  // vhost's copy, its source split by where its lines are (hot: vhost wrote
+  // them itself; l3: evicted from their writer's L2; no split: all in
+  // another core's L2).
+  double vhost_copy(double bytes, CopySplit s = {}) const
   {
     return std::ceil(split_cycles(bytes, s, virtio_host_guest_copy_bytes_per_cycle, virtio_host_copy_bytes_per_cycle,
                                   virtio_l3_copy_bytes_per_cycle));
