@@ -695,7 +695,7 @@ const std::vector<CostField<Costs>>& Costs::fields()
                  "until as many bytes have come into it since, then out of the shared L3 at "
                  "virtio_l3_copy_bytes_per_cycle (models/cache_reuse.hpp); 0: not modelled (every copy of another "
                  "core's data at its copy_remote rate)",
-          .scope = "virtio_vsock,firecracker_vsock",
+          .scope = "virtio_vsock",
           .plausible = {128 << 10, 2 << 20},
           .basis = "A fact of the CPU: 256 KiB per core on Skylake and Comet Lake desktops, 1 MiB on Skylake-SP and "
                    "Cascade Lake, 1.25 MiB on Ice Lake-SP, 2 MiB on Sapphire Rapids (Intel's product pages).",
