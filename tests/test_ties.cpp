@@ -89,6 +89,14 @@ TEST_CASE("ties: a profile keeps a tie when its members agree inside the situati
   CHECK_FALSE(differ.kept);
   CHECK(differ.why.find("values differ") != std::string::npos);
   CHECK(differ.why.find("virtio_host_rx_copy_bytes_per_cycle 7") != std::string::npos);
+  CHECK(differ.why.find("outside") == std::string::npos); // 7 is inside 2.5 .. 16
+  // Apart and one of them outside the situation's range: both faults named.
+  v["virtio_host_guest_copy_bytes_per_cycle"] = 1.37;
+  const TieState both = state_of(tie_states("virtio_vsock", v), "copy_remote");
+  CHECK_FALSE(both.kept);
+  CHECK(both.why.find("values differ") == 0);
+  CHECK(both.why.find("; virtio_host_guest_copy_bytes_per_cycle outside the situation's range 2.5 .. 16") !=
+        std::string::npos);
   // All equal, below the situation's range (another core's lines: at least
   // 2.5 bytes/cycle): broken too.
   for (const std::string& m : kRemote)
