@@ -97,6 +97,33 @@ TEST_CASE("virtio_vsock presets: every preset sets every knob, and the 6.x knobs
   for (const char* p : {"linux-6.9", "linux-6.12"})
     CHECK(value(p, "virtio_vsock.credit_update") == "threshold_rcvlowat");
   CHECK(value("linux-6.12", "virtio_vsock.tx_fast_path") == "true");
+  // The credit fields under lock_sock from 5.12 (ce7536bc7398): the mainline
+  // releases before it take them first.
+  for (const char* p : {"linux-4.14", "linux-4.19", "linux-5.4", "linux-5.10"})
+    CHECK(value(p, "virtio_vsock.credit_locked") == "false");
+  for (const char* p : {"linux-6.1", "linux-6.2", "linux-6.6", "linux-6.9", "linux-6.12"})
+    CHECK(value(p, "virtio_vsock.credit_locked") == "true");
+}
+
+TEST_CASE("virtio_vsock credit fields under the socket lock (5.12+): a writer inside sendmsg no longer sees a credit "
+          "update the rx work brings meanwhile, so it sleeps for credit more often",
+          "[virtio][6x][credit]")
+{
+  // Guest to host with 256 KiB writes on kvm-2024: the rx work delivers
+  // the host's CREDIT_UPDATEs while the writer is inside sendmsg. Before
+  // 5.12 (credit_locked false) virtio_transport_space_update runs before
+  // lock_sock and the writer's loop takes the new credit at once; after,
+  // the rx work waits for the lock, the writer runs dry and sleeps, and
+  // the update reaches it through sk_write_space.
+  auto with = [](const char* locked) {
+    return run_one({"platform=kvm-2024", "direction=guest_to_host", "workload.message_size=256KiB",
+                    "workload.total_bytes=4MB", "virtio_vsock.preset=linux-6.9",
+                    std::string("virtio_vsock.credit_locked=") + locked});
+  };
+  const Metrics before = with("false");
+  const Metrics after = with("true");
+  CHECK(after.at("credit_stalls_per_MB") > before.at("credit_stalls_per_MB"));
+  CHECK(after.at("credit_updates_per_MB") == before.at("credit_updates_per_MB"));
 }
 
 TEST_CASE("virtio_vsock presets linux-4.14 and linux-5.10 move packets as 4.19 and 5.4 do (issue 52)",

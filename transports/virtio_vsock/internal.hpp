@@ -44,6 +44,7 @@ struct Knobs {
   bool skb;             // packet_type sk_buff (6.3) instead of struct virtio_vsock_pkt
   bool tx_fast_path;    // virtio_transport_send_pkt's fast path (6.12)
   bool pcp_high_order;  // orders <= PAGE_ALLOC_COSTLY_ORDER from the per-CPU lists (5.13)
+  bool credit_locked;   // credit fields taken under lock_sock (ce7536bc7398, 5.12)
   bool shared_irq;      // msix_vectors shared: one MSI-X vector for every virtqueue (vp_find_vqs' fallback)
   bool iperf3;          // workload.app: iperf3's client and server instead of blocking loops
   bool seqpacket;       // workload.socket_type: one message per send() and per recv()

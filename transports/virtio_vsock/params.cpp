@@ -26,7 +26,7 @@ std::string power_of_two(const std::string& text, int least)
 // A kernel after the 2019 throughput series (5.4 onwards): its knobs are
 // 5.4's but for the packet representation and the guest tx fast path.
 Preset since_5_4(std::string name, std::string doc, std::string credit_update, std::string packet_type,
-                 bool tx_fast_path, bool pcp_high_order = true)
+                 bool tx_fast_path, bool pcp_high_order = true, bool credit_locked = true)
 {
   return {std::move(name),
           std::move(doc),
@@ -43,7 +43,8 @@ Preset since_5_4(std::string name, std::string doc, std::string credit_update, s
            {"virtio_vsock.vhost_weight_bytes", "512KiB"},
            {"virtio_vsock.packet_type", std::move(packet_type)},
            {"virtio_vsock.tx_fast_path", tx_fast_path ? "true" : "false"},
-           {"virtio_vsock.pcp_high_order", pcp_high_order ? "true" : "false"}}};
+           {"virtio_vsock.pcp_high_order", pcp_high_order ? "true" : "false"},
+           {"virtio_vsock.credit_locked", credit_locked ? "true" : "false"}}};
 }
 
 // A kernel before the 2019 throughput series (4.14 to 4.19): 4 KiB
@@ -65,7 +66,8 @@ Preset before_5_4(std::string name, std::string doc)
            {"virtio_vsock.vhost_weight_bytes", "0"},
            {"virtio_vsock.packet_type", "virtio_vsock_pkt"},
            {"virtio_vsock.tx_fast_path", "false"},
-           {"virtio_vsock.pcp_high_order", "false"}}};
+           {"virtio_vsock.pcp_high_order", "false"},
+           {"virtio_vsock.credit_locked", "false"}}};
 }
 
 } // namespace
@@ -82,18 +84,19 @@ const std::vector<Preset>& presets()
   // weights, the credit threshold) and add the packet representation
   // (sk_buff: 71dc9ec9ac7d, 6.3) and the guest tx fast path (efcd71af38be,
   // 6.12), and their kernels' page allocator keeps high orders on its per-CPU
-  // lists (44042b449872, 5.13). linux-6.2 and linux-6.9 are the kernels the 2023 sk_buff and the
+  // lists (44042b449872, 5.13) and their recv path takes a packet's credit
+  // fields under the socket lock (ce7536bc7398, 5.12). linux-6.2 and linux-6.9 are the kernels the 2023 sk_buff and the
   // 2024 fast-path series measured their baselines on.
   static const std::vector<Preset> list = {
       before_5_4("linux-4.14", "Linux 4.14 guest and vhost: the data path of 4.19 (4.15's sk_state constants only; "
                                "docs/kernel-notes.md, \"Linux 4.14 and 5.10\")"),
       before_5_4("linux-4.19", "Linux 4.14-4.19 guest and vhost (2018)"),
       since_5_4("linux-5.4", "Linux 5.4 guest and vhost, after the 2019 throughput series", "threshold",
-                "virtio_vsock_pkt", false, false),
+                "virtio_vsock_pkt", false, false, false),
       since_5_4("linux-5.10",
                 "Linux 5.10 guest and vhost: the data path of 5.4 (5.5's multi-transport, MSG_PEEK and buffer-size "
                 "changes move no packet; docs/kernel-notes.md, \"Linux 4.14 and 5.10\")",
-                "threshold", "virtio_vsock_pkt", false, false),
+                "threshold", "virtio_vsock_pkt", false, false, false),
       since_5_4("linux-6.1",
                 "Linux 6.1.0 guest and vhost (struct virtio_vsock_pkt; 6.1.63 backported the sk_buff conversion)",
                 "threshold", "virtio_vsock_pkt", false),
@@ -225,6 +228,16 @@ void declare_params(ParamRegistry& reg)
                    "of queueing the send work; needs packet_type sk_buff")
               .kernel("net/vmw_vsock/virtio_transport.c: virtio_transport_send_pkt, "
                       "virtio_transport_send_skb_fast_path"));
+
+  declare(knob("virtio_vsock.credit_locked")
+              .boolean()
+              .doc("virtio_transport_recv_pkt takes the credit fields of a received packet "
+                   "(virtio_transport_space_update) under the socket lock, as since commit ce7536bc7398 (\"update "
+                   "credit only if socket is not closed\", Linux 5.12, and the stable lines of "
+                   "February 2021): a writer inside sendmsg, which holds the lock, sees a credit update only after it "
+                   "sleeps for credit and the rx work gets the lock; false (the mainline releases before 5.12): "
+                   "they are taken before lock_sock, so a writer inside sendmsg sees them at once")
+              .kernel("net/vmw_vsock/virtio_transport_common.c: virtio_transport_recv_pkt"));
 
   declare(knob("virtio_vsock.pcp_high_order")
               .boolean()

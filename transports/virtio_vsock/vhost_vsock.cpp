@@ -49,16 +49,20 @@ Task<> Vhost::signal_guest(VqKind vq)
 }
 
 // virtio_transport_recv_pkt() on the host, from the worker: the credit
-// fields, then under the host socket's lock (the worker sleeps while an
-// application holds it) data onto the host socket.
+// fields (before the lock, or with credit_locked under it), then under the
+// host socket's lock (the worker sleeps while an application holds it)
+// data onto the host socket.
 Task<> Vhost::deliver_to_host(const Pkt& p)
 {
   Conn& c = s_.conns[static_cast<std::size_t>(p.conn)];
   Sock& sk = c.host;
-  sk.space_update(p);
+  if (!s_.kn.credit_locked)
+    sk.space_update(p);
   co_await lock_sock(
       Waiter{*this, lat_, s_.k.host_wakeup_latency, s_.k.guest_context_switch, 0, 0, nullptr, nullptr, s_.round_trips},
       sk);
+  if (s_.kn.credit_locked)
+    sk.space_update(p);
   if (p.op == Op::CreditUpdate) {
     credit_update_received(*this, c, sk);
     charge(s_.k.virtio_host_free, Cat::Sys);

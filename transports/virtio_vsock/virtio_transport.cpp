@@ -542,9 +542,10 @@ Task<> Kworker::process_rx_buffer(std::uint32_t id)
   }
 }
 
-// virtio_transport_recv_pkt(): the credit fields, then under the socket
-// lock queue data on the socket (or, with small_pkt_copy, copy a small
-// payload into the previous buffer).
+// virtio_transport_recv_pkt(): the credit fields (before the socket lock,
+// or with credit_locked under it), then under the socket lock queue data
+// on the socket (or, with small_pkt_copy, copy a small payload into the
+// previous buffer).
 Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
 {
   const Costs& k = s_.k;
@@ -552,8 +553,11 @@ Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
   Conn& c = s_.conns[static_cast<std::size_t>(p.conn)];
   Sock& sk = c.guest;
   co_await run(k.virtio_guest_rx_pkt, Cat::Sys);
-  sk.space_update(p); // before the lock: a writer inside sendmsg sees it
+  if (!kn.credit_locked)
+    sk.space_update(p); // before the lock: a writer inside sendmsg sees it
   co_await lock_sock(waiter(), sk);
+  if (kn.credit_locked)
+    sk.space_update(p); // 5.12+: only once the writer has let the lock go
   if (p.op == Op::CreditRequest) {
     // virtio_transport_recv_connected() has no case for it (4.14-6.x):
     // -EINVAL, the packet freed; its credit fields were taken above.

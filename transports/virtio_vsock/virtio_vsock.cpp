@@ -63,6 +63,7 @@ Knobs detail::read_knobs(const Params& p)
   kn.skb = t("virtio_vsock.packet_type", "virtio_vsock_pkt") == "sk_buff";
   kn.tx_fast_path = b("virtio_vsock.tx_fast_path", false);
   kn.pcp_high_order = p.boolean("virtio_vsock.pcp_high_order");
+  kn.credit_locked = p.boolean("virtio_vsock.credit_locked");
   kn.shared_irq = t("virtio_vsock.msix_vectors", "shared") == "shared";
   kn.iperf3 = p.text("workload.app") == "iperf3";
   kn.seqpacket = t("workload.socket_type", "stream") == "seqpacket";
