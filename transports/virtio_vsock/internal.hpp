@@ -622,6 +622,11 @@ Task<> sleep_until_woken(Waiter w);
 // lock_sock(): settle, then take the socket lock, sleeping while another
 // thread holds it (virtio_transport_common.cpp).
 Task<> lock_sock(Waiter w, Sock& sk);
+// virtio_transport_recv_pkt()'s start on a socket: the packet's credit
+// fields (virtio_transport_space_update), then lock_sock; with
+// credit_locked (ce7536bc7398, 5.12) the lock first, so a writer inside
+// sendmsg sees the fields only once it has let the lock go.
+Task<> lock_sock_for_recv(Waiter w, Sock& sk, const Pkt& p, bool credit_locked);
 // release_sock(): settle, drop the lock, wake one waiter.
 Task<> release_sock(SimThread& t, Sock& sk);
 // mutex_lock() and mutex_unlock() of a SleepLock, the same way, except

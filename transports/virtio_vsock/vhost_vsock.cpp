@@ -56,13 +56,9 @@ Task<> Vhost::deliver_to_host(const Pkt& p)
 {
   Conn& c = s_.conns[static_cast<std::size_t>(p.conn)];
   Sock& sk = c.host;
-  if (!s_.kn.credit_locked)
-    sk.space_update(p);
-  co_await lock_sock(
+  co_await lock_sock_for_recv(
       Waiter{*this, lat_, s_.k.host_wakeup_latency, s_.k.guest_context_switch, 0, 0, nullptr, nullptr, s_.round_trips},
-      sk);
-  if (s_.kn.credit_locked)
-    sk.space_update(p);
+      sk, p, s_.kn.credit_locked);
   if (p.op == Op::CreditUpdate) {
     credit_update_received(*this, c, sk);
     charge(s_.k.virtio_host_free, Cat::Sys);

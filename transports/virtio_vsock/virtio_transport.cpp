@@ -553,11 +553,7 @@ Task<> Kworker::deliver(const Pkt& p, std::uint32_t len)
   Conn& c = s_.conns[static_cast<std::size_t>(p.conn)];
   Sock& sk = c.guest;
   co_await run(k.virtio_guest_rx_pkt, Cat::Sys);
-  if (!kn.credit_locked)
-    sk.space_update(p); // before the lock: a writer inside sendmsg sees it
-  co_await lock_sock(waiter(), sk);
-  if (kn.credit_locked)
-    sk.space_update(p); // 5.12+: only once the writer has let the lock go
+  co_await lock_sock_for_recv(waiter(), sk, p, kn.credit_locked);
   if (p.op == Op::CreditRequest) {
     // virtio_transport_recv_connected() has no case for it (4.14-6.x):
     // -EINVAL, the packet freed; its credit fields were taken above.

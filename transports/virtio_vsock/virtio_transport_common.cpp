@@ -114,6 +114,15 @@ Task<> lock_sock(Waiter w, Sock& sk)
   co_await sleep_lock(w, sk, "lock_sock");
 }
 
+Task<> lock_sock_for_recv(Waiter w, Sock& sk, const Pkt& p, bool credit_locked)
+{
+  if (!credit_locked)
+    sk.space_update(p); // before the lock: a writer inside sendmsg sees it
+  co_await lock_sock(w, sk);
+  if (credit_locked)
+    sk.space_update(p);
+}
+
 Task<> release_sock(SimThread& t, Sock& sk)
 {
   co_await sleep_unlock(t, sk, "release_sock");
