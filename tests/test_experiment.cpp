@@ -877,7 +877,7 @@ TEST_CASE("describe: costs show each platform's value", "[experiment][describe]"
 {
   const std::string text = describe_text(registry(), "costs");
   CHECK(text.find("costs.clock_ghz\n  type:    number (GHz)\n  default: from the platform profile\n  allowed: 0.1 .. "
-                  "10 GHz\n  firecracker-m6i: 3.5 GHz\n  hyperv-2019: 2.5 GHz\n") != std::string::npos);
+                  "10 GHz\n  firecracker-m6i: 2.9 GHz\n  hyperv-2019: 2.5 GHz\n") != std::string::npos);
   const std::string platforms = describe_text(registry(), "platforms");
   for (const auto& p : platform_profiles())
     CHECK(platforms.find(p.name + "\n  transport: " + p.transport + "\n") != std::string::npos);
@@ -924,7 +924,7 @@ TEST_CASE("describe: markdown tables per section", "[experiment][describe]")
   CHECK(md.find("| `workload.message_size` | size (bytes) | 64KiB | 1B .. 1GiB | bytes per send() call |\n") !=
         std::string::npos);
   CHECK(md.find("\n## `costs.*`\n") != std::string::npos);
-  CHECK(md.find("| `costs.clock_ghz` | GHz | 0.1 .. 10 GHz | 3.5 | 2.5 |") != std::string::npos);
+  CHECK(md.find("| `costs.clock_ghz` | GHz | 0.1 .. 10 GHz | 2.9 | 2.5 |") != std::string::npos);
   CHECK(md.find("\n## Platforms\n") != std::string::npos);
   for (const auto& spec : registry().all())
     CHECK(md.find("| `" + spec.path + "` |") != std::string::npos);
