@@ -6,7 +6,7 @@
 #   scripts/model_fuzz.sh [SECONDS] [RUNS]
 # Environment: MODEL_FUZZ_SEED (default: today's date, YYYYMMDD: the same
 # inputs all day, new ones every day), MODEL_FUZZ_JOBS (default: nproc),
-# MODEL_FUZZ_TIMEOUT (seconds per simulation, default 20), MODEL_FUZZ_MAX_MESSAGES
+# MODEL_FUZZ_TIMEOUT (seconds per simulation, default 60), MODEL_FUZZ_MAX_MESSAGES
 # (messages per connection at most, default 50000: shorter runs, more of them
 # in a slow sanitizer build), MODEL_FUZZ_BUILD (a
 # build directory to use as it is, e.g. build-asan; default: scripts/setup.sh
@@ -20,7 +20,7 @@ seconds="${1:-180}"
 runs="${2:-5000}"
 seed="${MODEL_FUZZ_SEED:-$(date +%Y%m%d)}"
 jobs="${MODEL_FUZZ_JOBS:-$(nproc)}"
-timeout="${MODEL_FUZZ_TIMEOUT:-20}"
+timeout="${MODEL_FUZZ_TIMEOUT:-60}"
 max_messages="${MODEL_FUZZ_MAX_MESSAGES:-50000}"
 for v in "$seconds" "$runs" "$seed" "$jobs" "$timeout" "$max_messages"; do
   case "$v" in '' | *[!0-9]*) echo "model_fuzz: SECONDS, RUNS and MODEL_FUZZ_* must be whole numbers, got '$v'" >&2

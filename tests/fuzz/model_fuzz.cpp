@@ -856,7 +856,7 @@ struct Options {
   std::uint64_t runs = 1000;
   unsigned jobs = 0;
   double time_limit = 0; // 0: none
-  double timeout = 20;
+  double timeout = 60;
   std::string out = "model-fuzz-findings";
   std::vector<std::string> replay;
   std::vector<std::string> minimize;
