@@ -275,3 +275,23 @@ TEST_CASE("profiles: an experiment names a profile file relative to itself, and 
                     Catch::Contains("--set 'platform=hosts/none.yaml': error: platform: cannot read the profile file"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("profiles: a cost the file lacks is written back only when it has moved from its declared off", "[profiles]")
+{
+  // kvm-2019's file predates the tick costs: the reader supplies their
+  // declared "off".
+  PlatformProfile p = *find_profile("kvm-2019");
+  REQUIRE(p.costs.count("guest_tick_hz") == 1);
+  REQUIRE(p.provenance.at("guest_tick_hz").implicit);
+  const std::string text = write_profile(p);
+  CHECK(text.find("\n  guest_tick_hz: {") == std::string::npos);
+  CHECK(text.find("\n  virtio_guest_pkt: {") != std::string::npos);
+  CHECK(parse_profile(text, "back.yaml", shipped_base).costs == p.costs);
+  // Moved (as a fit may move it): written, and read back as written.
+  p.costs["guest_tick_hz"] = 250;
+  const std::string moved = write_profile(p);
+  CHECK(moved.find("\n  guest_tick_hz: {value: 250") != std::string::npos);
+  const PlatformProfile back = parse_profile(moved, "back.yaml", shipped_base);
+  CHECK(back.costs.at("guest_tick_hz") == 250);
+  CHECK_FALSE(back.provenance.at("guest_tick_hz").implicit);
+}

@@ -30,6 +30,9 @@ struct CostProvenance {
   std::string source;
   std::string note;   // free text: the rows, the literature, ... ("" when none)
   std::string reason; // why a value outside the plausible range is right; required for one
+  // Not in the file: a cost declared after the file was written, at its
+  // declared "off" (ParamSpec::absent). Written back only if it changed.
+  bool implicit = false;
 };
 
 // One row of a fit report: a measured figure, the prediction before and

@@ -260,7 +260,7 @@ private:
       if (!std::isnan(s->absent)) {
         p_.costs[name] = s->absent;
         p_.provenance[name] = CostProvenance{
-            "prior", "not in the profile: the declared value of a profile without it (the mechanism off)", ""};
+            "prior", "not in the profile: the declared value of a profile without it (the mechanism off)", "", true};
         continue;
       }
       missing.push_back(name);
@@ -538,6 +538,8 @@ void write_costs(std::string& out, const PlatformProfile& p)
       prov = pv->second;
     if (!p.base.empty() && prov.source == "base")
       continue; // the reader takes it from the base profile
+    if (prov.implicit && it->second == s.absent)
+      continue; // still the mechanism off that the reader supplies for a cost the file lacks
     lines += fmt::format("  {}: {{value: {}, source: {}", name, number_text(it->second), prov.source);
     if (!prov.note.empty())
       lines += ", note: " + quote(prov.note);
