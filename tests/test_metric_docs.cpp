@@ -116,6 +116,8 @@ TEST_CASE("metric declarations: the full list in documentation order", "[metrics
       {"kworker_handoffs_per_MB", "1/MB", Scaling::PerByte},
       {"interrupts_merged_per_MB", "1/MB", Scaling::PerByte},
       {"txbuf_pushes_per_MB", "1/MB", Scaling::PerByte},
+      {"irqfd_writes_per_MB", "1/MB", Scaling::PerByte},
+      {"irqfd_injections_per_MB", "1/MB", Scaling::PerByte},
       {"interrupts_both_queues_per_MB", "1/MB", Scaling::PerByte},
       {"memory_bytes_per_connection", "B", Scaling::AsIs},
       {"ring_bytes_guest_to_host", "B", Scaling::AsIs},

@@ -808,13 +808,32 @@ const std::vector<CostField<Costs>>& Costs::fields()
           VSIM_COST_NAME(Costs, fc_irq),
           .unit = "cycles",
           .range = {0, 1e7},
-          .doc = "Firecracker: one interrupt to the guest (IrqTrigger::trigger_irq: the interrupt-status atomic and a "
-                 "write() to the irqfd, whose KVM handler injects the interrupt), on the VMM thread",
+          .doc = "Firecracker: one interrupt to the guest on the VMM thread (IrqTrigger::trigger_irq: the "
+                 "interrupt-status atomic and a write() to the irqfd: eventfd_signal, irqfd_wakeup); with "
+                 "fc_irqfd_inject above 0 the injection itself is a kworker's, else it is included here",
           .scope = "firecracker_vsock",
           .plausible = {400, 6000},
-          .basis = "(derived) A syscall entry/exit (190-240 ns with KPTI) and KVM's irqfd wake-up (kvm_set_irq through "
-                   "the IOAPIC route, a kick of the target vCPU: an IPI of 3200-4200 cycles when it runs).",
+          .basis = "(derived) A syscall entry/exit (190-240 ns with KPTI), the eventfd's wake-up of the irqfd and "
+                   "schedule_work() waking a kworker on the same core; with the injection inline, KVM's kvm_set_irq "
+                   "through the IOAPIC route and a kick of the target vCPU (an IPI of 3200-4200 cycles when it runs).",
           .sources = "[R1], [R2], [R64], [R65]",
+      },
+      {
+          VSIM_COST_NAME(Costs, fc_irqfd_inject),
+          .unit = "cycles",
+          .range = {0, 1e7},
+          .doc = "Firecracker on x86: KVM's injection of the device's interrupt, run by a kworker on the VMM's core "
+                 "(irqfd_inject: kvm_set_irq up and down through the IOAPIC route, the kick of the target vCPU), "
+                 "not the VMM thread's CPU time; 0: inline in fc_irq (the model before)",
+          .scope = "firecracker_vsock",
+          .plausible = {1000, 8000},
+          .basis = "(derived) Firecracker's devices sit on legacy GSIs (5-23) routed to the in-kernel IOAPIC, which "
+                   "kvm_arch_set_irq_inatomic (arch/x86/kvm/irq_comm.c) does not inject from the eventfd's wake-up "
+                   "(MSI and Hyper-V SINT only), so irqfd_wakeup (virt/kvm/eventfd.c) schedule_work()s it: two "
+                   "kvm_set_irq calls under the IOAPIC's lock, the LAPIC's delivery and a kick (an IPI of 3200-4200 "
+                   "cycles when the vCPU runs), and process_one_work around them.",
+          .sources = "[R64], [R65], [R77]",
+          .absent = 0,
       },
       {
           VSIM_COST_NAME(Costs, fc_seccomp),

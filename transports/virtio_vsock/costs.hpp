@@ -43,7 +43,7 @@ struct Costs : SharedCosts {
   // event loop, queue handlers and AF_UNIX syscalls, the host application's
   // AF_UNIX stream, the guest's virtio-mmio interrupt exits.
   double fc_loop_iter, fc_eventfd_read, fc_muxer_epoll, fc_epoll_ctl, fc_tx_pkt, fc_rx_pkt, fc_rx_probe, fc_irq,
-      fc_seccomp, fc_unix_syscall, fc_unix_skb, fc_vcpu_mmio_exit, fc_host_copy_bytes_per_cycle,
+      fc_irqfd_inject, fc_seccomp, fc_unix_syscall, fc_unix_skb, fc_vcpu_mmio_exit, fc_host_copy_bytes_per_cycle,
       fc_host_rx_copy_bytes_per_cycle;
 
   static Costs from(const Params& p);

@@ -59,6 +59,56 @@ struct FcConn {
   bool poll_in = true, poll_out = false;  // the socket's polled evset (get_polled_evset)
 };
 
+// x86 KVM's injection of a Firecracker device's interrupt. The devices sit
+// on legacy GSIs (arch/x86_64/layout.rs: 5-23) routed to the in-kernel
+// IOAPIC, and kvm_arch_set_irq_inatomic() (arch/x86/kvm/irq_comm.c) injects
+// only MSI and Hyper-V SINT routes from the eventfd's wake-up, so
+// irqfd_wakeup() (virt/kvm/eventfd.c) schedule_work()s irqfd->inject: a
+// kworker of the system workqueue on the writer's core (the VMM's: the
+// VMM thread is pinned) runs irqfd_inject(), kvm_set_irq() up and down
+// through the IOAPIC, which kicks the vCPU. The woken kworker takes the
+// core when the VMM's write returns (wake-up preemption) and its time is
+// its own, not the VMM thread's. schedule_work() on an item still pending
+// (queued, not started) is a no-op; process_one_work() clears PENDING
+// before it runs the item, so a write meanwhile queues it again.
+class IrqfdWorker : public SimThread {
+public:
+  IrqfdWorker(World& w, Cpu& cpu, Shared& s)
+      : SimThread(w, "kworker_irqfd", cpu), s_(s), lat_(s.seed, s.iteration, "kworker_irqfd", s.k.latency_jitter)
+  {
+    set_daemon();
+  }
+  // schedule_work(&irqfd->inject), by a thread whose time is the engine's.
+  void schedule()
+  {
+    if (pending_)
+      return;
+    pending_ = true;
+    wake_at(world().now());
+  }
+
+protected:
+  Task<> body() override
+  {
+    for (;;) {
+      if (!pending_) {
+        if (co_await wait())
+          charge(s_.k.guest_context_switch, Cat::Sys); // switched to on the busy core: no idle exit, no IPI
+        continue;
+      }
+      pending_ = false;
+      co_await run(s_.k.fc_irqfd_inject, Cat::Sys);
+      s_.n.irqfd_injections.add();
+      s_.irq->raise(now() + lat_(s_.k.virtio_host_interrupt_latency), kRx);
+    }
+  }
+
+private:
+  Shared& s_;
+  Latency lat_;
+  bool pending_ = false;
+};
+
 } // namespace
 
 class FcVmm : public Device {
@@ -144,9 +194,12 @@ private:
   Task<> notify_backend();
   Task<> signal_used_queue();
 
+  friend FcVmm& add_firecracker_vmm(World& w, Cpu& cpu, Shared& s, const FcKnobs& fk);
+
   Shared& s_;
   FcKnobs fk_;
   Latency lat_;
+  IrqfdWorker* irqfd_ = nullptr; // fc_irqfd_inject above 0: the injection's kworker
   Inbox inbox_;
   std::vector<FcConn> conns_;
   std::deque<int> rxq_; // MuxerRxQ: connections with pending rx, in order
@@ -157,6 +210,8 @@ FcVmm& add_firecracker_vmm(World& w, Cpu& cpu, Shared& s, const FcKnobs& fk)
 {
   FcVmm& v = w.spawn<FcVmm>(cpu, s, fk);
   s.device = &v;
+  if (s.k.fc_irqfd_inject > 0)
+    v.irqfd_ = &w.spawn<IrqfdWorker>(cpu, s);
   return v;
 }
 
@@ -464,12 +519,21 @@ Task<bool> FcVmm::process_rx()
 // signal_used_queue() -> IrqTrigger::trigger_irq(): the interrupt status
 // bit and a write to the irqfd, once per handler call that used entries;
 // the device offers no EVENT_IDX and ignores VRING_AVAIL_F_NO_INTERRUPT.
+// With fc_irqfd_inject the write wakes the injection's kworker, which
+// queues for the core behind the write (IrqfdWorker); else the injection
+// is part of the write.
 Task<> FcVmm::signal_used_queue()
 {
+  if (irqfd_ != nullptr) {
+    co_await settle();
+    irqfd_->schedule();
+  }
   co_await run(sys(s_.k.fc_irq), Cat::Sys);
   s_.n.syscalls.add();
+  s_.n.irqfd_writes.add();
   mark("IrqTrigger::trigger_irq");
-  s_.irq->raise(now() + lat_(s_.k.virtio_host_interrupt_latency), kRx);
+  if (irqfd_ == nullptr)
+    s_.irq->raise(now() + lat_(s_.k.virtio_host_interrupt_latency), kRx);
 }
 
 namespace {

@@ -88,6 +88,10 @@ struct Counters {
   Count halt_polls_caught, halt_polls_missed;
   // Firecracker: packet tails its host stream did not take, kept in the TxBuf.
   Count txbuf_pushes;
+  // Firecracker on x86: the VMM's writes to the irqfd, and the injections the
+  // host's kworker ran for them (costs.fc_irqfd_inject; a write while one is
+  // queued shares it).
+  Count irqfd_writes, irqfd_injections;
 };
 
 // The counter table: each count as the metric it is reported as (per MB
@@ -176,6 +180,12 @@ inline const std::vector<CounterMetric<Counters>>& counter_metrics()
       {&Counters::txbuf_pushes,
        per_MB("txbuf_pushes", "firecracker_vsock: packets (or their tails) the host AF_UNIX stream did not "
                               "take at once, kept in the connection's TxBuf until EPOLLOUT, per MB")},
+      {&Counters::irqfd_writes,
+       per_MB("irqfd_writes", "firecracker_vsock: interrupts the VMM signalled (IrqTrigger::trigger_irq's write to "
+                              "the irqfd) per MB")},
+      {&Counters::irqfd_injections,
+       per_MB("irqfd_injections", "firecracker_vsock: interrupt injections the host's kworker ran for them "
+                                  "(costs.fc_irqfd_inject above 0; a write while one is queued shares it) per MB")},
       {&Counters::irq_both_queues,
        per_MB("interrupts_both_queues", "virtio_vsock: guest interrupts whose handler queued both the rx and the "
                                         "tx work (virtio_vsock.msix_vectors shared: vp_vring_interrupt finds new "
