@@ -59,6 +59,14 @@ struct FcConn {
   bool poll_in = true, poll_out = false;  // the socket's polled evset (get_polled_evset)
 };
 
+// The injected interrupt reaches the guest's handler after
+// virtio_host_interrupt_latency (the vCPU's kick and VM entry): how both
+// the VMM's inline injection and the irqfd kworker's end.
+void deliver_interrupt(Shared& s, Latency& lat, Time now)
+{
+  s.irq->raise(now + lat(s.k.virtio_host_interrupt_latency), kRx);
+}
+
 // x86 KVM's injection of a Firecracker device's interrupt. The devices sit
 // on legacy GSIs (arch/x86_64/layout.rs: 5-23) routed to the in-kernel
 // IOAPIC, and kvm_arch_set_irq_inatomic() (arch/x86/kvm/irq_comm.c) injects
@@ -99,7 +107,7 @@ protected:
       pending_ = false;
       co_await run(s_.k.fc_irqfd_inject, Cat::Sys);
       s_.n.irqfd_injections.add();
-      s_.irq->raise(now() + lat_(s_.k.virtio_host_interrupt_latency), kRx);
+      deliver_interrupt(s_, lat_, now());
     }
   }
 
@@ -533,7 +541,7 @@ Task<> FcVmm::signal_used_queue()
   s_.n.irqfd_writes.add();
   mark("IrqTrigger::trigger_irq");
   if (irqfd_ == nullptr)
-    s_.irq->raise(now() + lat_(s_.k.virtio_host_interrupt_latency), kRx);
+    deliver_interrupt(s_, lat_, now());
 }
 
 namespace {
