@@ -164,6 +164,25 @@ TEST_CASE("profiles: a value outside its plausible range needs a reason, and is 
   CHECK(q.costs.at("guest_isr") == 1200);
 }
 
+TEST_CASE("profiles: caveats name each broken tie and each cost outside its range, and nothing else", "[profiles]")
+{
+  // kvm-2018 breaks both copy ties (its vhost copies guest memory at 1.367
+  // bytes/cycle); kvm-2024 keeps both.
+  const std::vector<std::string> k18 = profile_caveats(*find_profile("kvm-2018"));
+  REQUIRE(k18.size() == 2);
+  CHECK(k18[0].rfind("breaks the tie copy_hot (values differ: guest_copy_bytes_per_cycle 19.41, ", 0) == 0);
+  CHECK(k18[1].rfind("breaks the tie copy_remote (", 0) == 0);
+  CHECK(profile_caveats(*find_profile("kvm-2024")).empty());
+  // A cost outside its range (allowed with a reason) is one caveat.
+  const std::string text = "name: odd-host\ntransport: hv_sock\nbase: hyperv-2019\ncosts:\n"
+                           "  guest_isr: {value: 90000, source: given, reason: \"a slow nested guest\"}\n";
+  const PlatformProfile p = parse_profile(text, "odd.yaml", shipped_base);
+  const std::vector<std::string> odd = profile_caveats(p);
+  const std::size_t base = profile_caveats(*find_profile("hyperv-2019")).size();
+  REQUIRE(odd.size() == base + 1);
+  CHECK(odd.back().rfind("has costs.guest_isr = 90000 cycles outside its plausible range ", 0) == 0);
+}
+
 TEST_CASE("profiles: each bad file of the catalogue is refused with file:line:column, key and what is allowed",
           "[profiles]")
 {

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "transports/transport.hpp"
 
 namespace vsim {
@@ -23,6 +25,18 @@ std::vector<ImplausibleCost> implausible_costs(const PlatformProfile& profile)
     if (it->second < c.plausible_min || it->second > c.plausible_max)
       out.push_back({c.name, it->second, c.plausible_min, c.plausible_max, c.unit});
   }
+  return out;
+}
+
+std::vector<std::string> profile_caveats(const PlatformProfile& profile)
+{
+  std::vector<std::string> out;
+  for (const TieState& t : tie_states(profile.transport, profile.costs))
+    if (!t.kept)
+      out.push_back(fmt::format("breaks the tie {} ({})", t.tie->name, t.why));
+  for (const ImplausibleCost& c : implausible_costs(profile))
+    out.push_back(fmt::format("has costs.{} = {:g} {} outside its plausible range {:g} .. {:g}", c.key, c.value, c.unit,
+                              c.plausible_min, c.plausible_max));
   return out;
 }
 

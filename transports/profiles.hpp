@@ -140,6 +140,12 @@ struct ImplausibleCost {
 // The profile's values outside their plausible ranges, in declaration order.
 std::vector<ImplausibleCost> implausible_costs(const PlatformProfile& profile);
 
+// What makes the profile a less consistent machine than its intervals
+// assume, one sentence each: its broken ties (costs that are the same
+// physics at different values) and its costs outside their plausible
+// ranges. Empty for a profile that keeps every tie inside every range.
+std::vector<std::string> profile_caveats(const PlatformProfile& profile);
+
 // Declares every `costs.*` parameter (their defaults come from the profile).
 void declare_cost_params(ParamRegistry& reg);
 

@@ -83,9 +83,12 @@ bool has_plausible_range(const ParamSpec& spec)
   return !std::isnan(spec.plausible_min) && !std::isnan(spec.plausible_max);
 }
 
+// A mechanism's "off" (spec.absent: the value of a profile without it) is
+// no cost, as implausible_costs() has it.
 bool plausible(const ParamSpec& spec, double value)
 {
-  return !has_plausible_range(spec) || (value >= spec.plausible_min && value <= spec.plausible_max);
+  return !has_plausible_range(spec) || value == spec.absent ||
+         (value >= spec.plausible_min && value <= spec.plausible_max);
 }
 
 std::string plausible_text(const ParamSpec& spec)

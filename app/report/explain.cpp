@@ -652,6 +652,24 @@ std::string ensemble_explain_text(const json& point, const Params& p)
   return out;
 }
 
+// Beside the verdict: the point's profile breaks ties or has costs outside
+// their plausible ranges (the manifest's caveats, transports/profiles.hpp
+// profile_caveats), so the stage that binds may be one its fit made bind.
+static std::string profile_caveat_text(const json* profile)
+{
+  if (profile == nullptr || !profile->is_object())
+    return "";
+  std::vector<std::string> items;
+  if (const auto c = profile->find("caveats"); c != profile->end() && c->is_array())
+    for (const json& item : *c)
+      if (item.is_string())
+        items.push_back(item.get<std::string>());
+  if (items.empty())
+    return "";
+  return fmt::format("  note: the platform {}: what binds here may be what its fit made bind\n",
+                     fmt::join(items, "; "));
+}
+
 std::string explain_point(const json& point, std::size_t position, const json* profile)
 {
   if (!point.is_object() || !point.contains("params") || !point["params"].is_object() || !point.contains("metrics") ||
@@ -664,7 +682,8 @@ std::string explain_point(const json& point, std::size_t position, const json* p
   const Busy* top_thread = nullptr;
   std::string out = heading_text(point, position, p, v) + saturation_text(cpus, threads, top_thread);
   if (!std::isnan(v.get("rtt_p50_us")))
-    return out + round_trip_text(v, p, point) + tail_fit_text(p, profile) + ensemble_explain_text(point, p);
+    return out + round_trip_text(v, p, point) + tail_fit_text(p, profile) + profile_caveat_text(profile) +
+           ensemble_explain_text(point, p);
   const Graph g(p);
   out += stages_text(threads, g) + waiting_text(v) + copies_text(v) + occupancy_text(v);
   double ratio = kNaN;
@@ -690,7 +709,7 @@ std::string explain_point(const json& point, std::size_t position, const json* p
                        top_thread ? top_thread->name : "?", top_thread ? top_thread->busy : 0.0);
   else
     out += waiting_verdict(v, p, threads, top_thread, ratio);
-  return out + outside_calibration_text(point) + ensemble_explain_text(point, p);
+  return out + outside_calibration_text(point) + profile_caveat_text(profile) + ensemble_explain_text(point, p);
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "app/experiment/experiment.hpp"
+#include "transports/transport.hpp"
 
 namespace vsim::app {
 
@@ -19,6 +20,16 @@ json implausible_json(const PlatformProfile& profile)
                    {"plausible_min", c.plausible_min},
                    {"plausible_max", c.plausible_max},
                    {"unit", c.unit}});
+  return out;
+}
+
+// How the profile keeps its transport's ties (transports/costs.hpp
+// CostTie): a broken one means costs that are the same physics differ.
+json ties_json(const PlatformProfile& profile)
+{
+  json out = json::array();
+  for (const TieState& s : tie_states(profile.transport, profile.costs))
+    out.push_back({{"name", s.tie->name}, {"kept", s.kept}, {"why", s.why}});
   return out;
 }
 
@@ -93,6 +104,8 @@ json profile_json(const PlatformProfile& profile)
     costs[key] = value;
   j["costs"] = std::move(costs);
   j["implausible"] = implausible_json(profile);
+  j["ties"] = ties_json(profile);
+  j["caveats"] = profile_caveats(profile);
   j["calibrated"] = calibrated_json(profile);
   json provenance = json::object();
   for (const auto& [key, p] : profile.provenance)

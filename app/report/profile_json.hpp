@@ -13,7 +13,9 @@
 namespace vsim::app {
 
 // origin, sha256, transport, description, hardware, base, costs (every
-// value), implausible (transports/profiles.hpp implausible_costs), then the
+// value), implausible (transports/profiles.hpp implausible_costs), ties (each
+// of its transport's ties: name, kept, why not; transport.hpp tie_states),
+// caveats (profiles.hpp profile_caveats), then the
 // data it was fitted on (calibrated), the provenance of each cost that has
 // one and the fit report, when there is one. The name is the key it is kept
 // under.
