@@ -18,6 +18,7 @@
 #include "app/report/result_file.hpp"
 #include "app/report/results.hpp"
 #include "app/report/stats.hpp"
+#include "app/report/text.hpp"
 #include "app/run/output_dir.hpp"
 #include "transports/simulate.hpp"
 
@@ -147,6 +148,34 @@ double model_error_of(const ResultFile& r, std::size_t i)
     return 0;
   const auto& sigma = e["model_error"].value("sigma", nlohmann::ordered_json());
   return sigma.is_number() && sigma.get<double>() > 0 ? sigma.get<double>() : 0;
+}
+
+// The caveats of the profiles the results ran on (their manifests'
+// platforms.NAME.caveats), each profile once, in name order.
+std::string caveats_text(const std::vector<const ResultFile*>& files)
+{
+  std::map<std::string, std::vector<std::string>> by_name;
+  for (const ResultFile* f : files) {
+    const auto& manifest = f->doc.value("manifest", nlohmann::ordered_json::object());
+    const auto& platforms = manifest.is_object() ? manifest.value("platforms", nlohmann::ordered_json::object())
+                                                 : nlohmann::ordered_json::object();
+    if (!platforms.is_object())
+      continue;
+    for (const auto& [name, prof] : platforms.items()) {
+      if (!prof.is_object() || !prof.contains("caveats") || !prof["caveats"].is_array())
+        continue;
+      std::vector<std::string> items;
+      for (const auto& c : prof["caveats"])
+        if (c.is_string())
+          items.push_back(c.get<std::string>());
+      by_name[name] = items;
+    }
+  }
+  std::string out;
+  for (const auto& [name, items] : by_name)
+    if (const std::string note = profile_caveat_note(name, items); !note.empty())
+      out += "\n" + note;
+  return out;
 }
 
 // One pair of points, metric by metric; `header` (what differs) follows the
@@ -334,7 +363,8 @@ std::string compare_results(const std::string& a, const std::string& b,
             fmt::format("{}: error: --points: point {} does not exist (allowed: 0 to {})", ra.path, k, n - 1));
     return compare_pair(ra.ex.name, ra.ex.points[points->first], ra.results[points->first], ra.ex.name,
                         ra.ex.points[points->second], ra.results[points->second], chosen_metrics(ra, metrics),
-                        std::max(model_error_of(ra, points->first), model_error_of(ra, points->second)));
+                        std::max(model_error_of(ra, points->first), model_error_of(ra, points->second))) +
+           caveats_text({&ra});
   }
   if (b.empty())
     throw InputError("compare: error: give two results, or one result and --points I,J");
@@ -344,7 +374,8 @@ std::string compare_results(const std::string& a, const std::string& b,
   if (ra.ex.points.size() == 1 && rb.ex.points.size() == 1)
     return compare_pair(ra.path, ra.ex.points[0], ra.results[0], rb.path, rb.ex.points[0], rb.results[0], names,
                         std::max(model_error_of(ra, 0), model_error_of(rb, 0)),
-                        differences_text(differences(ra, ra.ex.points[0], rb, rb.ex.points[0])));
+                        differences_text(differences(ra, ra.ex.points[0], rb, rb.ex.points[0]))) +
+           caveats_text({&ra, &rb});
   // Points paired by their swept values.
   std::size_t paired = 0;
   for (std::size_t i = 0; i < ra.ex.points.size(); ++i)
@@ -362,7 +393,7 @@ std::string compare_results(const std::string& a, const std::string& b,
                                  ra.path, rb.path));
   if (paired < ra.ex.points.size())
     out += fmt::format("\n{} point(s) of {} have no match in {}\n", ra.ex.points.size() - paired, ra.path, rb.path);
-  return out;
+  return out + caveats_text({&ra, &rb});
 }
 
 } // namespace vsim::app

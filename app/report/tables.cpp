@@ -219,27 +219,6 @@ std::string ensemble_footer(const Experiment& ex, const std::vector<PointResult>
   return out;
 }
 
-// The points' profiles that are less consistent machines than their
-// intervals assume (transports/profiles.hpp profile_caveats), named.
-std::string caveat_footer(const Experiment& ex)
-{
-  std::set<std::string> names; // each profile once, in name order
-  for (const Point& p : ex.points)
-    if (p.params.has("platform"))
-      names.insert(p.params.text("platform"));
-  std::string out;
-  for (const std::string& name : names)
-    if (const PlatformProfile* prof = find_profile(name)) {
-      const std::vector<std::string> caveats = profile_caveats(*prof);
-      if (!caveats.empty())
-        out += fmt::format("\nplatform {} {}: its fit stands in for a mechanism the model lacks, so a change "
-                           "that moves those costs' share of the work is predicted less surely than its interval "
-                           "says (`vsocksim describe platforms {}`; docs/calibration.md, \"Refused fits\")\n",
-                           name, join(caveats, "; "), name);
-    }
-  return out;
-}
-
 // What ends the tables: the failed points named, how many points were
 // extrapolated, and the ensemble.
 std::string table_footer(const Experiment& ex, const std::vector<PointResult>& results)
@@ -265,7 +244,7 @@ std::string table_footer(const Experiment& ex, const std::vector<PointResult>& r
                        "confidence interval of throughput (round trips: also of the round trip's mean and p99) "
                        "within +-{:g}%; --set sim.run_length=full simulates every byte\n",
                        extrapolated, results.size(), precision * 100);
-  return out + ensemble_footer(ex, results) + caveat_footer(ex);
+  return out + ensemble_footer(ex, results) + caveat_notes(ex);
 }
 
 } // namespace

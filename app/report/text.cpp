@@ -2,10 +2,13 @@
 #include "app/experiment/text.hpp"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "app/experiment/platforms.hpp"
+#include "transports/profiles.hpp"
 #include "transports/simulate.hpp"
 
 namespace vsim::app {
@@ -29,6 +32,30 @@ std::size_t text_width(const std::string& s)
 {
   return static_cast<std::size_t>(
       std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::string profile_caveat_note(const std::string& name, const std::vector<std::string>& caveats)
+{
+  if (caveats.empty())
+    return "";
+  return fmt::format("platform {} {}: its fit stands in for a mechanism the model lacks, so a change that moves "
+                     "those costs' share of the work is predicted less surely than its interval says (`vsocksim "
+                     "describe platforms {}`; docs/calibration.md, \"Refused fits\")\n",
+                     name, fmt::join(caveats, "; "), name);
+}
+
+std::string caveat_notes(const Experiment& ex)
+{
+  std::set<std::string> names;
+  for (const Point& p : ex.points)
+    if (p.params.has("platform"))
+      names.insert(p.params.text("platform"));
+  std::string out;
+  for (const std::string& name : names)
+    if (const PlatformProfile* prof = find_profile(name))
+      if (const std::string note = profile_caveat_note(name, profile_caveats(*prof)); !note.empty())
+        out += "\n" + note;
+  return out;
 }
 
 std::string metric_unit(const std::string& metric)

@@ -25,6 +25,14 @@ std::string point_name(const Point& p);
 // "a,b,,c" -> {"a", "b", "c"} (metric lists, --points).
 std::vector<std::string> split_commas(const std::string& text);
 
+// The note that names a profile's caveats (transports/profiles.hpp
+// profile_caveats; a result's manifest.platforms.NAME.caveats) where its
+// predicted changes are read (run's table, compare); "" for none.
+std::string profile_caveat_note(const std::string& name, const std::vector<std::string>& caveats);
+// The notes of the profiles the experiment's points run on, each profile
+// once, in name order, each after a blank line ("" for none).
+std::string caveat_notes(const Experiment& ex);
+
 // Unit shown for a metric in the table header ("" when unknown).
 std::string metric_unit(const std::string& metric);
 

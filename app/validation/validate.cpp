@@ -14,6 +14,7 @@
 #include "app/experiment/registry.hpp"
 #include "app/experiment/units.hpp"
 #include "app/report/plot.hpp"
+#include "app/report/text.hpp"
 #include "app/validation/effects.hpp"
 #include "transports/simulate.hpp"
 
@@ -504,6 +505,8 @@ std::string validation_text(const std::vector<Study>& studies, std::size_t worst
     if (const std::vector<DesignEffect> effects = design_effects(s.comparison); !effects.empty())
       out += "design effects (rows that differ only in design keys; ratio = changed / base):\n" +
              render_columns(effect_rows(effects)) + effects_lines(effects, "") + "\n";
+    if (const std::string c = caveat_notes(s.ex); !c.empty())
+      out += c.substr(1) + "\n";
   }
   out += overall_line(studies, false) + "\n";
   if (const std::string f = failed_total_line(studies); !f.empty())
@@ -570,6 +573,7 @@ std::string validation_markdown(const std::vector<Study>& studies, const std::st
     if (const std::vector<DesignEffect> effects = design_effects(s.comparison); !effects.empty())
       out += "\nDesign effects (ratio = changed / base):\n\n" + markdown_table(effect_rows(effects)) + "\n" +
              effects_lines(effects, "- ");
+    out += caveat_notes(s.ex);
   }
   return out;
 }

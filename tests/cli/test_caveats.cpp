@@ -1,7 +1,7 @@
 // A profile that breaks a tie or has a cost outside its plausible range
 // (issue 50: a fit standing in for a mechanism the model lacks) says so
 // wherever its figures are read: the run's table footer, the manifest
-// (ties, caveats) and explain's note; a profile that keeps its ties says
+// (ties, caveats), explain's note, compare and validate; a profile that keeps its ties says
 // nothing of the kind.
 #include "cli_support.hpp"
 
@@ -49,6 +49,17 @@ TEST_CASE("cli: a profile that breaks its ties is named in the table, the manife
   REQUIRE(ex.status == 0);
   CHECK(ex.out.find("  note: the platform breaks the tie copy_hot (") != std::string::npos);
   CHECK(ex.out.find("what binds here may be what its fit made bind") != std::string::npos);
+  // compare, where a change is read, says it once per profile.
+  const Run cmp = run_cli(dir, {"compare", "k18.json", "k18.json"});
+  REQUIRE(cmp.status == 0);
+  const std::string note = "platform kvm-2018 breaks the tie copy_hot (";
+  REQUIRE(cmp.out.find(note) != std::string::npos);
+  CHECK(cmp.out.find(note) == cmp.out.rfind(note));
+  // validate, after the study's effects.
+  const Run val = run_cli(dir, {"validate", kSource + "/experiments/validation/vsock-mrgrx-2018.yaml", "-q", "--set",
+                                "workload.total_bytes=4MB", "--set", "iterations=1"});
+  REQUIRE(val.status == 0);
+  CHECK(val.out.find(note) != std::string::npos);
 
   // kvm-2024 keeps both ties inside their ranges: no caveat anywhere.
   const Run clean = run_cli(dir, {"run", "k24.yaml", "-q", "--format", "json"});
@@ -66,4 +77,7 @@ TEST_CASE("cli: a profile that breaks its ties is named in the table, the manife
   const Run ctable = run_cli(dir, {"run", "k24.yaml", "-q"});
   REQUIRE(ctable.status == 0);
   CHECK(ctable.out.find("breaks the tie") == std::string::npos);
+  const Run ccmp = run_cli(dir, {"compare", "k24.json", "k24.json"});
+  REQUIRE(ccmp.status == 0);
+  CHECK(ccmp.out.find("breaks the tie") == std::string::npos);
 }
