@@ -9,7 +9,7 @@ TEST_CASE("halt polling: the window starts closed, grows from the grow start by 
           "up to the most",
           "[halt_poll]")
 {
-  HaltPoll p(200, 10); // the most 200, grow start 10 (cycles)
+  HaltPoll p(200, 10, 2); // the most 200, grow start 10 (cycles), shrink 2 (Linux 6.11 on)
   CHECK(p.window() == 0);
   CHECK_FALSE(p.wake(5)); // missed: window 0
   CHECK(p.window() == 10);
@@ -31,7 +31,7 @@ TEST_CASE("halt polling: the window starts closed, grows from the grow start by 
 TEST_CASE("halt polling: a halt longer than the most halves the window, and below the grow start closes it",
           "[halt_poll]")
 {
-  HaltPoll p(200, 10);
+  HaltPoll p(200, 10, 2);
   p.wake(5);
   p.wake(15);
   p.wake(35);
@@ -46,9 +46,32 @@ TEST_CASE("halt polling: a halt longer than the most halves the window, and belo
   CHECK(p.window() == 0); // a closed window does not shrink or grow on long halts
 }
 
+TEST_CASE("halt polling: a shrink of 0 (Linux before 6.11) closes the window after one long halt", "[halt_poll]")
+{
+  HaltPoll p(200, 10, 0);
+  p.wake(5);
+  p.wake(15);
+  p.wake(35);
+  p.wake(75);
+  REQUIRE(p.window() == 80);
+  CHECK_FALSE(p.wake(1000)); // long: 80 -> 0 at once, not 40
+  CHECK(p.window() == 0);
+  CHECK_FALSE(p.wake(5)); // and grows again from the grow start
+  CHECK(p.window() == 10);
+  // A halt within the window, however long the window, leaves it alone.
+  HaltPoll q(200, 10, 0);
+  for (double h : {5.0, 15.0, 35.0, 75.0, 155.0})
+    q.wake(h);
+  REQUIRE(q.window() == 160);
+  CHECK(q.wake(160));
+  CHECK(q.window() == 160);
+  CHECK_FALSE(q.wake(199)); // short (under the most) but missed: grows to the most
+  CHECK(q.window() == 200);
+}
+
 TEST_CASE("halt polling: a most of 0 never polls", "[halt_poll]")
 {
-  HaltPoll p(0, 10);
+  HaltPoll p(0, 10, 2);
   for (double h : {0.5, 5.0, 50.0})
     CHECK_FALSE(p.wake(h));
   CHECK(p.window() == 0);

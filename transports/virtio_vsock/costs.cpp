@@ -489,13 +489,29 @@ const std::vector<CostField<Costs>>& Costs::fields()
           .range = {0, 1e9},
           .doc = "the host KVM module's halt_poll_ns: the most a halted vCPU polls for a wake event before its "
                  "thread sleeps (kvm_vcpu_halt; each vCPU's window grows from 10 us by x2 after a short halt it "
-                 "missed and halves after one longer than this); 0 turns halt polling off",
+                 "missed and shrinks, by virtio_kvm_halt_poll_ns_shrink, after one longer than this); 0 turns halt "
+                 "polling off",
           .scope = "virtio_vsock,firecracker_vsock",
           .plausible = {0, 500000},
           .basis = "KVM_HALT_POLL_NS_DEFAULT is 200000 ns on x86 (arch/x86/include/asm/kvm_host.h), with "
-                   "halt_poll_ns_grow 2, halt_poll_ns_grow_start 10000 and halt_poll_ns_shrink 2 "
-                   "(virt/kvm/kvm_main.c); the module parameter is writable, and [R18] describes tuning it.",
+                   "halt_poll_ns_grow 2 and halt_poll_ns_grow_start 10000 (virt/kvm/kvm_main.c); the shrink is "
+                   "virtio_kvm_halt_poll_ns_shrink. The module parameter is writable, and [R18] describes tuning it.",
           .sources = "[R18]",
+      },
+      {
+          VSIM_COST_NAME(Costs, virtio_kvm_halt_poll_ns_shrink),
+          .unit = "factor",
+          .range = {0, 64},
+          .doc = "the host KVM module's halt_poll_ns_shrink: after a halt longer than virtio_kvm_halt_poll_ns "
+                 "the vCPU's polling window is divided by it (and closed below 10 us); 0 closes it at once "
+                 "(shrink_halt_poll_ns: Linux before 6.11), 2 halves it (6.11 on; absent: 2)",
+          .scope = "virtio_vsock,firecracker_vsock",
+          .plausible = {0, 8},
+          .absent = 2,
+          .basis = "virt/kvm/kvm_main.c: halt_poll_ns_shrink was 0 (\"Default resets per-vcpu halt_poll_ns\") "
+                   "until the KVM generic pull for 6.11 enabled halving by default (\"KVM: enable halt polling "
+                   "shrink parameter by default\", Intel, posted 2023-11-02): a host kernel's version gives it.",
+          .sources = "[R78]",
       },
       {
           VSIM_COST_NAME(Costs, virtio_host_wake_ipi),

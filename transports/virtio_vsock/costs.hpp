@@ -18,9 +18,9 @@ struct Costs : SharedCosts {
       virtio_guest_vq_add, virtio_guest_kick, virtio_guest_work_run, virtio_guest_rx_buf, virtio_guest_rx_pkt,
       virtio_guest_tx_done, virtio_guest_irq_exit, virtio_guest_isr, virtio_guest_dequeue_pkt,
       virtio_guest_poll_syscall, virtio_guest_wake_ipi, virtio_guest_halted_wakeup, virtio_guest_halt_poll_wakeup,
-      virtio_kvm_halt_poll_ns, virtio_guest_iperf3_user_per_call, virtio_guest_zcopy_pin_page,
-      virtio_guest_zcopy_unpin_page, virtio_guest_zcopy_notify, virtio_guest_errqueue_recv, virtio_guest_page_alloc,
-      virtio_guest_page_alloc_pcp;
+      virtio_kvm_halt_poll_ns, virtio_kvm_halt_poll_ns_shrink, virtio_guest_iperf3_user_per_call,
+      virtio_guest_zcopy_pin_page, virtio_guest_zcopy_unpin_page, virtio_guest_zcopy_notify, virtio_guest_errqueue_recv,
+      virtio_guest_page_alloc, virtio_guest_page_alloc_pcp;
   // host: its socket layer and vhost
   double virtio_host_user_per_call, virtio_host_send_syscall, virtio_host_recv_syscall, virtio_host_alloc,
       virtio_host_free, virtio_host_pkt, virtio_host_copy_fixed, virtio_host_copy_bytes_per_cycle,

@@ -69,7 +69,8 @@ void add_halt_polling(Shared& s, const Cpu& vcpu)
   if (static_cast<std::size_t>(vcpu.index()) != s.halt_poll.size())
     throw std::logic_error("invariant violated: the guest's vCPUs are the world's first CPUs, in order");
   const double cycles_per_ns = s.k.clock_ghz;
-  s.halt_poll.emplace_back(s.k.virtio_kvm_halt_poll_ns * cycles_per_ns, 10000 * cycles_per_ns);
+  s.halt_poll.emplace_back(s.k.virtio_kvm_halt_poll_ns * cycles_per_ns, 10000 * cycles_per_ns,
+                           s.k.virtio_kvm_halt_poll_ns_shrink);
 }
 
 WorkerPool& add_worker_pool(World& w, Shared& s, Cpu& cpu)
