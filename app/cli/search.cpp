@@ -129,9 +129,11 @@ Command add_search(CLI::App& app, const Context& ctx)
       ->capture_default_str();
   sub->add_flag("--quiet,-q", a->quiet, "no progress lines on stderr");
   sub->add_flag("--force", a->force, "write into an --output directory that holds another experiment's results");
-  sub->add_flag("--ensemble", a->ensemble,
-                "run every member of the platform profile's ensemble at each point too (sim.ensemble: true): "
-                "the points gain p10..p90 intervals; the search ranks by the central member");
+  sub->add_flag(
+      "--ensemble", a->ensemble,
+      "run every member of the platform profile's ensemble at each point too (sim.ensemble: true): "
+      "the points gain p10..p90 intervals; the search ranks by the central member unless search.rank is median "
+      "or pessimistic");
   sub->footer("\nThe search: keys: `vsocksim describe search`; docs/search.md. Exit status: 0 done; 2 a bad "
               "experiment or search section (nothing run or written); 1 an internal error.");
   Command c{sub, [a, &ctx] { return search(*a, ctx); }};

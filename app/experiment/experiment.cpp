@@ -125,6 +125,11 @@ public:
         fail(search_->at, "search",
              with_allowed("a search cannot also have a sweep: its knobs are search.space",
                           "remove sweep, or put its keys in search.space"));
+      if (search_->rank != "central" && !ex.base.boolean("sim.ensemble"))
+        fail(search_->rank_at, "search.rank",
+             with_allowed(fmt::format("ranking by the members ('{}') needs them run", search_->rank),
+                          "central, or sim.ensemble: true (`vsocksim search --ensemble`) with a profile that has "
+                          "an ensemble"));
       search_->given = given_;
       ex.search = std::make_shared<const SearchSpec>(std::move(*search_));
     }

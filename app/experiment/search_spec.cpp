@@ -26,7 +26,7 @@ namespace {
 constexpr std::size_t kMaxKnobValues = 4096;
 constexpr double kMaxBudget = 100000;
 
-const std::vector<std::string> kSectionKeys = {"budget", "constraints", "method", "objectives", "space"};
+const std::vector<std::string> kSectionKeys = {"budget", "constraints", "method", "objectives", "rank", "space"};
 const std::vector<std::string> kRangeKeys = {"from", "scale", "step", "to"};
 
 Origin mark(const std::string& file, const YAML::Mark& m)
@@ -116,6 +116,8 @@ public:
         read_budget(s, value, value_at);
       } else if (key == "method") {
         read_method(s, value, value_at);
+      } else if (key == "rank") {
+        read_rank(s, value, value_at);
       } else {
         fail(at, "search." + key, with_allowed("unknown key", join(kSectionKeys)));
       }
@@ -357,6 +359,18 @@ private:
                         fmt::format("1 .. {} simulated points", format_number(kMaxBudget))));
   }
 
+  void read_rank(SearchSpec& s, const YAML::Node& node, const Origin& at)
+  {
+    if (!node.IsScalar() ||
+        std::find(search_ranks().begin(), search_ranks().end(), node.Scalar()) == search_ranks().end())
+      fail(at, "search.rank",
+           with_allowed(fmt::format("{} is not a way to rank",
+                                    node.IsScalar() ? "'" + node.Scalar() + "'" : load::node_kind(node)),
+                        join(search_ranks())));
+    s.rank = node.Scalar();
+    s.rank_at = at;
+  }
+
   void read_method(SearchSpec& s, const YAML::Node& node, const Origin& at)
   {
     if (!node.IsScalar() ||
@@ -425,6 +439,12 @@ const std::vector<std::string>& search_methods()
   return m;
 }
 
+const std::vector<std::string>& search_ranks()
+{
+  static const std::vector<std::string> r = {"central", "median", "pessimistic"};
+  return r;
+}
+
 const std::vector<SearchKeyDoc>& search_keys()
 {
   static const std::vector<SearchKeyDoc> keys = {
@@ -455,6 +475,11 @@ const std::vector<SearchKeyDoc>& search_keys()
        "`exhaustive`: every point of the space (refused when more than the budget); `nsga2`, `moead`: pagmo2's "
        "NSGA-II or MOEA/D-DE within the budget; `auto`: exhaustive when the space fits the budget, else nsga2 "
        "(docs/search.md says why)"},
+      {"search.rank", "choice", "central", "central, median, pessimistic",
+       "what a point's objectives are: `central`, the profile's central member (mean and 95% interval over the "
+       "iterations); with sim.ensemble (`search --ensemble`) `median`, the members' weighted median, or "
+       "`pessimistic`, each objective at the members' worse decile (the p10 of a max, the p90 of a min): a design "
+       "that wins in most cost vectors that fit the profile's rows; constraints stay on the central member"},
   };
   return keys;
 }
@@ -482,6 +507,8 @@ nlohmann::json search_canonical(const SearchSpec& s)
     j["constraints"].push_back(fmt::format("{} {} {}", c.expr_text, op_text(c.op), format_number(c.bound)));
   j["budget"] = s.budget;
   j["method"] = s.method;
+  if (s.rank != "central") // absent when the default: earlier results' manifests stay as they were
+    j["rank"] = s.rank;
   return j;
 }
 

@@ -61,7 +61,12 @@ struct SearchSpec {
   load::Origin budget_at; // not positioned when the default
   std::string method = "auto";
   load::Origin method_at;
-  load::Origin at; // the `search` key
+  // What a point's objectives are taken from (search_ranks()): "central",
+  // the profile's central member over the iterations; "median" or
+  // "pessimistic", its ensemble's members (sim.ensemble).
+  std::string rank = "central";
+  load::Origin rank_at; // not positioned when the default
+  load::Origin at;      // the `search` key
   // The experiment's explicit values (file and --set) the points are
   // resolved from, with each knob's value put in (search_point()).
   std::map<std::string, load::Given> given;
@@ -75,6 +80,9 @@ const std::vector<SearchKeyDoc>& search_keys();
 
 // The methods search.method allows.
 const std::vector<std::string>& search_methods();
+
+// The values search.rank allows.
+const std::vector<std::string>& search_ranks();
 
 // What read_search needs of the loader: where values come from, and a
 // value converted and checked against its parameter's declaration.

@@ -239,6 +239,12 @@ std::string front_table(const SearchResult& r, const std::string& prefix)
   }
   out += render_columns(rows);
   std::string note = "(each objective: mean ± the half-width of its 95% interval over the iterations";
+  if (s.rank == "median")
+    note = "(each objective: the ensemble members' weighted median (search.rank: median) ± the half-width of the "
+           "central member's 95% interval over the iterations";
+  else if (s.rank == "pessimistic")
+    note = "(each objective: the ensemble members' worse decile, the p10 of a max and the p90 of a min "
+           "(search.rank: pessimistic), ± the half-width of the central member's 95% interval over the iterations";
   if (any_tie)
     note += "; tied: two rows whose intervals overlap in every objective, so that these iterations cannot tell which "
             "is better (more iterations might)";
@@ -351,6 +357,7 @@ json search_json(const SearchResult& r)
   for (const SearchObjective& o : s.objectives)
     objectives.push_back({{"sense", o.maximise ? "max" : "min"}, {"expression", o.text}});
   facts["objectives"] = objectives;
+  facts["rank"] = s.rank;
   json constraints = json::array();
   for (const SearchConstraint& c : s.constraints)
     constraints.push_back(c.text);

@@ -19,6 +19,7 @@
 #include <tbb/global_control.h>
 
 #include "app/report/results.hpp"
+#include "app/report/stats.hpp"
 #include "app/run/output_dir.hpp"
 #include "app/search/report.hpp"
 #include "app/search/space.hpp"
@@ -222,6 +223,12 @@ private:
       if (!v)
         return;
       objectives.push_back(summarise(*v));
+      if (s.rank != "central") {
+        const std::optional<double> x = member_rank(e, o);
+        if (!x)
+          return;
+        objectives.back().mean = *x; // the half width stays the iterations' (the central member's noise)
+      }
     }
     e.objectives = std::move(objectives);
     e.feasible = true;
@@ -231,6 +238,27 @@ private:
       e.constraints.push_back(mean);
       e.feasible = e.feasible && c.holds(mean);
     }
+  }
+
+  // search.rank "median" or "pessimistic": the objective over the point's
+  // ensemble members (each member's run, PointResult::members), weighted
+  // as the profile weighs them (ensemble_spread); nullopt when no member
+  // has a value.
+  std::optional<double> member_rank(const Evaluated& e, const SearchObjective& o) const
+  {
+    MemberValues values;
+    for (const MemberResult& m : e.result.members) {
+      std::optional<double> x;
+      if (m.failed.empty())
+        x = o.expr.eval(m.metrics, e.point.params);
+      values.push_back(x && !std::isnan(*x) ? x : std::nullopt);
+    }
+    const std::optional<EnsembleSpread> sp = ensemble_spread(values, member_weights(e.result));
+    if (!sp)
+      return std::nullopt;
+    if (space_.spec().rank == "median")
+      return sp->p50;
+    return o.maximise ? sp->p10 : sp->p90; // pessimistic: the worse decile
   }
 
   void progress() const

@@ -137,6 +137,68 @@ TEST_CASE("cli: search gives the same result for any --jobs and resumes after ki
   CHECK(without_facts(r).dump() == without_facts(parse_json(one.out)).dump());
 }
 
+TEST_CASE("cli: search.rank ranks by the ensemble's members: their median, or each objective's worse decile",
+          "[cli][search][ensemble]")
+{
+  // kvm-2024 has an ensemble of 16 members; each point also runs them.
+  const std::string yaml = R"(name: cli-search-rank
+platform: kvm-2024
+transport: virtio_vsock
+seed: 3
+iterations: 1
+workload:
+  total_bytes: 1MB
+search:
+  space:
+    workload.message_size: [4KiB, 64KiB]
+  objectives:
+    - max: throughput_MBps
+    - min: guest_cpu_percent
+)";
+  TempDir dir;
+  for (const std::string rank : {"central", "median", "pessimistic"}) {
+    INFO("search.rank: " << rank);
+    const std::string file = dir.in_ws(rank + ".yaml");
+    write_file(file, yaml + "  rank: " + rank + "\n");
+    const Run r = run_cli(dir, {"search", file, "-q", "--ensemble", "--format", "json"});
+    INFO("stderr: " << r.err);
+    REQUIRE(r.status == 0);
+    const ojson j = parse_json(r.out);
+    CHECK(j["search"]["rank"] == rank);
+    const ojson& evaluated = j["search"]["evaluated"];
+    REQUIRE(evaluated.size() == 2);
+    REQUIRE(j["front"].size() >= 1);
+    for (const ojson& p : j["front"]) {
+      const ojson& objectives = evaluated.at(p["index"].get<std::size_t>())["objectives"];
+      const ojson& thr = p["metrics"]["throughput_MBps"];
+      const ojson& cpu = p["metrics"]["guest_cpu_percent"];
+      REQUIRE(thr["ensemble"]["members"] == 16);
+      // The members disagree, so each rank gives a figure of its own.
+      CHECK(thr["ensemble"]["p10"].get<double>() < thr["ensemble"]["p50"].get<double>());
+      CHECK(cpu["ensemble"]["p50"].get<double>() < cpu["ensemble"]["p90"].get<double>());
+      const double t = objectives[0]["mean"].get<double>(), c = objectives[1]["mean"].get<double>();
+      if (rank == "central") {
+        CHECK(t == thr["mean"].get<double>());
+        CHECK(c == cpu["mean"].get<double>());
+      } else if (rank == "median") {
+        CHECK(t == thr["ensemble"]["p50"].get<double>());
+        CHECK(c == cpu["ensemble"]["p50"].get<double>());
+      } else { // the worse decile: a max's p10, a min's p90
+        CHECK(t == thr["ensemble"]["p10"].get<double>());
+        CHECK(c == cpu["ensemble"]["p90"].get<double>());
+      }
+    }
+  }
+  // Without the members run there is nothing to rank by: refused up front.
+  const std::string file = dir.in_ws("pessimistic.yaml");
+  const Run plain = run_cli(dir, {"search", file, "-q", "--output", dir.in_ws("o")});
+  CHECK(bad_input_message(plain) ==
+        file + ":" + std::to_string(std::count(yaml.begin(), yaml.end(), '\n') + 1) +
+            ":9: error: search.rank: ranking by the members ('pessimistic') needs them run (allowed: central, or "
+            "sim.ensemble: true (`vsocksim search --ensemble`) with a profile that has an ensemble)");
+  CHECK(names_in(dir.ws).count("o") == 0);
+}
+
 TEST_CASE("cli: run refuses a search file and search a file without one", "[cli][search]")
 {
   TempDir dir;
