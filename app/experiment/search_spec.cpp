@@ -359,27 +359,28 @@ private:
                         fmt::format("1 .. {} simulated points", format_number(kMaxBudget))));
   }
 
+  // A key whose value is one of `allowed` (search.method, search.rank);
+  // `what` names such a value in the error ("'x' is not a method").
+  std::string read_choice(const YAML::Node& node, const Origin& at, const std::string& path,
+                          const std::vector<std::string>& allowed, const std::string& what)
+  {
+    if (!node.IsScalar() || std::find(allowed.begin(), allowed.end(), node.Scalar()) == allowed.end())
+      fail(at, path,
+           with_allowed(
+               fmt::format("{} is not {}", node.IsScalar() ? "'" + node.Scalar() + "'" : load::node_kind(node), what),
+               join(allowed)));
+    return node.Scalar();
+  }
+
   void read_rank(SearchSpec& s, const YAML::Node& node, const Origin& at)
   {
-    if (!node.IsScalar() ||
-        std::find(search_ranks().begin(), search_ranks().end(), node.Scalar()) == search_ranks().end())
-      fail(at, "search.rank",
-           with_allowed(fmt::format("{} is not a way to rank",
-                                    node.IsScalar() ? "'" + node.Scalar() + "'" : load::node_kind(node)),
-                        join(search_ranks())));
-    s.rank = node.Scalar();
+    s.rank = read_choice(node, at, "search.rank", search_ranks(), "a way to rank");
     s.rank_at = at;
   }
 
   void read_method(SearchSpec& s, const YAML::Node& node, const Origin& at)
   {
-    if (!node.IsScalar() ||
-        std::find(search_methods().begin(), search_methods().end(), node.Scalar()) == search_methods().end())
-      fail(at, "search.method",
-           with_allowed(
-               fmt::format("{} is not a method", node.IsScalar() ? "'" + node.Scalar() + "'" : load::node_kind(node)),
-               join(search_methods())));
-    s.method = node.Scalar();
+    s.method = read_choice(node, at, "search.method", search_methods(), "a method");
     s.method_at = at;
   }
 
